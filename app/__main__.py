@@ -1,0 +1,7 @@
+"""`python -m app` entry point."""
+
+import sys
+
+from app.cli import main
+
+sys.exit(main(sys.argv[1:]))

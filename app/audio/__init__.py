@@ -1,0 +1,1 @@
+"""Audio: decoding, voice activity, speech recognition and speaker embeddings."""

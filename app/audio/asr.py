@@ -1,0 +1,183 @@
+"""Speech recognition backends behind one call: `asr(audio_16k) -> Transcript`.
+
+- pocketsphinx-en-us: the embedded default (shipped with the pocketsphinx wheel, prepared by build.py);
+- whisper-*: a faster-whisper (CTranslate2) model folder a user places under models/;
+- sherpa-*: a sherpa-onnx offline model folder (transducer, whisper or paraformer) under models/.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from app import registry
+from app.errors import ModelError
+from app.events import SAMPLE_RATE_HZ
+
+_LOGGER = logging.getLogger(__name__)
+_FILLERS = {"<s>", "</s>", "<sil>", "[NOISE]", "[BREATH]", "[COUGH]", "[UM]", "[UH]", "[SMACK]"}
+
+
+@dataclass(frozen=True)
+class Transcript:
+    text: str
+    confidence: float  # 0..1
+
+
+class Recognizer(Protocol):
+    name: str
+
+    def __call__(self, audio: np.ndarray) -> Transcript: ...
+
+
+def _require(module: str, extra: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ModelError(f"{module} is not installed: pip install -e '.[{extra}]'")
+
+
+class PocketSphinxAsr:
+    """CMU PocketSphinx 5 with the en-us acoustic model, 3-gram LM and CMU dictionary."""
+
+    def __init__(self, model_dir: Path) -> None:
+        from pocketsphinx import Decoder
+
+        try:
+            self._dec = Decoder(
+                hmm=str(model_dir / "en-us"),
+                lm=str(model_dir / "en-us.lm.bin"),
+                dict=str(model_dir / "cmudict-en-us.dict"),
+                samprate=SAMPLE_RATE_HZ,
+                loglevel="FATAL",
+            )
+        except (RuntimeError, ValueError) as e:
+            raise ModelError(f"cannot load PocketSphinx from {model_dir}: {e}") from e
+        self.name = "pocketsphinx-en-us"
+
+    def __call__(self, audio: np.ndarray) -> Transcript:
+        pcm = (np.clip(audio, -1.0, 1.0) * 32767).astype(np.int16).tobytes()
+        self._dec.start_utt()
+        self._dec.process_raw(pcm, full_utt=True)
+        self._dec.end_utt()
+        hyp = self._dec.hyp()
+        if hyp is None or not hyp.hypstr.strip():
+            return Transcript("", 0.0)
+        words = [s for s in self._dec.seg() if s.word not in _FILLERS]
+        conf = float(np.mean([min(1.0, max(0.0, s.prob)) for s in words])) if words else 0.0
+        return Transcript(hyp.hypstr.strip(), conf)
+
+
+class WhisperAsr:
+    """faster-whisper on a local CTranslate2 model folder (model.bin, config.json, tokenizer.json, ...)."""
+
+    REQUIRED = ("model.bin", "config.json", "tokenizer.json")
+
+    def __init__(self, model_dir: Path, device: str = "cpu", threads: int = 2, language: str | None = "en"):
+        missing = [f for f in self.REQUIRED if not (model_dir / f).is_file()]
+        if missing:
+            raise ModelError(
+                f"faster-whisper model {model_dir} lacks {', '.join(missing)}; place a "
+                "CTranslate2 Whisper folder there (see README, Models)"
+            )
+        _require("faster_whisper", "asr-whisper")
+        from faster_whisper import WhisperModel
+
+        gpu = device != "cpu"
+        try:
+            self._model = WhisperModel(
+                str(model_dir),
+                device="cuda" if gpu else "cpu",
+                compute_type="float16" if gpu else "int8",
+                cpu_threads=threads,
+                local_files_only=True,
+            )
+        except (RuntimeError, ValueError, OSError) as e:
+            raise ModelError(f"cannot load faster-whisper from {model_dir}: {e}") from e
+        self._language = language
+        self.name = model_dir.name
+
+    def __call__(self, audio: np.ndarray) -> Transcript:
+        segments, _ = self._model.transcribe(
+            audio.astype(np.float32),
+            language=self._language,
+            beam_size=1,
+            vad_filter=False,
+            condition_on_previous_text=False,
+        )
+        segments = list(segments)
+        text = " ".join(s.text.strip() for s in segments).strip()
+        if not segments:
+            return Transcript("", 0.0)
+        logprob = float(np.mean([s.avg_logprob for s in segments]))
+        return Transcript(text, float(min(1.0, math.exp(logprob))))
+
+
+def _one(model_dir: Path, pattern: str) -> str:
+    found = sorted(model_dir.glob(pattern))
+    if not found:
+        raise ModelError(f"sherpa-onnx model {model_dir}: no file matching {pattern}")
+    int8 = [f for f in found if ".int8." in f.name]
+    return str((int8 or found)[0])
+
+
+class SherpaAsr:
+    """sherpa-onnx offline recognizer; the model type is told by the files in the folder."""
+
+    def __init__(self, model_dir: Path, device: str = "cpu", threads: int = 2) -> None:
+        if not model_dir.is_dir():
+            raise ModelError(f"sherpa-onnx model folder {model_dir} not found")
+        _require("sherpa_onnx", "asr-sherpa")
+        import sherpa_onnx
+
+        provider = "cuda" if device != "cpu" else "cpu"
+        tokens = _one(model_dir, "*tokens.txt")
+        common = {"num_threads": threads, "provider": provider, "sample_rate": SAMPLE_RATE_HZ}
+        try:
+            if list(model_dir.glob("*joiner*.onnx")):
+                self._rec = sherpa_onnx.OfflineRecognizer.from_transducer(
+                    encoder=_one(model_dir, "*encoder*.onnx"),
+                    decoder=_one(model_dir, "*decoder*.onnx"),
+                    joiner=_one(model_dir, "*joiner*.onnx"),
+                    tokens=tokens,
+                    **common,
+                )
+            elif list(model_dir.glob("*encoder*.onnx")):
+                common.pop("sample_rate")
+                self._rec = sherpa_onnx.OfflineRecognizer.from_whisper(
+                    encoder=_one(model_dir, "*encoder*.onnx"),
+                    decoder=_one(model_dir, "*decoder*.onnx"),
+                    tokens=tokens,
+                    **common,
+                )
+            else:
+                self._rec = sherpa_onnx.OfflineRecognizer.from_paraformer(
+                    paraformer=_one(model_dir, "*.onnx"), tokens=tokens, **common
+                )
+        except (RuntimeError, ValueError) as e:
+            raise ModelError(f"cannot load sherpa-onnx model {model_dir}: {e}") from e
+        self.name = model_dir.name
+
+    def __call__(self, audio: np.ndarray) -> Transcript:
+        stream = self._rec.create_stream()
+        stream.accept_waveform(SAMPLE_RATE_HZ, audio.astype(np.float32))
+        self._rec.decode_stream(stream)
+        text = stream.result.text.strip()
+        return Transcript(text, 1.0 if text else 0.0)
+
+
+def load_recognizer(name: str, models_dir: Path, device: str = "cpu", threads: int = 2) -> Recognizer:
+    """The recognizer for config `models.asr`."""
+    if name.startswith("whisper-"):
+        return WhisperAsr(models_dir / name, device, threads)
+    if name.startswith("sherpa-"):
+        return SherpaAsr(models_dir / name, device, threads)
+    spec = registry.get(name)
+    if spec.runtime != "pocketsphinx":
+        raise ModelError(f"{name} is not a speech recognizer")
+    registry.verify(spec, models_dir)
+    return PocketSphinxAsr(models_dir / name)

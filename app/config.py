@@ -1,0 +1,292 @@
+"""Configuration: one frozen dataclass tree; config.yaml < APP_<SECTION>_<FIELD> environment < --set.
+
+Every field declares its default, unit and valid range once, in `field(metadata=...)`; loading walks the
+dataclasses, so an unknown key or a bad value fails before anything starts, with one line naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG_FILE = PROJECT_ROOT / "config.yaml"
+# Environment variables with the APP_ prefix that are not settings (secrets and locations).
+RESERVED_ENV = frozenset({"APP_KEY", "APP_KEY_FILE", "APP_DATA_DIR", "APP_CONFIG"})
+
+
+def _opt(
+    default: Any, doc: str, *, lo: float | None = None, hi: float | None = None, choices: Sequence[str] | None = None
+) -> Any:
+    """A field with its documentation and bounds in one place."""
+    return field(default=default, metadata={"doc": doc, "lo": lo, "hi": hi, "choices": choices})
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    """Where inference runs."""
+
+    kind: str = _opt(
+        "cpu",
+        "cpu, cuda (onnxruntime CUDA/TensorRT providers) or jetson (TensorRT first)",
+        choices=("cpu", "cuda", "jetson"),
+    )
+    threads: int = _opt(2, "CPU threads per model session", lo=1, hi=64)
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    """Which registry entry serves each role (see `python -m app doctor`)."""
+
+    dir: str = _opt("", "folder holding the prepared models; empty means <project>/models")
+    vad: str = _opt("silero-vad", "voice activity detector", choices=("silero-vad",))
+    asr: str = _opt(
+        "pocketsphinx-en-us",
+        "speech recognizer: pocketsphinx-en-us, or the name of a "
+        "faster-whisper (whisper-*) or sherpa-onnx (sherpa-*) folder under models/",
+    )
+    voice: str = _opt("resemblyzer", "speaker embedder", choices=("resemblyzer",))
+    face: str = _opt("dlib", "face detector + embedder", choices=("dlib",))
+    text: str = _opt("minilm-l6-int8", "text embedder for dense search", choices=("minilm-l6-int8", "minilm-l6"))
+
+
+@dataclass(frozen=True)
+class AudioConfig:
+    """Audio capture and decoding."""
+
+    min_rate_hz: int = _opt(8000, "lowest input sample rate accepted (Hz); lower rates are rejected", lo=4000, hi=48000)
+    mic_device: str = _opt("", "sounddevice input device name or index; empty means the default")
+    queue_s: float = _opt(30.0, "audio buffered between capture and VAD before capture waits (s)", lo=1.0, hi=600.0)
+
+
+@dataclass(frozen=True)
+class VadConfig:
+    """Silero VAD and the speech segmenter."""
+
+    threshold: float = _opt(0.5, "speech probability that opens a segment", lo=0.05, hi=0.99)
+    neg_threshold: float = _opt(0.35, "probability below which a frame counts as silence", lo=0.01, hi=0.95)
+    min_speech_ms: int = _opt(250, "shorter segments are dropped (ms)", lo=0, hi=5000)
+    min_silence_ms: int = _opt(500, "silence that closes a segment (ms)", lo=32, hi=10000)
+    pad_ms: int = _opt(100, "audio kept before and after each segment (ms)", lo=0, hi=1000)
+    max_segment_s: float = _opt(20.0, "a longer segment is cut here (s)", lo=2.0, hi=120.0)
+
+
+@dataclass(frozen=True)
+class VideoConfig:
+    """Frames from the camera or a video file."""
+
+    max_fps: float = _opt(2.0, "frames analysed per second at most", lo=0.1, hi=60.0)
+    novelty: float = _opt(
+        0.04,
+        "mean absolute change (0..1) of a 32x32 grey thumbnail below which a frame is skipped as unchanged",
+        lo=0.0,
+        hi=1.0,
+    )
+    camera_index: int = _opt(0, "OpenCV camera index", lo=0, hi=64)
+
+
+@dataclass(frozen=True)
+class FaceConfig:
+    """Face detection and embedding."""
+
+    detect_width_px: int = _opt(640, "frames are scaled down to this width before detection (px)", lo=160, hi=4096)
+    min_face_px: int = _opt(48, "faces narrower than this are ignored (px, at detection scale)", lo=16, hi=1024)
+    match_distance: float = _opt(0.55, "largest L2 distance between dlib embeddings of one person", lo=0.1, hi=1.5)
+
+
+@dataclass(frozen=True)
+class IdentityConfig:
+    """Who is speaking (first, voice-led assignment)."""
+
+    voice_threshold: float = _opt(0.75, "cosine similarity to a person's voice key to be that person", lo=0.0, hi=1.0)
+    min_voice_s: float = _opt(
+        1.5,
+        "shorter utterances are attributed by face or to the previous speaker instead of by voice (s)",
+        lo=0.2,
+        hi=10.0,
+    )
+    max_keys: int = _opt(8, "voice and face keys kept per person", lo=1, hi=100)
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How the stream is split into conversation sessions."""
+
+    gap_s: float = _opt(120.0, "silence that ends a session (s)", lo=1.0, hi=86400.0)
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """The encrypted memory database."""
+
+    cache_mb: int = _opt(
+        256, "SQLCipher page cache (MiB); encrypted scans decrypt pages again without it", lo=2, hi=16384
+    )
+    kdf_log2_n: int = _opt(15, "scrypt cost: N = 2**this (memory = 128 * 8 * N bytes)", lo=10, hi=22)
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """Hybrid dense + BM25 search."""
+
+    top_k: int = _opt(5, "results returned by ask", lo=1, hi=100)
+    candidates: int = _opt(50, "candidates taken from each of dense and BM25 search", lo=1, hi=1000)
+    rrf_k: int = _opt(60, "reciprocal-rank-fusion constant", lo=1, hi=1000)
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    """File and demo sources."""
+
+    realtime: bool = _opt(False, "pace file replay at real time instead of as fast as possible")
+
+
+@dataclass(frozen=True)
+class Config:
+    device: DeviceConfig = field(default_factory=DeviceConfig)
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    vad: VadConfig = field(default_factory=VadConfig)
+    video: VideoConfig = field(default_factory=VideoConfig)
+    face: FaceConfig = field(default_factory=FaceConfig)
+    identity: IdentityConfig = field(default_factory=IdentityConfig)
+    session: SessionConfig = field(default_factory=SessionConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+
+    @property
+    def models_dir(self) -> Path:
+        return Path(self.models.dir).expanduser() if self.models.dir else PROJECT_ROOT / "models"
+
+
+def _sections() -> dict[str, type]:
+    return {f.name: f.default_factory for f in dataclasses.fields(Config)}  # type: ignore[misc]
+
+
+def _coerce(value: Any, f: dataclasses.Field, where: str) -> Any:
+    """Turn a YAML value or a string into the field's type, then check its bounds."""
+    kind = type(f.default)
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                out: Any = value
+            elif str(value).strip().lower() in {"1", "true", "yes", "on"}:
+                out = True
+            elif str(value).strip().lower() in {"0", "false", "no", "off"}:
+                out = False
+            else:
+                raise ValueError(value)
+        elif kind is int:
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError(value)
+            out = int(value)
+        elif kind is float:
+            if isinstance(value, bool):
+                raise ValueError(value)
+            out = float(value)
+        else:
+            if isinstance(value, (dict, list)):
+                raise ValueError(value)
+            out = "" if value is None else str(value)
+    except ValueError:
+        raise ConfigError(f"{where}: {value!r} is not a valid {kind.__name__}") from None
+    meta = f.metadata
+    if meta.get("choices") and out not in meta["choices"]:
+        raise ConfigError(f"{where}: {out!r} is not one of {', '.join(meta['choices'])}")
+    if meta.get("lo") is not None and out < meta["lo"]:
+        raise ConfigError(f"{where}: {out} is below the minimum {meta['lo']}")
+    if meta.get("hi") is not None and out > meta["hi"]:
+        raise ConfigError(f"{where}: {out} is above the maximum {meta['hi']}")
+    return out
+
+
+def _apply(raw: dict[str, dict[str, Any]], section: str, key: str, value: Any, where: str) -> None:
+    sections = _sections()
+    if section not in sections:
+        raise ConfigError(f"{where}: unknown section {section!r} (known: {', '.join(sections)})")
+    fields = {f.name: f for f in dataclasses.fields(sections[section])}
+    if key not in fields:
+        raise ConfigError(f"{where}: unknown setting {section}.{key} (known: {', '.join(fields)})")
+    raw.setdefault(section, {})[key] = _coerce(value, fields[key], where)
+
+
+def _from_yaml(path: Path, raw: dict[str, dict[str, Any]]) -> None:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ConfigError(f"{path}: cannot read config: {first}") from None
+    if doc is None:
+        return
+    if not isinstance(doc, Mapping):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections")
+    for section, values in doc.items():
+        if values is None:
+            continue
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"{path}: section {section!r} must be a mapping")
+        for key, value in values.items():
+            _apply(raw, str(section), str(key), value, f"{path}: {section}.{key}")
+
+
+def _from_env(env: Mapping[str, str], raw: dict[str, dict[str, Any]]) -> None:
+    """APP_<SECTION>_<FIELD>; variables whose section is not ours are left alone."""
+    sections = _sections()
+    for name, value in env.items():
+        if not name.startswith("APP_") or name in RESERVED_ENV:
+            continue
+        rest = name[4:].lower()
+        section = next((s for s in sections if rest.startswith(s + "_")), None)
+        if section is not None:
+            _apply(raw, section, rest[len(section) + 1 :], value, f"environment {name}")
+
+
+def _from_overrides(overrides: Sequence[str], raw: dict[str, dict[str, Any]]) -> None:
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        section, dot, name = key.strip().partition(".")
+        if not sep or not dot:
+            raise ConfigError(f"--set {item!r}: expected section.field=value")
+        _apply(raw, section, name, value.strip(), f"--set {key.strip()}")
+
+
+def load_config(
+    path: Path | None = None, env: Mapping[str, str] | None = None, overrides: Sequence[str] = ()
+) -> Config:
+    """Build the configuration. `path` None means $APP_CONFIG, else the project's config.yaml if present."""
+    env = os.environ if env is None else env
+    raw: dict[str, dict[str, Any]] = {}
+    if path is None and env.get("APP_CONFIG"):
+        path = Path(env["APP_CONFIG"])
+        if not path.is_file():
+            raise ConfigError(f"APP_CONFIG: no such file {path}")
+    elif path is None and DEFAULT_CONFIG_FILE.is_file():
+        path = DEFAULT_CONFIG_FILE
+    if path is not None:
+        _from_yaml(path, raw)
+    _from_env(env, raw)
+    _from_overrides(overrides, raw)
+    sections = _sections()
+    built = {name: sections[name](**raw.get(name, {})) for name in sections}
+    cfg = Config(**built)
+    if cfg.vad.neg_threshold >= cfg.vad.threshold:
+        raise ConfigError("vad.neg_threshold must be below vad.threshold")
+    return cfg
+
+
+def describe() -> list[tuple[str, Any, str]]:
+    """(section.field, default, doc) for every setting: the source of config.yaml's comments and README."""
+    rows = []
+    for section, cls in _sections().items():
+        for f in dataclasses.fields(cls):
+            rows.append((f"{section}.{f.name}", f.default, f.metadata["doc"]))
+    return rows

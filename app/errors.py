@@ -1,0 +1,48 @@
+"""Errors meant for the user: a stable code and one line of explanation."""
+
+
+class AppError(Exception):
+    """Base error. `str(err)` is the one line shown to the user; `code` is stable for scripts."""
+
+    code = "error"
+    exit_code = 1
+
+
+class ConfigError(AppError):
+    code = "config"
+    exit_code = 2
+
+
+class ModelError(AppError):
+    """A model file is missing, corrupt or cannot be loaded."""
+
+    code = "model"
+    exit_code = 3
+
+
+class MediaError(AppError):
+    """An input file or device cannot be read (corrupt, truncated, empty, unsupported)."""
+
+    code = "media"
+    exit_code = 4
+
+
+class StoreError(AppError):
+    """The encrypted memory cannot be opened or written."""
+
+    code = "store"
+    exit_code = 5
+
+
+class StoreKeyError(StoreError):
+    """No key, or the wrong key, for the encrypted memory."""
+
+    code = "key"
+    exit_code = 6
+
+
+class DeviceError(AppError):
+    """A capture device (microphone, camera) is absent or failed."""
+
+    code = "device"
+    exit_code = 7

@@ -1,0 +1,77 @@
+"""Events that flow between pipeline stages: small frozen dataclasses with units in their names.
+
+Stream times (`t_*_s`) are seconds since the source started; `origin_epoch_s` on the source turns them into
+wall-clock event times when they are stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SAMPLE_RATE_HZ = 16000  # every audio chunk inside the pipeline is 16 kHz mono float32 in [-1, 1]
+
+
+@dataclass(frozen=True, eq=False)
+class AudioChunk:
+    samples: np.ndarray  # float32, mono, SAMPLE_RATE_HZ
+    t_start_s: float
+    sample_rate_hz: int = SAMPLE_RATE_HZ
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.samples) / self.sample_rate_hz
+
+
+@dataclass(frozen=True, eq=False)
+class VideoFrame:
+    image: np.ndarray  # BGR uint8, H x W x 3
+    t_s: float
+
+
+@dataclass(frozen=True, eq=False)
+class SpeechSegment:
+    """A stretch of speech found by the VAD, padded by vad.pad_ms."""
+
+    audio: np.ndarray
+    t_start_s: float
+    t_end_s: float
+
+    @property
+    def duration_s(self) -> float:
+        return self.t_end_s - self.t_start_s
+
+
+@dataclass(frozen=True, eq=False)
+class Face:
+    box: tuple[int, int, int, int]  # x, y, width, height in pixels of the original frame
+    embedding: np.ndarray  # identity embedding of the backend (dlib: 128-d)
+    score: float  # detector confidence
+
+
+@dataclass(frozen=True, eq=False)
+class FaceObservation:
+    t_s: float
+    faces: tuple[Face, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Utterance:
+    """One transcribed speech segment with what identifies its speaker."""
+
+    text: str
+    t_start_s: float
+    t_end_s: float
+    asr_confidence: float  # 0..1
+    voice_embedding: np.ndarray | None  # None when the segment is too short to embed reliably
+    face: Face | None  # the main face seen while it was spoken
+
+
+@dataclass(frozen=True)
+class PipelineEvent:
+    """A record of what the pipeline did, for logs, progress and tests (compared as sequences)."""
+
+    kind: str  # speech | utterance | person_new | stored | skipped | source_end | error
+    t_s: float
+    detail: dict = field(default_factory=dict)

@@ -1,0 +1,332 @@
+"""The recorder: one asyncio task per stage, bounded queues, blocking inference on per-model threads.
+
+capture ─AudioChunk─▶ vad ─SpeechSegment─▶ asr (+ voice embedding) ─Utterance─▶ store (speaker, text
+   └────VideoFrame (bounded, oldest dropped)─▶ faces (novelty-gated) ─ face timeline ─┘  embedding, write)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.audio.vad import Reframer, SpeechSegmenter
+from app.config import Config
+from app.errors import AppError
+from app.events import AudioChunk, Face, FaceObservation, PipelineEvent, SpeechSegment, Utterance, VideoFrame
+from app.perception import Perception
+from app.speakers import SpeakerAssigner
+from app.store.memory import Memory, NewUtterance
+
+_LOGGER = logging.getLogger(__name__)
+_END = None  # end-of-stream marker on every queue
+MIN_EMBED_S = 0.5  # segments shorter than this get no voice embedding
+VIDEO_QUEUE = 8
+SEGMENT_QUEUE = 16
+
+
+@dataclass
+class RunSummary:
+    source: str
+    duration_s: float = 0.0  # audio seen
+    speech_s: float = 0.0
+    utterances: int = 0
+    people: int = 0  # distinct people heard in this run
+    new_people: int = 0
+    frames_analysed: int = 0
+    frames_dropped: int = 0
+    wall_s: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def rtf(self) -> float:
+        """Processing time over audio time: below 1 keeps up with real time."""
+        return self.wall_s / self.duration_s if self.duration_s else 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "duration_s": round(self.duration_s, 2),
+            "speech_s": round(self.speech_s, 2),
+            "utterances": self.utterances,
+            "people": self.people,
+            "new_people": self.new_people,
+            "frames_analysed": self.frames_analysed,
+            "frames_dropped": self.frames_dropped,
+            "wall_s": round(self.wall_s, 2),
+            "real_time_factor": round(self.rtf, 3),
+            "errors": self.errors,
+        }
+
+
+class FaceTimeline:
+    """Face observations by time; the scene at t is the last observation at or before t (frames that did
+    not pass the novelty gate showed the same scene)."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.observations: list[FaceObservation] = []
+        self.watermark_s = -1.0  # every frame up to here has been analysed or skipped
+        self.finished = False
+        self.changed = asyncio.Condition()
+
+    def add(self, obs: FaceObservation) -> None:
+        self.times.append(obs.t_s)
+        self.observations.append(obs)
+
+    def main_face(self, t0: float, t1: float) -> Face | None:
+        """The largest face in the scene at the middle of [t0, t1], else the first seen within it."""
+        mid = (t0 + t1) / 2
+        i = bisect.bisect_right(self.times, mid) - 1
+        candidates = [self.observations[i]] if i >= 0 and self.times[i] >= t0 - 10.0 else []
+        j = bisect.bisect_left(self.times, t0)
+        candidates += [o for o in self.observations[j : bisect.bisect_right(self.times, t1)] if o.faces]
+        for obs in candidates:
+            if obs.faces:
+                return obs.faces[0]
+        return None
+
+    async def wait_until(self, t_s: float, timeout_s: float | None) -> None:
+        async with self.changed:
+            await asyncio.wait_for(self.changed.wait_for(lambda: self.finished or self.watermark_s >= t_s), timeout_s)
+
+    async def advance(self, t_s: float | None) -> None:
+        async with self.changed:
+            if t_s is None:
+                self.finished = True
+            else:
+                self.watermark_s = max(self.watermark_s, t_s)
+            self.changed.notify_all()
+
+
+class Recorder:
+    """Runs a source through the stages into the memory; `run()` returns when the source ends or stops."""
+
+    def __init__(
+        self,
+        cfg: Config,
+        memory: Memory,
+        models: Perception,
+        source,
+        on_event: Callable[[PipelineEvent], None] | None = None,
+        on_progress: Callable[[float], None] | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.memory = memory
+        self.models = models
+        self.source = source
+        self.summary = RunSummary(source.name)
+        self._on_event = on_event
+        self._on_progress = on_progress
+        self._pools = {
+            name: ThreadPoolExecutor(1, thread_name_prefix=name) for name in ("vad", "asr", "faces", "store")
+        }
+        self._audio_q: asyncio.Queue = asyncio.Queue(max(8, int(cfg.audio.queue_s / 0.064)))
+        self._video_q: asyncio.Queue = asyncio.Queue(VIDEO_QUEUE)
+        self._segment_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
+        self._utterance_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
+        self._faces = FaceTimeline()
+        self._assigner: SpeakerAssigner | None = None
+        self._people_seen: set[int] = set()
+        self._session: tuple[int, float] | None = None  # (id, end time) of the open session
+        self._previous: int | None = None
+        self._names: dict[int, str] = {}
+
+    def _emit(self, kind: str, t_s: float, **detail) -> None:
+        if self._on_event is not None:
+            self._on_event(PipelineEvent(kind, round(t_s, 3), detail))
+
+    async def _in(self, pool: str, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._pools[pool], fn, *args)
+
+    async def run(self) -> RunSummary:
+        started = time.monotonic()
+        voice, face, people = await self._in(
+            "store", lambda: (self.memory.voice_keys(), self.memory.face_keys(), self.memory.people())
+        )
+        self._names = {p.id: p.name for p in people}
+        self._assigner = SpeakerAssigner(self.cfg.identity, self.cfg.face, voice, face)
+        stages = {
+            "capture": self._capture(),
+            "vad": self._vad(),
+            "asr": self._asr(),
+            "faces": self._face_stage(),
+            "store": self._store(),
+        }
+        tasks = [asyncio.create_task(coro, name=name) for name, coro in stages.items()]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for pool in self._pools.values():
+                pool.shutdown(wait=True)
+            self.summary.wall_s = time.monotonic() - started
+        return self.summary
+
+    async def _capture(self) -> None:
+        # a live source cannot wait for the face stage: drop the oldest frames; a replay waits instead
+        lossy_video = self.source.duration_s is None or getattr(self.source, "realtime", False)
+        try:
+            async for item in self.source.stream():
+                if isinstance(item, AudioChunk) or not lossy_video:
+                    await (self._audio_q if isinstance(item, AudioChunk) else self._video_q).put(item)
+                elif self._video_q.full():
+                    self._video_q.get_nowait()  # video is not ground truth: drop the oldest, count it
+                    self.summary.frames_dropped += 1
+                    self._video_q.put_nowait(item)
+                else:
+                    self._video_q.put_nowait(item)
+        except AppError as e:
+            _LOGGER.error("%s", e)
+            self.summary.errors.append(str(e))
+            self._emit("error", self.summary.duration_s, stage="capture", message=str(e))
+        finally:
+            await self._audio_q.put(_END)
+            await self._video_q.put(_END)
+
+    async def _vad(self) -> None:
+        vad = self.models.vad
+        reframer = Reframer(vad.window_samples)
+        segmenter = SpeechSegmenter(self.cfg.vad, vad.window_samples)
+        await self._in("vad", vad.reset)
+
+        def probs(windows: list[np.ndarray]) -> list[float]:
+            return [vad(w) for w in windows]
+
+        while (chunk := await self._audio_q.get()) is not _END:
+            windows = reframer.push(chunk.samples)
+            self.summary.duration_s += chunk.duration_s
+            if self._on_progress is not None:
+                self._on_progress(chunk.duration_s)
+            for window, p in zip(windows, await self._in("vad", probs, windows), strict=True):
+                for seg in segmenter.push(window, p):
+                    await self._segment(seg)
+        last = reframer.flush()
+        if last is not None:
+            for seg in segmenter.push(last, (await self._in("vad", probs, [last]))[0]):
+                await self._segment(seg)
+        for seg in segmenter.flush():
+            await self._segment(seg)
+        await self._segment_q.put(_END)
+
+    async def _segment(self, seg: SpeechSegment) -> None:
+        self.summary.speech_s += seg.duration_s
+        self._emit("speech", seg.t_start_s, end_s=round(seg.t_end_s, 3))
+        await self._segment_q.put(seg)
+
+    def _recognize(self, seg: SpeechSegment) -> tuple:
+        transcript = self.models.asr(seg.audio)
+        voice = self.models.voice(seg.audio) if seg.duration_s >= MIN_EMBED_S and transcript.text else None
+        return transcript, voice
+
+    async def _asr(self) -> None:
+        while (seg := await self._segment_q.get()) is not _END:
+            try:
+                transcript, voice = await self._in("asr", self._recognize, seg)
+            except Exception:
+                _LOGGER.exception("speech recognition failed on the segment at %.1f s; skipped", seg.t_start_s)
+                self._emit("skipped", seg.t_start_s, stage="asr")
+                continue
+            if not transcript.text:
+                self._emit("skipped", seg.t_start_s, stage="asr", reason="no words")
+                continue
+            _LOGGER.debug("heard %r at %.1f s", transcript.text, seg.t_start_s)
+            await self._utterance_q.put(
+                Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None)
+            )
+        await self._utterance_q.put(_END)
+
+    async def _face_stage(self) -> None:
+        detector = self.models.faces
+        gate = self.models.novelty()
+        while (frame := await self._video_q.get()) is not _END:
+            frame: VideoFrame
+            if detector is not None and gate(frame.image):
+                try:
+                    faces = await self._in("faces", detector, frame.image)
+                    self._faces.add(FaceObservation(frame.t_s, tuple(faces)))
+                    self.summary.frames_analysed += 1
+                except Exception:
+                    _LOGGER.exception("face analysis failed on the frame at %.1f s; skipped", frame.t_s)
+            await self._faces.advance(frame.t_s)
+        await self._faces.advance(None)
+
+    async def _store(self) -> None:
+        live = self.source.duration_s is None
+        while (utt := await self._utterance_q.get()) is not _END:
+            if self.source.has_video:
+                try:
+                    await self._faces.wait_until((utt.t_start_s + utt.t_end_s) / 2, 2.0 if live else None)
+                except asyncio.TimeoutError:
+                    pass
+            utt = Utterance(
+                utt.text,
+                utt.t_start_s,
+                utt.t_end_s,
+                utt.asr_confidence,
+                utt.voice_embedding,
+                self._faces.main_face(utt.t_start_s, utt.t_end_s),
+            )
+            try:
+                await self._in("store", self._write, utt)
+            except AppError as e:
+                _LOGGER.error("%s", e)
+                self.summary.errors.append(str(e))
+                raise
+            except Exception:
+                _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
+                self._emit("skipped", utt.t_start_s, stage="store")
+
+    def _write(self, utt: Utterance) -> None:
+        """Speaker, session, text embedding and the database write (the single writer thread)."""
+        assert self._assigner is not None
+        origin = self.source.origin_epoch_s
+        t0, t1 = origin + utt.t_start_s, origin + utt.t_end_s
+        if self._session is None or t0 - self._session[1] > self.cfg.session.gap_s:
+            self._session = (self.memory.start_session(self.source.name, t0), t1)
+            self._previous = None
+        decision = self._assigner.decide(utt, self._previous)
+        pid = decision.person_id
+        if decision.by == "new":
+            person = self.memory.add_person()
+            pid = person.id
+            self._names[pid] = person.name
+            self.summary.new_people += 1
+            self._emit("person_new", utt.t_start_s, person=person.name)
+        cap = self.cfg.identity.max_keys
+        if pid is not None and decision.by in ("new", "voice") and utt.voice_embedding is not None:
+            if decision.by == "new" or utt.t_end_s - utt.t_start_s >= 2 * self.cfg.identity.min_voice_s:
+                self.memory.add_key("voice", pid, utt.voice_embedding, utt.t_end_s - utt.t_start_s, cap)
+                self._assigner.remember("voice", pid, utt.voice_embedding, cap)
+            if utt.face is not None and self._assigner.face_is_new_key(pid, utt.face.embedding):
+                self.memory.add_key("face", pid, utt.face.embedding, float(utt.face.box[2]), cap)
+                self._assigner.remember("face", pid, utt.face.embedding, cap)
+        embedding = self.models.text([utt.text])[0]
+        uid = self.memory.add_utterance(
+            NewUtterance(
+                self._session[0],
+                pid,
+                utt.text,
+                t0,
+                t1,
+                utt.asr_confidence,
+                self.models.asr.name,
+                utt.face is not None,
+                embedding,
+            )
+        )
+        self._session = (self._session[0], t1)
+        if pid is not None:
+            self._people_seen.add(pid)
+            self._previous = pid
+        self.summary.utterances += 1
+        self.summary.people = len(self._people_seen)
+        self._emit("stored", utt.t_start_s, utterance=uid, person=self._names.get(pid), by=decision.by)

