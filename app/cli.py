@@ -110,8 +110,9 @@ def open_memory(args: argparse.Namespace, cfg: Config, create: bool = False):
     return Memory.open(path, secret, cfg.store, create=create)
 
 
-def when(epoch_s: float) -> str:
-    return dt.datetime.fromtimestamp(epoch_s).astimezone().isoformat(timespec="seconds")
+def when(epoch_s: float, timespec: str = "milliseconds") -> str:
+    """ISO 8601 in local time with its UTC offset."""
+    return dt.datetime.fromtimestamp(epoch_s).astimezone().isoformat(timespec=timespec)
 
 
 def _print_json(obj) -> None:

@@ -154,6 +154,14 @@ class MicSource:
         rate = int(stream.samplerate)
         resampler = soxr.ResampleStream(rate, SAMPLE_RATE_HZ, 1, dtype="float32") if rate != SAMPLE_RATE_HZ else None
         samples = 0
+
+        def chunk(block: np.ndarray, last: bool = False) -> AudioChunk:
+            nonlocal samples
+            pcm = block if resampler is None else resampler.resample_chunk(block, last=last)
+            out = AudioChunk(pcm.astype(np.float32, copy=False), samples / SAMPLE_RATE_HZ)
+            samples += len(pcm)
+            return out
+
         self.origin_epoch_s = time.time()
         with stream:
             while not self._stop.is_set():
@@ -161,9 +169,12 @@ class MicSource:
                     block = await asyncio.wait_for(queue.get(), timeout=0.5)
                 except asyncio.TimeoutError:
                     continue
-                pcm = resampler.resample_chunk(block) if resampler is not None else block
-                yield AudioChunk(pcm.astype(np.float32, copy=False), samples / SAMPLE_RATE_HZ)
-                samples += len(pcm)
+                yield chunk(block)
+        await asyncio.sleep(0)  # let blocks the device handed over before it closed arrive
+        while not queue.empty():  # stopping keeps everything already captured
+            yield chunk(queue.get_nowait())
+        if resampler is not None:
+            yield chunk(np.zeros(0, np.float32), last=True)
 
     def stop(self) -> None:
         self._stop.set()
@@ -186,6 +197,7 @@ class CameraSource:
             return self._factory()
         import cv2
 
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
         cap = cv2.VideoCapture(self.cfg.video.camera_index)
         if not cap.isOpened():
             raise DeviceError(f"no camera at index {self.cfg.video.camera_index}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import wave
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -65,6 +66,15 @@ def probe(path: Path, min_rate_hz: int = 8000) -> MediaInfo:
         return _info(path, container, min_rate_hz)
 
 
+def _wav_header_duration(path: Path) -> float | None:
+    """The duration a PCM WAV header declares (FFmpeg estimates it from the file size, which hides a cut)."""
+    try:
+        with wave.open(str(path)) as w:
+            return w.getnframes() / w.getframerate()
+    except (wave.Error, EOFError, OSError, ZeroDivisionError):
+        return None
+
+
 def _info(path: Path, container, min_rate_hz: int) -> MediaInfo:
     if not container.streams.audio:
         raise MediaError(f"{path}: has no audio stream")
@@ -72,10 +82,10 @@ def _info(path: Path, container, min_rate_hz: int) -> MediaInfo:
     rate = int(audio.codec_context.sample_rate or audio.rate or 0)
     if rate < min_rate_hz:
         raise MediaError(f"{path}: unsupported sample rate {rate} Hz (need at least {min_rate_hz} Hz)")
-    duration = None
-    if audio.duration is not None and audio.time_base is not None:
+    duration = _wav_header_duration(path) if container.format.name == "wav" else None
+    if duration is None and audio.duration is not None and audio.time_base is not None:
         duration = float(audio.duration * audio.time_base)
-    elif container.duration is not None:
+    elif duration is None and container.duration is not None:
         duration = container.duration / 1_000_000
     return MediaInfo(path, duration, rate, bool(container.streams.video))
 

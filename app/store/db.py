@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from app.config import StoreConfig
@@ -34,6 +34,28 @@ def _load_vec(con) -> None:
         con.enable_load_extension(False)
 
 
+def _kdf_file(path: Path) -> Path:
+    return path.with_name(path.name + ".kdf.json")
+
+
+def _kdf_cost(path: Path, cfg: StoreConfig, exists: bool) -> int:
+    """The scrypt cost the database was created with (kept beside it, not secret); a new database takes the
+    configured cost, so changing store.kdf_log2_n never locks an existing memory."""
+    sidecar = _kdf_file(path)
+    if exists:
+        try:
+            params = json.loads(sidecar.read_text())
+            return int(params["log2_n"])
+        except FileNotFoundError:
+            return StoreConfig().kdf_log2_n
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise StoreError(f"{sidecar} is damaged ({e}); it holds the key-derivation cost of {path}") from None
+    tmp = sidecar.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"kdf": "scrypt", "log2_n": cfg.kdf_log2_n, "r": 8, "p": 1}))
+    os.replace(tmp, sidecar)
+    return cfg.kdf_log2_n
+
+
 def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
     """An open, keyed, migrated connection. Wrong key or a damaged file: StoreKeyError, one line."""
     driver = _driver()
@@ -48,7 +70,7 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         salt = os.urandom(SALT_BYTES)
-    key = derive_key(secret, salt, cfg.kdf_log2_n)
+    key = derive_key(secret, salt, _kdf_cost(path, cfg, exists))
     con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
     try:
         con.execute("PRAGMA cipher_log_level = NONE")
@@ -88,16 +110,3 @@ def transaction(con) -> Iterator[None]:
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
-
-
-def retry_busy(fn: Callable[[], object], attempts: int = 5) -> object:
-    """Run `fn`, retrying briefly while another process holds the write lock."""
-    driver = _driver()
-    for i in range(attempts):
-        try:
-            return fn()
-        except driver.OperationalError as e:
-            if "locked" not in str(e) or i == attempts - 1:
-                raise
-            time.sleep(0.05 * (i + 1))
-    return None

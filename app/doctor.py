@@ -1,0 +1,185 @@
+"""`doctor`: models present and verified, runtimes and providers, capture devices, database state."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+from app import __version__, registry
+from app.config import Config
+from app.devices import available_providers, onnx_providers
+from app.errors import AppError
+
+OPTIONAL_RUNTIMES = {
+    "faster_whisper": "faster-whisper (models/whisper-*)",
+    "sherpa_onnx": "sherpa-onnx (models/sherpa-*)",
+    "llama_cpp": "llama-cpp-python (local LLM)",
+    "ai_edge_litert": "ai-edge-litert (TFLite models)",
+}
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _runtimes(cfg: Config) -> dict:
+    return {
+        "python": sys.version.split()[0],
+        "onnxruntime": _version("onnxruntime") or _version("onnxruntime-gpu"),
+        "onnx_providers_available": available_providers(),
+        "onnx_providers_used": list(onnx_providers(cfg.device.kind)),
+        "dlib": _version("dlib-bin") or _version("dlib"),
+        "pocketsphinx": _version("pocketsphinx"),
+        "sqlcipher3": _version("sqlcipher3"),
+        "sqlite_vec": _version("sqlite-vec"),
+        "pyav": _version("av"),
+        "optional": {label: importlib.util.find_spec(mod) is not None for mod, label in OPTIONAL_RUNTIMES.items()},
+    }
+
+
+def _devices() -> dict:
+    out: dict = {"flite": shutil.which("flite") is not None}
+    try:
+        import sounddevice as sd
+
+        inputs = [d["name"] for d in sd.query_devices() if d["max_input_channels"] > 0]
+        out["microphones"] = inputs
+    except (OSError, ImportError) as e:
+        out["microphones"] = f"unavailable: {str(e).splitlines()[0]}"
+    except Exception as e:  # PortAudioError and friends: report, never fail the doctor
+        out["microphones"] = f"unavailable: {str(e).splitlines()[0]}"
+    out["cameras"] = _cameras()
+    return out
+
+
+def _cameras() -> list[int]:
+    import glob
+
+    import cv2
+
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    nodes = sorted(glob.glob("/dev/video*"))
+    if sys.platform.startswith("linux") and not nodes:
+        return []
+    found = []
+    for index in range(min(4, len(nodes)) if nodes else 1):
+        cap = cv2.VideoCapture(index)
+        if cap.isOpened():
+            found.append(index)
+        cap.release()
+    return found
+
+
+def _database(cfg: Config, path: Path, args) -> dict:
+    from app.store.keys import resolve_secret
+    from app.store.memory import Memory
+
+    out: dict = {"path": str(path), "exists": path.exists()}
+    if not path.exists():
+        return out
+    out["size_bytes"] = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+    try:
+        secret = resolve_secret(args.key_file, args.key_prompt, create=False)
+        out["key_source"] = secret.source
+        with Memory.open(path, secret, cfg.store) as memory:
+            out.update(memory.stats())
+        out["state"] = "ok"
+    except AppError as e:
+        out["state"] = str(e)
+    return out
+
+
+def _roles(cfg: Config) -> dict[str, str]:
+    """The registry entry serving each configured role."""
+    return {
+        "vad": cfg.models.vad,
+        "voice": cfg.models.voice,
+        "face": cfg.models.face,
+        "text": cfg.models.text,
+        "asr": cfg.models.asr,
+    }
+
+
+def diagnose(cfg: Config, db_path: Path, args) -> dict:
+    models = registry.status(cfg.models_dir)
+    configured = set(_roles(cfg).values())
+    asr = cfg.models.asr
+    problems = [m for m in models if m["name"] in configured and m["state"] != "ok"]
+    if asr not in registry.REGISTRY:  # a user's folder (whisper-*, sherpa-*)
+        state = "ok" if (cfg.models_dir / asr).is_dir() else f"missing folder {cfg.models_dir / asr}"
+        models.append(
+            {
+                "name": asr,
+                "role": "asr",
+                "runtime": asr.split("-")[0],
+                "state": state,
+                "license": "see the model's own card",
+                "prepared": "user",
+            }
+        )
+        if state != "ok":
+            problems.append(models[-1])
+    return {
+        "version": __version__,
+        "platform": platform.platform(),
+        "device": cfg.device.kind,
+        "models_dir": str(cfg.models_dir),
+        "roles": _roles(cfg),
+        "models": models,
+        "runtimes": _runtimes(cfg),
+        "devices": _devices(),
+        "database": _database(cfg, db_path, args),
+        "ok": not problems,
+    }
+
+
+def render(report: dict) -> str:
+    lines = [
+        f"lifemem {report['version']} on {report['platform']} (device: {report['device']})",
+        "",
+        f"models in {report['models_dir']}:",
+    ]
+    used = set(report["roles"].values())
+    for m in report["models"]:
+        mark = "*" if m["name"] in used else " "
+        lines.append(f" {mark} {m['name']:22s} {m['role']:6s} {m['runtime']:13s} {m['state']}")
+    rt = report["runtimes"]
+    lines += [
+        "",
+        "runtimes:",
+        f"   python {rt['python']}, onnxruntime {rt['onnxruntime']}, dlib {rt['dlib']}, pocketsphinx "
+        f"{rt['pocketsphinx']}, sqlcipher3 {rt['sqlcipher3']}, sqlite-vec {rt['sqlite_vec']}, av {rt['pyav']}",
+        f"   onnxruntime providers: used {', '.join(rt['onnx_providers_used'])}; "
+        f"available {', '.join(rt['onnx_providers_available'])}",
+    ]
+    lines += [f"   {label}: {'installed' if ok else 'not installed'}" for label, ok in rt["optional"].items()]
+    dev = report["devices"]
+    mics = dev["microphones"]
+    mics = ", ".join(mics) if isinstance(mics, list) else mics
+    lines += [
+        "",
+        "devices:",
+        f"   microphones: {mics or 'none'}",
+        f"   cameras: {', '.join(map(str, dev['cameras'])) or 'none'}",
+        f"   flite (demo and test voices): {'yes' if dev['flite'] else 'no'}",
+    ]
+    db = report["database"]
+    lines += ["", f"database {db['path']}:"]
+    if not db["exists"]:
+        lines.append("   not created yet")
+    else:
+        lines.append(f"   {db.get('state')}; {db['size_bytes'] / 1e6:.1f} MB")
+        if db.get("state") == "ok":
+            lines.append(
+                f"   schema v{db['schema_version']}: {db['people']} people, {db['sessions']} sessions, "
+                f"{db['utterances']} utterances; key from {db['key_source']}"
+            )
+    lines += ["", "ok" if report["ok"] else "problems found (* = in use)"]
+    return "\n".join(lines) + "\n"

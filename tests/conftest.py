@@ -1,0 +1,92 @@
+"""Shared fixtures: an isolated data folder and key for every test, loaded models, generated speech."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import registry
+from app.config import Config, load_config
+from app.errors import ModelError
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+MODELS = ROOT / "models"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """Every test gets its own data folder, key and config folder; no APP_* setting leaks in."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("APP_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("APP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("APP_KEY", "test key, not a secret")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def cfg() -> Config:
+    # a cheap scrypt keeps the many database opens in the suite fast; the default is tested on its own
+    return load_config(ROOT / "config.yaml", env={}, overrides=["store.kdf_log2_n=10"])
+
+
+def need_models(*names: str) -> None:
+    """Skip, naming the command that prepares them, when the prepared models are absent."""
+    for name in names:
+        try:
+            registry.verify(registry.get(name), MODELS)
+        except ModelError as e:
+            pytest.skip(f"{e} (run `python3 build.py`)")
+
+
+@pytest.fixture(scope="session")
+def perception(cfg):
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    from app.perception import load_perception
+
+    return load_perception(cfg)
+
+
+@pytest.fixture(scope="session")
+def speech() -> Callable[[str, str], np.ndarray]:
+    """speech(text, voice) -> 16 kHz audio from flite (slt: female; rms, kal16: male)."""
+    from app.demo import flite_available, speak
+
+    if not flite_available():
+        pytest.skip("flite is not installed (python3 build.py installs it)")
+    return speak
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared datasets not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+def run_async(coro, timeout_s: float = 300):
+    return asyncio.run(asyncio.wait_for(coro, timeout_s))
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower().replace("o'clock", "o clock"))
+
+
+def wer(reference: str, hypothesis: str) -> float:
+    ref, hyp = words(reference), words(hypothesis)
+    row = list(range(len(hyp) + 1))
+    for i, x in enumerate(ref, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(hyp, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1] / max(1, len(ref))

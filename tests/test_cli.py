@@ -1,0 +1,69 @@
+"""CLI: version, doctor, asking before anything is recorded, the pipeline benchmark's report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app import __version__
+from app.cli import main
+from tests.conftest import need_models
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"lifemem {__version__}"
+
+
+def test_ask_before_recording(capsys):
+    assert main(["ask", "anything"]) == 5
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no memory" in err[0]
+
+
+def test_doctor_without_a_database(capsys):
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    assert main(["doctor", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and report["database"]["exists"] is False
+    assert {m["name"] for m in report["models"]} >= {"silero-vad", "pocketsphinx-en-us", "resemblyzer"}
+    assert "CPUExecutionProvider" in report["runtimes"]["onnx_providers_used"]
+
+
+def test_doctor_reports_missing_models(tmp_path, capsys):
+    assert main(["--set", f"models.dir={tmp_path}", "doctor"]) == 3
+    assert "problems found" in capsys.readouterr().out
+
+
+def test_device_falls_back_to_cpu_with_a_warning(caplog, capsys):
+    import logging
+
+    from app.devices import onnx_providers
+
+    onnx_providers.cache_clear()
+    with caplog.at_level(logging.WARNING):
+        providers = onnx_providers("cuda")
+    assert providers[-1] == "CPUExecutionProvider"
+    if "CUDAExecutionProvider" not in providers:
+        assert "falling back" in caplog.text
+
+
+def test_bench_pipeline_reports_every_stage(capsys):
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    assert main(["bench", "pipeline", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for key in (
+        "vad_ms_per_chunk",
+        "asr_rtf",
+        "voice_embed_ms",
+        "face_ms_per_frame",
+        "text_embed_ms",
+        "store_insert_ms",
+        "ask_p50_ms",
+        "ask_p95_ms",
+    ):
+        assert report[key] > 0, key
+    assert report["demo"]["utterances"] == 12 and report["demo"]["real_time_factor"] > 0

@@ -1,0 +1,155 @@
+"""The whole recorder on generated recordings, compared as event sequences; bad input inside a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.audio.media import write_media
+from app.cli import main
+from app.events import PipelineEvent
+from app.pipeline import Recorder
+from app.sources import FileSource
+from app.store.keys import Secret
+from app.store.memory import Memory
+from tests.conftest import run_async, wer
+
+TURNS = (
+    ("slt", "Good morning. I finally booked the flights to Lisbon for the conference in October."),
+    ("rms", "That is great news. My sister lives in Lisbon and she can show you the old town."),
+    ("slt", "I would love that. Does she still work at the aquarium near the river?"),
+    ("rms", "Yes she does, and she just adopted a grey cat called Pepper last spring."),
+)
+GAP_S = 1.2
+
+
+@pytest.fixture(scope="module")
+def conversation(tmp_path_factory, speech) -> tuple[Path, list[tuple[float, float]]]:
+    """A two-voice WAV with known turn times."""
+    parts, spans, t = [np.zeros(16000, np.float32)], [], 1.0
+    for voice, text in TURNS:
+        audio = speech(text, voice)
+        spans.append((t, t + len(audio) / 16000))
+        parts += [audio, np.zeros(int(GAP_S * 16000), np.float32)]
+        t += len(audio) / 16000 + GAP_S
+    path = tmp_path_factory.mktemp("rec") / "conversation.wav"
+    write_media(path, np.concatenate(parts))
+    return path, spans
+
+
+def _record(cfg, perception, path: Path, db: Path) -> tuple[list[PipelineEvent], object]:
+    events: list[PipelineEvent] = []
+    source = FileSource(path, cfg, origin_epoch_s=1_750_000_000.0)
+    with Memory.open(db, Secret(b"k", "test"), cfg.store, create=True) as memory:
+        summary = run_async(Recorder(cfg, memory, perception, source, on_event=events.append).run())
+    return events, summary
+
+
+def test_pipeline_event_sequence(cfg, perception, conversation, tmp_path):
+    path, spans = conversation
+    events, summary = _record(cfg, perception, path, tmp_path / "m.db")
+    speech = [e for e in events if e.kind == "speech"]
+    stored = [e for e in events if e.kind == "stored"]
+    assert [(e.detail["person"], e.detail["by"]) for e in stored] == [
+        ("unknown_1", "new"),
+        ("unknown_2", "new"),
+        ("unknown_1", "voice"),
+        ("unknown_2", "voice"),
+    ]
+    assert [e.detail["person"] for e in events if e.kind == "person_new"] == ["unknown_1", "unknown_2"]
+    assert len(speech) == len(TURNS)
+    for e, (t0, t1) in zip(speech, spans, strict=True):
+        assert abs(e.t_s - t0) < 0.3 and abs(e.detail["end_s"] - t1) < 0.5
+    assert not [e for e in events if e.kind in ("error", "skipped")]
+    assert summary.utterances == 4 and summary.people == 2 and summary.new_people == 2
+    assert summary.errors == []
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
+        rows = memory.all_utterances()
+    for row, (_, text), (t0, _) in zip(rows, TURNS, spans, strict=True):
+        assert wer(text, row.text) <= 0.25, row.text
+        assert abs(row.t_start - (1_750_000_000.0 + t0)) < 0.3  # event time = origin + stream time
+
+
+def test_a_second_recording_recognizes_known_voices(cfg, perception, conversation, tmp_path):
+    path, _ = conversation
+    _record(cfg, perception, path, tmp_path / "m.db")
+    events, summary = _record(cfg, perception, path, tmp_path / "m.db")
+    assert summary.new_people == 0
+    assert [e.detail["person"] for e in events if e.kind == "stored"] == ["unknown_1", "unknown_2"] * 2
+
+
+def test_silence_makes_no_utterances_and_no_people(cfg, perception, tmp_path):
+    path = tmp_path / "quiet.wav"
+    rng = np.random.default_rng(1)
+    write_media(path, (rng.standard_normal(5 * 16000) * 0.002).astype(np.float32))
+    events, summary = _record(cfg, perception, path, tmp_path / "m.db")
+    assert summary.utterances == 0 and summary.people == 0 and summary.errors == []
+    assert abs(summary.duration_s - 5.0) < 0.05
+
+
+def _people(data: Path, capsys) -> dict[str, int]:
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "people", "--json"]) == 0
+    return {p["name"]: p["utterances"] for p in json.loads(capsys.readouterr().out)["people"]}
+
+
+def test_truncated_recording_keeps_what_was_heard(conversation, tmp_path, capsys, perception):
+    path, spans = conversation
+    cut = tmp_path / "cut.wav"
+    data = path.read_bytes()
+    keep = 44 + int((spans[2][0] + 0.3) * 16000) * 2  # header + the first two turns and a bit
+    cut.write_bytes(data[:keep])
+    rc = main(["--data-dir", str(tmp_path / "d"), "run", "--source", str(cut), "--json"])
+    out = capsys.readouterr()
+    assert rc == 4
+    summary = json.loads(out.out)
+    assert summary["utterances"] == 2 and len(summary["errors"]) == 1 and "truncated" in summary["errors"][0]
+    assert _people(tmp_path / "d", capsys) == {"unknown_1": 1, "unknown_2": 1}
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message", "code"),
+    [
+        ("empty.wav", b"", "the file is empty", 4),
+        ("noise.mkv", bytes(range(256)) * 200, "not a readable audio or video file", 4),
+        ("nope.wav", None, "no such file", 4),
+    ],
+)
+def test_bad_files_fail_in_one_line_and_lose_nothing(
+    conversation, tmp_path, capsys, perception, name, content, message, code
+):
+    data = tmp_path / "d"
+    assert main(["--data-dir", str(data), "run", "--source", str(conversation[0])]) == 0
+    before = _people(data, capsys)
+    bad = tmp_path / name
+    if content is not None:
+        bad.write_bytes(content)
+    assert main(["--data-dir", str(data), "run", "--source", str(bad)]) == code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert _people(data, capsys) == before
+
+
+def test_unsupported_sample_rate_in_one_line(tmp_path, capsys):
+    import wave
+
+    path = tmp_path / "low.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(4000)
+        w.writeframes(np.zeros(8000, np.int16).tobytes())
+    assert main(["run", "--source", str(path)]) == 4
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {path}: unsupported sample rate 4000 Hz (need at least 8000 Hz)"]
+
+
+def test_missing_model_names_the_command(conversation, tmp_path, capsys):
+    rc = main(["--set", f"models.dir={tmp_path / 'empty'}", "run", "--source", str(conversation[0])])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 3 and len(err) == 1
+    assert "missing" in err[0] and "python build.py" in err[0]
+    assert not (tmp_path / "data" / "memory.db").exists()  # failed before anything was written
