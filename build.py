@@ -13,6 +13,7 @@ The top level uses the standard library only, so a fresh machine can run it with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -324,14 +325,32 @@ def _edit_distance(a: list[str], b: list[str]) -> int:
     return row[-1]
 
 
+@contextlib.contextmanager
+def quiet():
+    """Silence the exporters' and quantizer's advice (TracerWarnings, deprecations) during preparation."""
+    import logging
+    import warnings
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            yield
+        finally:
+            root.setLevel(level)
+
+
 def prepare_models() -> None:
     sys.path.insert(0, str(ROOT))
     MODELS.mkdir(exist_ok=True)
     started = time.monotonic()
-    prepare_copies()
-    prepare_minilm()
-    prepare_resemblyzer()
-    prepare_demo()
+    with quiet():
+        prepare_copies()
+        prepare_minilm()
+        prepare_resemblyzer()
+        prepare_demo()
     check_models()
     log(f"models ready in {time.monotonic() - started:.1f} s")
 

@@ -191,9 +191,9 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
         return 0
     if not rows:
         sys.stdout.write("nothing found\n")
-    for i, r in enumerate(rows, 1):
+    for i, (r, e) in enumerate(zip(rows, results, strict=True), 1):
         sys.stdout.write(
-            f"{i}. [{r['score']:.2f}] {r['person'] or 'someone'}, {r['t_start']} "
+            f"{i}. [{r['score']:.2f}] {r['person'] or 'someone'}, {when(e.t_start, 'seconds')} "
             f"(session {r['session']}): {r['text']}\n"
         )
     return 0
