@@ -39,6 +39,7 @@ class RunSummary:
     utterances: int = 0
     people: int = 0  # distinct people heard in this run
     new_people: int = 0
+    skipped: int = 0  # segments or utterances dropped after a failure (each logged)
     frames_analysed: int = 0
     frames_dropped: int = 0
     wall_s: float = 0.0
@@ -57,6 +58,7 @@ class RunSummary:
             "utterances": self.utterances,
             "people": self.people,
             "new_people": self.new_people,
+            "skipped": self.skipped,
             "frames_analysed": self.frames_analysed,
             "frames_dropped": self.frames_dropped,
             "wall_s": round(self.wall_s, 2),
@@ -233,6 +235,7 @@ class Recorder:
                 transcript, voice = await self._in("asr", self._recognize, seg)
             except Exception:
                 _LOGGER.exception("speech recognition failed on the segment at %.1f s; skipped", seg.t_start_s)
+                self.summary.skipped += 1
                 self._emit("skipped", seg.t_start_s, stage="asr")
                 continue
             if not transcript.text:
@@ -283,6 +286,7 @@ class Recorder:
                 raise
             except Exception:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
+                self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
 
     def _write(self, utt: Utterance) -> None:

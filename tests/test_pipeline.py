@@ -153,3 +153,25 @@ def test_missing_model_names_the_command(conversation, tmp_path, capsys):
     assert rc == 3 and len(err) == 1
     assert "missing" in err[0] and "python build.py" in err[0]
     assert not (tmp_path / "data" / "memory.db").exists()  # failed before anything was written
+
+
+def test_a_failing_segment_is_logged_and_skipped_the_rest_is_kept(cfg, perception, conversation, tmp_path, caplog):
+    """A recognizer that fails on its second call (a double wrapping the real one) must not stop the loop."""
+    from dataclasses import replace
+
+    calls = {"n": 0}
+    real = perception.asr
+
+    class Flaky:
+        name = real.name
+
+        def __call__(self, audio):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise RuntimeError("decoder fault")
+            return real(audio)
+
+    events, summary = _record(cfg, replace(perception, asr=Flaky()), conversation[0], tmp_path / "m.db")
+    assert summary.skipped == 1 and summary.utterances == 3 and summary.errors == []
+    assert [e.detail.get("stage") for e in events if e.kind == "skipped"] == ["asr"]
+    assert "speech recognition failed" in caplog.text
