@@ -351,6 +351,7 @@ def prepare_models() -> None:
         prepare_minilm()
         prepare_resemblyzer()
         prepare_demo()
+    prepare_optional()
     check_models()
     log(f"models ready in {time.monotonic() - started:.1f} s")
 
@@ -361,7 +362,7 @@ def check_models() -> None:
 
     bad = 0
     for row in registry.status(MODELS):
-        if row["prepared"] == "build" and row["state"] != "ok":
+        if row["state"] not in ("ok", "not present"):
             bad += 1
             log(f"{row['name']}: {row['state']}")
     if bad:
@@ -370,34 +371,55 @@ def check_models() -> None:
 
 
 def download(name: str) -> None:
+    """Fetch a model's official files (a URL, or a wheel through pip's index) and check the pinned sha256."""
+    import tempfile
+    import urllib.request
+    import zipfile
+
     sys.path.insert(0, str(ROOT))
     from app import registry
 
     spec = registry.get(name)
     if spec.download is None:
         raise SystemExit(f"[build] {name} has no pinned download; {spec.hint}")
-    import io
-    import urllib.request
-    import zipfile
-
-    log(f"downloading {spec.download.url}")
-    with urllib.request.urlopen(spec.download.url, timeout=60) as resp:
-        data = resp.read()
-    got = hashlib.sha256(data).hexdigest()
-    if got != spec.download.sha256:
-        raise SystemExit(f"[build] {spec.download.url}: sha256 {got} is not the pinned {spec.download.sha256}")
-    if not spec.download.members:
-        dest = MODELS / spec.files[0].path
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(data)
-    else:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for member, rel in spec.download.members:
-                dest = MODELS / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(zf.read(member))
+    pin = spec.download
+    with tempfile.TemporaryDirectory() as tmp:
+        if pin.pip:
+            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--disable-pip-version-check",
+                 "-d", tmp, *pin.pip])
+            (fetched,) = Path(tmp).iterdir()
+        else:
+            log(f"downloading {pin.url}")
+            fetched = Path(tmp) / "download"
+            with urllib.request.urlopen(pin.url, timeout=60) as resp, fetched.open("wb") as out:
+                shutil.copyfileobj(resp, out)
+        got = sha256(fetched)
+        if got != pin.sha256:
+            raise SystemExit(f"[build] {fetched.name}: sha256 {got} is not the pinned {pin.sha256}")
+        if not pin.members:
+            copy_checked(fetched, MODELS / spec.files[0].path, spec.files[0].sha256)
+        else:
+            pins = {f.path: f.sha256 for f in spec.files}
+            with zipfile.ZipFile(fetched) as zf:
+                for member, rel in pin.members:
+                    zf.extract(member, tmp)
+                    copy_checked(Path(tmp) / member, MODELS / rel, pins.get(rel))
     registry.verify(spec, MODELS)
     log(f"{name} ready under {MODELS}")
+
+
+def prepare_optional() -> None:
+    """Models with a pinned download from the package index (BlazeFace from the mediapipe 0.10.21 wheel):
+    fetched when missing; a failure only means that optional backend stays unavailable."""
+    from app.registry import REGISTRY
+
+    for spec in REGISTRY.values():
+        if spec.prepared != "fetch" or ready(spec.name):
+            continue
+        try:
+            download(spec.name)
+        except (SystemExit, OSError, subprocess.CalledProcessError) as e:
+            log(f"optional model {spec.name} not fetched ({e}); the default backends do not need it")
 
 
 def in_venv() -> bool:

@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p = add("doctor", "check models, runtimes, devices and the database")
     p.add_argument("--json", action="store_true")
+    p = add("config", "print the settings in effect as YAML")
+    p.add_argument("--defaults", action="store_true", help="print the built-in defaults (the shipped config.yaml)")
     p = add("bench", "measure speed")
     p.add_argument("what", choices=("pipeline",))
     p.add_argument("--json", action="store_true")
@@ -231,7 +233,21 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "ask": cmd_ask, "people": cmd_people, "doctor": cmd_doctor, "bench": cmd_bench}
+def cmd_config(args: argparse.Namespace, cfg: Config) -> int:
+    from app.config import render_yaml
+
+    sys.stdout.write(render_yaml(None if args.defaults else cfg))
+    return 0
+
+
+COMMANDS = {
+    "config": cmd_config,
+    "run": cmd_run,
+    "ask": cmd_ask,
+    "people": cmd_people,
+    "doctor": cmd_doctor,
+    "bench": cmd_bench,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,7 @@ dataclasses, so an unknown key or a bad value fails before anything starts, with
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,7 +55,11 @@ class ModelsConfig:
         "faster-whisper (whisper-*) or sherpa-onnx (sherpa-*) folder under models/",
     )
     voice: str = _opt("resemblyzer", "speaker embedder", choices=("resemblyzer",))
-    face: str = _opt("dlib", "face detector + embedder", choices=("dlib",))
+    face: str = _opt(
+        "auto",
+        "face backend: auto (an insightface pack under models/insightface/ when present, "
+        "else dlib), dlib, blazeface-dlib, or insightface-<pack>",
+    )
     text: str = _opt("minilm-l6-int8", "text embedder for dense search", choices=("minilm-l6-int8", "minilm-l6"))
 
 
@@ -290,3 +295,25 @@ def describe() -> list[tuple[str, Any, str]]:
         for f in dataclasses.fields(cls):
             rows.append((f"{section}.{f.name}", f.default, f.metadata["doc"]))
     return rows
+
+
+_HEADER = """\
+# lifemem configuration. Every value here is the built-in default; change what you need.
+# Precedence: this file < APP_<SECTION>_<FIELD> environment variables < --set section.field=value.
+# Unknown keys and out-of-range values stop the app before it starts. Secrets never go here:
+# the memory key comes from $APP_KEY, a key file ($APP_KEY_FILE) or --key-prompt.
+# `python -m app config` prints the settings in effect; `--defaults` prints this file.
+"""
+
+
+def render_yaml(cfg: Config | None = None) -> str:
+    """The configuration as commented YAML (the defaults render as the shipped config.yaml)."""
+    cfg = cfg or Config()
+    lines = [_HEADER]
+    for section in dataclasses.fields(Config):
+        values = getattr(cfg, section.name)
+        lines.append(f"{section.name}:  # {type(values).__doc__.strip()}")
+        for f in dataclasses.fields(values):
+            lines.append(f"  {f.name}: {json.dumps(getattr(values, f.name))}  # {f.metadata['doc']}")
+        lines.append("")
+    return "\n".join(lines)

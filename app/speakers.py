@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.config import FaceConfig, IdentityConfig
+from app.config import IdentityConfig
 from app.events import Utterance
+from app.vision.faces import distances
 
 SHORT_MARGIN = 0.05  # a short utterance needs this much more voice similarity to match
 
@@ -20,18 +21,23 @@ class Decision:
     voice_score: float  # best cosine similarity to a known voice, -1 when none
 
 
-def best_match(query: np.ndarray, keys: dict[int, np.ndarray], metric: str) -> tuple[int | None, float]:
-    """(person, score): cosine similarity (higher is nearer) or L2 distance (lower is nearer)."""
-    best: tuple[int | None, float] = (None, -1.0 if metric == "cosine" else float("inf"))
+def best_voice(query: np.ndarray, keys: dict[int, np.ndarray]) -> tuple[int | None, float]:
+    """(person, cosine similarity) of the nearest voice key; (None, -1) with no keys."""
+    best: tuple[int | None, float] = (None, -1.0)
     for pid, mat in keys.items():
-        if metric == "cosine":
-            score = float(np.max(mat @ query))
-            if score > best[1]:
-                best = (pid, score)
-        else:
-            score = float(np.min(np.linalg.norm(mat - query, axis=1)))
-            if score < best[1]:
-                best = (pid, score)
+        score = float(np.max(mat @ query))
+        if score > best[1]:
+            best = (pid, score)
+    return best
+
+
+def nearest_face(query: np.ndarray, keys: dict[int, np.ndarray], metric: str) -> tuple[int | None, float]:
+    """(person, distance) of the nearest face key; (None, inf) with no keys."""
+    best: tuple[int | None, float] = (None, float("inf"))
+    for pid, mat in keys.items():
+        d = float(np.min(distances(mat, query, metric)))
+        if d < best[1]:
+            best = (pid, d)
     return best
 
 
@@ -41,28 +47,30 @@ class SpeakerAssigner:
     def __init__(
         self,
         cfg: IdentityConfig,
-        face_cfg: FaceConfig,
         voice_keys: dict[int, np.ndarray],
         face_keys: dict[int, np.ndarray],
+        face_metric: str = "l2",
+        face_threshold: float = 0.55,
     ) -> None:
         self.cfg = cfg
-        self.face_cfg = face_cfg
+        self.face_metric = face_metric
+        self.face_threshold = face_threshold
         self.voice_keys = dict(voice_keys)
         self.face_keys = dict(face_keys)
 
     def decide(self, utt: Utterance, previous: int | None) -> Decision:
         long_enough = utt.t_end_s - utt.t_start_s >= self.cfg.min_voice_s
-        pid, score = (None, -1.0)
+        score = -1.0
         if utt.voice_embedding is not None:
-            pid, score = best_match(utt.voice_embedding, self.voice_keys, "cosine")
+            pid, score = best_voice(utt.voice_embedding, self.voice_keys)
             needed = self.cfg.voice_threshold + (0.0 if long_enough else SHORT_MARGIN)
             if pid is not None and score >= needed:
                 return Decision(pid, "voice", score)
-        if long_enough and utt.voice_embedding is not None:
-            return Decision(None, "new", score)
+            if long_enough:
+                return Decision(None, "new", score)
         if utt.face is not None:
-            fid, dist = best_match(utt.face.embedding, self.face_keys, "l2")
-            if fid is not None and dist <= self.face_cfg.match_distance:
+            fid, dist = nearest_face(utt.face.embedding, self.face_keys, self.face_metric)
+            if fid is not None and dist <= self.face_threshold:
                 return Decision(fid, "face", score)
         if previous is not None:
             return Decision(previous, "previous", score)
@@ -70,8 +78,8 @@ class SpeakerAssigner:
 
     def face_is_new_key(self, person_id: int, face_embedding: np.ndarray) -> bool:
         """A face seen while `person_id` spoke is kept as their key unless it is someone else's face."""
-        fid, dist = best_match(face_embedding, self.face_keys, "l2")
-        return fid is None or dist > self.face_cfg.match_distance or fid == person_id
+        fid, dist = nearest_face(face_embedding, self.face_keys, self.face_metric)
+        return fid is None or dist > self.face_threshold or fid == person_id
 
     def remember(self, kind: str, person_id: int, embedding: np.ndarray, cap: int) -> None:
         keys = self.voice_keys if kind == "voice" else self.face_keys

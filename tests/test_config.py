@@ -7,12 +7,21 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.config import DEFAULT_CONFIG_FILE, Config, load_config
+from app.config import DEFAULT_CONFIG_FILE, Config, load_config, render_yaml
 from app.errors import ConfigError
 
 
-def test_shipped_config_yaml_matches_the_defaults():
+def test_shipped_config_yaml_is_the_rendered_defaults():
+    assert DEFAULT_CONFIG_FILE.read_text() == render_yaml()  # regenerate: python -m app config --defaults
     assert load_config(DEFAULT_CONFIG_FILE, env={}) == Config()
+
+
+def test_config_command_shows_what_is_in_effect(capsys):
+    assert main(["--set", "recall.top_k=9", "config"]) == 0
+    shown = capsys.readouterr().out
+    assert "  top_k: 9  #" in shown
+    assert main(["config", "--defaults"]) == 0
+    assert capsys.readouterr().out == DEFAULT_CONFIG_FILE.read_text()
 
 
 def test_precedence_yaml_then_env_then_set(tmp_path: Path):

@@ -26,7 +26,7 @@ def _unit(seed: int, dim: int = 384) -> np.ndarray:
 def _fill(memory: Memory, texts: list[str]) -> list[int]:
     session = memory.start_session("test", 1_700_000_000.0)
     person = memory.add_person("Brunhilde").id
-    memory.add_key("voice", person, _unit(99, 256), 3.0, cap=4)
+    memory.add_key("voice", person, _unit(99, 256), 3.0, cap=4, model="resemblyzer")
     return [
         memory.add_utterance(
             NewUtterance(session, person, t, 1_700_000_000.0 + i, 1_700_000_001.0 + i, 0.9, "test", False, _unit(i))
@@ -109,12 +109,13 @@ def test_people_are_numbered_and_keys_capped_by_quality(tmp_path, cfg):
         a, b = memory.add_person(), memory.add_person()
         assert (a.name, b.name) == ("unknown_1", "unknown_2")
         for q in (1.0, 5.0, 2.0, 4.0, 3.0):
-            memory.add_key("voice", a.id, _unit(int(q), 256), q, cap=3)
+            memory.add_key("voice", a.id, _unit(int(q), 256), q, cap=3, model="resemblyzer")
         kept = memory.con.execute(
             "SELECT quality FROM voice_keys WHERE person_id = ? ORDER BY quality", (a.id,)
         ).fetchall()
         assert [k[0] for k in kept] == [3.0, 4.0, 5.0]
-        assert memory.voice_keys()[a.id].shape == (3, 256)
+        assert memory.voice_keys("resemblyzer")[a.id].shape == (3, 256)
+        assert memory.voice_keys("another-encoder") == {}  # keys of another model are never mixed in
 
 
 def test_key_sources_in_order(tmp_path, monkeypatch):

@@ -93,32 +93,33 @@ class Memory:
             cur = self.con.execute("INSERT INTO people(name, created_at) VALUES (?, ?)", (name, now or time.time()))
         return Person(int(cur.lastrowid), name, 0)
 
-    def _keys(self, table: str) -> dict[int, np.ndarray]:
+    def _keys(self, table: str, model: str) -> dict[int, np.ndarray]:
         out: dict[int, list[np.ndarray]] = {}
-        for pid, blob in self.con.execute(f"SELECT person_id, embedding FROM {table} ORDER BY id"):
+        rows = self.con.execute(f"SELECT person_id, embedding FROM {table} WHERE model = ? ORDER BY id", (model,))
+        for pid, blob in rows:
             out.setdefault(int(pid), []).append(np.frombuffer(blob, np.float32))
         return {pid: np.stack(v) for pid, v in out.items()}
 
-    def voice_keys(self) -> dict[int, np.ndarray]:
-        """person id -> (keys, 256) voice embeddings."""
-        return self._keys("voice_keys")
+    def voice_keys(self, model: str) -> dict[int, np.ndarray]:
+        """person id -> (keys, dim) voice embeddings made by `model`."""
+        return self._keys("voice_keys", model)
 
-    def face_keys(self) -> dict[int, np.ndarray]:
-        """person id -> (keys, 128) face embeddings."""
-        return self._keys("face_keys")
+    def face_keys(self, model: str) -> dict[int, np.ndarray]:
+        """person id -> (keys, dim) face embeddings made by `model`."""
+        return self._keys("face_keys", model)
 
-    def add_key(self, kind: str, person_id: int, embedding: np.ndarray, quality: float, cap: int) -> None:
-        """Add a voice or face key; beyond `cap` keys per person the lowest-quality one is dropped."""
+    def add_key(self, kind: str, person_id: int, embedding: np.ndarray, quality: float, cap: int, model: str) -> None:
+        """Add a voice or face key; beyond `cap` keys per person and model the lowest-quality one goes."""
         table = {"voice": "voice_keys", "face": "face_keys"}[kind]
         with transaction(self.con):
             self.con.execute(
-                f"INSERT INTO {table}(person_id, embedding, quality, created_at) VALUES (?, ?, ?, ?)",
-                (person_id, _blob(embedding), quality, time.time()),
+                f"INSERT INTO {table}(person_id, embedding, quality, created_at, model) VALUES (?, ?, ?, ?, ?)",
+                (person_id, _blob(embedding), quality, time.time(), model),
             )
             self.con.execute(
-                f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE person_id = ? "
+                f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE person_id = ? AND model = ? "
                 "ORDER BY quality DESC, id DESC LIMIT -1 OFFSET ?)",
-                (person_id, cap),
+                (person_id, model, cap),
             )
 
     # sessions and utterances

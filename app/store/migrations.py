@@ -84,8 +84,22 @@ def _m001_initial(con) -> None:
     )
 
 
+def _m002_key_models(con) -> None:
+    """Keys remember the model that made them: embeddings of different models are never compared."""
+    _script(
+        con,
+        """
+    ALTER TABLE voice_keys ADD COLUMN model TEXT NOT NULL DEFAULT 'resemblyzer';
+    ALTER TABLE face_keys ADD COLUMN model TEXT NOT NULL DEFAULT 'dlib';
+    CREATE INDEX voice_keys_model ON voice_keys(model, person_id);
+    CREATE INDEX face_keys_model ON face_keys(model, person_id);
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
+    (2, "the model of each voice and face key", _m002_key_models),
 ]
 
 
