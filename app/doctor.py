@@ -97,19 +97,25 @@ def _database(cfg: Config, path: Path, args) -> dict:
 
 
 def _roles(cfg: Config) -> dict[str, str]:
-    """The registry entry serving each configured role."""
-    return {
-        "vad": cfg.models.vad,
-        "voice": cfg.models.voice,
-        "face": cfg.models.face,
-        "text": cfg.models.text,
-        "asr": cfg.models.asr,
-    }
+    """The model (or backend) serving each role, `auto` resolved."""
+    from app.perception import face_backend
+
+    return {"vad": cfg.models.vad, "voice": cfg.models.voice, "face": face_backend(cfg), "text": cfg.models.text,
+            "asr": cfg.models.asr}
+
+
+def _entries_in_use(roles: dict[str, str]) -> set[str]:
+    """Registry entries the configured roles load (blazeface-dlib uses two)."""
+    used = set(roles.values())
+    if roles["face"] == "blazeface-dlib":
+        used |= {"blazeface", "dlib"}
+    return used
 
 
 def diagnose(cfg: Config, db_path: Path, args) -> dict:
     models = registry.status(cfg.models_dir)
-    configured = set(_roles(cfg).values())
+    roles = _roles(cfg)
+    configured = _entries_in_use(roles)
     asr = cfg.models.asr
     problems = [m for m in models if m["name"] in configured and m["state"] != "ok"]
     if asr not in registry.REGISTRY:  # a user's folder (whisper-*, sherpa-*)
@@ -131,7 +137,7 @@ def diagnose(cfg: Config, db_path: Path, args) -> dict:
         "platform": platform.platform(),
         "device": cfg.device.kind,
         "models_dir": str(cfg.models_dir),
-        "roles": _roles(cfg),
+        "roles": roles,
         "models": models,
         "runtimes": _runtimes(cfg),
         "devices": _devices(),
@@ -146,7 +152,7 @@ def render(report: dict) -> str:
         "",
         f"models in {report['models_dir']}:",
     ]
-    used = set(report["roles"].values())
+    used = _entries_in_use(report["roles"])
     for m in report["models"]:
         mark = "*" if m["name"] in used else " "
         lines.append(f" {mark} {m['name']:22s} {m['role']:6s} {m['runtime']:13s} {m['state']}")
