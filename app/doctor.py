@@ -100,8 +100,13 @@ def _roles(cfg: Config) -> dict[str, str]:
     """The model (or backend) serving each role, `auto` resolved."""
     from app.perception import face_backend
 
-    return {"vad": cfg.models.vad, "voice": cfg.models.voice, "face": face_backend(cfg), "text": cfg.models.text,
-            "asr": cfg.models.asr}
+    return {
+        "vad": cfg.models.vad,
+        "voice": cfg.models.voice,
+        "face": face_backend(cfg),
+        "text": cfg.models.text,
+        "asr": cfg.models.asr,
+    }
 
 
 def _entries_in_use(roles: dict[str, str]) -> set[str]:

@@ -96,7 +96,7 @@ def _scrfd_like(path: Path) -> None:
         outs["score"] + outs["bbox"] + outs["kps"],
         inits,
     )
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
 
 
 def _arcface_like(path: Path) -> None:
@@ -116,7 +116,7 @@ def _arcface_like(path: Path) -> None:
         [helper.make_tensor_value_info("683", TensorProto.FLOAT, [1, 512])],
         [numpy_helper.from_array(w, "w")],
     )
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 - pocketsphinx-en-us: the embedded default (shipped with the pocketsphinx wheel, prepared by build.py);
 - whisper-*: a faster-whisper (CTranslate2) model folder a user places under models/;
-- sherpa-*: a sherpa-onnx offline model folder (transducer, whisper or paraformer) under models/.
+- sherpa-*: a sherpa-onnx offline model folder (transducer, Whisper, NeMo CTC or Paraformer) under models/.
 """
 
 from __future__ import annotations
@@ -126,7 +126,8 @@ def _one(model_dir: Path, pattern: str) -> str:
 
 
 class SherpaAsr:
-    """sherpa-onnx offline recognizer; the model type is told by the files in the folder."""
+    """sherpa-onnx offline recognizer. The type is told by the folder: a joiner file means a transducer,
+    encoder + decoder files Whisper, "nemo" in the folder name a NeMo CTC model, else Paraformer."""
 
     def __init__(self, model_dir: Path, device: str = "cpu", threads: int = 2) -> None:
         if not model_dir.is_dir():
@@ -153,6 +154,10 @@ class SherpaAsr:
                     decoder=_one(model_dir, "*decoder*.onnx"),
                     tokens=tokens,
                     **common,
+                )
+            elif "nemo" in model_dir.name:
+                self._rec = sherpa_onnx.OfflineRecognizer.from_nemo_ctc(
+                    model=_one(model_dir, "*.onnx"), tokens=tokens, **common
                 )
             else:
                 self._rec = sherpa_onnx.OfflineRecognizer.from_paraformer(
