@@ -129,6 +129,7 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from app.sources import open_source
 
     source = open_source(args.source, cfg)
+    source.check()  # a missing device fails here, before a key or a database is made
     if args.realtime and hasattr(source, "realtime"):
         source.realtime = True
     models = load_perception(cfg, with_faces=source.has_video)

@@ -196,8 +196,8 @@ class Recorder:
                     self._video_q.put_nowait(item)
                 else:
                     self._video_q.put_nowait(item)
-        except AppError as e:
-            _LOGGER.error("%s", e)
+        except AppError as e:  # reported in the run summary; everything before it is still processed
+            _LOGGER.info("capture ended: %s", e)
             self.summary.errors.append(str(e))
             self._emit("error", self.summary.duration_s, stage="capture", message=str(e))
         finally:

@@ -66,6 +66,9 @@ class FileSource:
         self.origin_epoch_s = origin_epoch_s
         self._stop = threading.Event()
 
+    def check(self) -> None:
+        """The file was checked when the source was made."""
+
     def stop(self) -> None:
         """End the replay early; what was read so far is still processed and stored."""
         self._stop.set()
@@ -109,9 +112,8 @@ class MicSource:
         self._factory = stream_factory
         self._stop = threading.Event()
 
-    def _open(self, callback: Callable):
-        if self._factory is not None:
-            return self._factory(callback)
+    def _device(self):
+        """(sounddevice module, device, native rate) of the configured input; DeviceError if there is none."""
         try:
             import sounddevice as sd
         except OSError as e:  # PortAudio library missing
@@ -121,7 +123,20 @@ class MicSource:
             device = int(device)
         try:
             info = sd.query_devices(device, kind="input")
-            rate = int(info["default_samplerate"])
+        except (sd.PortAudioError, ValueError) as e:
+            raise DeviceError(f"no usable microphone: {e}") from None
+        return sd, device, int(info["default_samplerate"])
+
+    def check(self) -> None:
+        """Fail now, in one line, if there is no microphone (before anything is opened or written)."""
+        if self._factory is None:
+            self._device()
+
+    def _open(self, callback: Callable):
+        if self._factory is not None:
+            return self._factory(callback)
+        sd, device, rate = self._device()
+        try:
             return sd.InputStream(
                 device=device,
                 channels=1,
@@ -191,6 +206,12 @@ class CameraSource:
         self.has_video = True
         self._factory = capture_factory
         self.origin_epoch_s = self.mic.origin_epoch_s
+
+    def check(self) -> None:
+        """Fail now, in one line, without a camera or a microphone."""
+        self.mic.check()
+        if self._factory is None:
+            self._open().release()
 
     def _open(self):
         if self._factory is not None:

@@ -136,3 +136,21 @@ def test_camera_interleaves_frames_with_mic_audio():
 def test_no_camera_is_a_device_error():
     with pytest.raises(DeviceError, match="no camera"):
         run_async(_collect(CameraSource(Config(), MicSource(Config(), stream_factory=lambda cb: None)), 1.0))
+
+
+def test_run_without_a_microphone_fails_first_in_one_line(monkeypatch, capsys, tmp_path):
+    import sounddevice as sd
+
+    from app.cli import main
+
+    def no_device(*a, **k):
+        raise sd.PortAudioError("Error querying device -1")
+
+    monkeypatch.setattr(sd, "query_devices", no_device)
+    monkeypatch.delenv("APP_KEY")
+    for source in ("mic", "camera"):
+        assert main(["run", "--source", source]) == 7
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == ["error: no usable microphone: Error querying device -1"]
+    assert not (tmp_path / "data").exists()  # nothing was created: no database, no key
+    assert not (tmp_path / "config").exists()
