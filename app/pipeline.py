@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -280,14 +281,7 @@ class Recorder:
                     await self._faces.wait_until((utt.t_start_s + utt.t_end_s) / 2, 2.0 if live else None)
                 except asyncio.TimeoutError:
                     pass
-            utt = Utterance(
-                utt.text,
-                utt.t_start_s,
-                utt.t_end_s,
-                utt.asr_confidence,
-                utt.voice_embedding,
-                self._faces.main_face(utt.t_start_s, utt.t_end_s),
-            )
+            utt = dataclasses.replace(utt, face=self._faces.main_face(utt.t_start_s, utt.t_end_s))
             try:
                 await self._in("store", self._write, utt)
             except AppError as e:

@@ -25,12 +25,21 @@ def test_missing_model_names_the_fix(tmp_path):
     assert "missing" in str(err.value) and "python build.py" in str(err.value)
 
 
-def test_checksum_mismatch_is_refused(tmp_path):
+def _vad_copy(tmp_path, content: bytes | None = None):
+    """The VAD model's file under a scratch models folder: a true copy, or `content`."""
     need_models("silero-vad")
     spec = registry.get("silero-vad")
     dest = tmp_path / spec.files[0].path
     dest.parent.mkdir(parents=True)
-    shutil.copyfile(MODELS / spec.files[0].path, dest)
+    if content is None:
+        shutil.copyfile(MODELS / spec.files[0].path, dest)
+    else:
+        dest.write_bytes(content)
+    return spec, dest
+
+
+def test_checksum_mismatch_is_refused(tmp_path):
+    spec, dest = _vad_copy(tmp_path)
     registry.verify(spec, tmp_path)  # intact copy passes
     data = bytearray(dest.read_bytes())
     data[1000] ^= 0xFF
@@ -41,11 +50,7 @@ def test_checksum_mismatch_is_refused(tmp_path):
 
 
 def test_manifest_records_a_verified_reexport(tmp_path):
-    need_models("silero-vad")
-    spec = registry.get("silero-vad")
-    dest = tmp_path / spec.files[0].path
-    dest.parent.mkdir(parents=True)
-    dest.write_bytes(b"an export made by another toolchain")
+    spec, dest = _vad_copy(tmp_path, b"an export made by another toolchain")
     with pytest.raises(ModelError):
         registry.verify(spec, tmp_path)
     (tmp_path / registry.MANIFEST).write_text(json.dumps({spec.files[0].path: registry.sha256_file(dest)}))
