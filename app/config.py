@@ -139,6 +139,24 @@ class StoreConfig:
 
 
 @dataclass(frozen=True)
+class RetentionConfig:
+    """How long raw media (speech audio, face frames) stays; the transcripts and derived memory stay."""
+
+    raw_hours: float = _opt(24.0, "raw media older than this (since it was stored) is deleted (h)", lo=0.0, hi=87600.0)
+    audio_hours: float = _opt(
+        -1.0, "speech audio clips: negative means raw_hours, 0 keeps none (h)", lo=-1.0, hi=87600.0
+    )
+    frame_hours: float = _opt(-1.0, "face frames: negative means raw_hours, 0 keeps none (h)", lo=-1.0, hi=87600.0)
+    max_gb: float = _opt(2.0, "storage budget for raw media; beyond it the oldest go first (GB)", lo=0.0, hi=100000.0)
+    sweep_s: float = _opt(60.0, "how often the sweeper runs while recording (s)", lo=1.0, hi=86400.0)
+
+    def keep_s(self, kind: str) -> float:
+        """Seconds a media kind is kept (0: not stored at all)."""
+        hours = {"audio": self.audio_hours, "frame": self.frame_hours}[kind]
+        return 3600.0 * (self.raw_hours if hours < 0 else hours)
+
+
+@dataclass(frozen=True)
 class RecallConfig:
     """Hybrid dense + BM25 search."""
 
@@ -165,6 +183,7 @@ class Config:
     identity: IdentityConfig = field(default_factory=IdentityConfig)
     session: SessionConfig = field(default_factory=SessionConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
 

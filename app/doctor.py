@@ -147,6 +147,11 @@ def diagnose(cfg: Config, db_path: Path, args) -> dict:
         "runtimes": _runtimes(cfg),
         "devices": _devices(),
         "database": _database(cfg, db_path, args),
+        "retention": {
+            "audio_hours": cfg.retention.keep_s("audio") / 3600,
+            "frame_hours": cfg.retention.keep_s("frame") / 3600,
+            "max_gb": cfg.retention.max_gb,
+        },
         "ok": not problems,
     }
 
@@ -192,5 +197,11 @@ def render(report: dict) -> str:
                 f"   schema v{db['schema_version']}: {db['people']} people, {db['sessions']} sessions, "
                 f"{db['utterances']} utterances; key from {db['key_source']}"
             )
+            lines.append(f"   raw media: {db['media_files']} files, {db['media_bytes'] / 1e6:.1f} MB")
+    ret = report["retention"]
+    lines.append(
+        f"   retention: speech audio {ret['audio_hours']:g} h, face frames {ret['frame_hours']:g} h, budget "
+        f"{ret['max_gb']:g} GB (transcripts and derived memory are kept)"
+    )
     lines += ["", "ok" if report["ok"] else "problems found (* = in use)"]
     return "\n".join(lines) + "\n"

@@ -54,6 +54,7 @@ class Face:
 class FaceObservation:
     t_s: float
     faces: tuple[Face, ...]
+    jpeg: bytes | None = None  # the frame, kept as raw media evidence when it shows a face
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +67,8 @@ class Utterance:
     asr_confidence: float  # 0..1
     voice_embedding: np.ndarray | None  # None when the segment is too short to embed reliably
     face: Face | None  # the main face seen while it was spoken
+    audio: np.ndarray | None = None  # the speech itself (16 kHz), kept as raw media within retention
+    frame_jpeg: bytes | None = None  # the frame that showed `face`
 
 
 @dataclass(frozen=True)

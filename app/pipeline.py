@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.audio.media import encode_wav
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
 from app.errors import AppError
@@ -24,6 +25,7 @@ from app.events import AudioChunk, Face, FaceObservation, PipelineEvent, SpeechS
 from app.perception import Perception
 from app.speakers import SpeakerAssigner
 from app.store.memory import Memory, NewUtterance
+from app.store.retention import sweep
 
 _LOGGER = logging.getLogger(__name__)
 _END = None  # end-of-stream marker on every queue
@@ -83,7 +85,7 @@ class FaceTimeline:
         self.times.append(obs.t_s)
         self.observations.append(obs)
 
-    def main_face(self, t0: float, t1: float) -> Face | None:
+    def main_face(self, t0: float, t1: float) -> tuple[Face, FaceObservation] | None:
         """The largest face in the scene at the middle of [t0, t1], else the first seen within it."""
         mid = (t0 + t1) / 2
         i = bisect.bisect_right(self.times, mid) - 1
@@ -92,8 +94,13 @@ class FaceTimeline:
         candidates += [o for o in self.observations[j : bisect.bisect_right(self.times, t1)] if o.faces]
         for obs in candidates:
             if obs.faces:
-                return obs.faces[0]
+                return obs.faces[0], obs
         return None
+
+    def prune(self, before_s: float) -> None:
+        """Forget observations that no later utterance can use (keeps the one in force at `before_s`)."""
+        cut = max(0, bisect.bisect_right(self.times, before_s) - 1)
+        del self.times[:cut], self.observations[:cut]
 
     async def wait_until(self, t_s: float, timeout_s: float | None) -> None:
         async with self.changed:
@@ -135,6 +142,7 @@ class Recorder:
         self._segment_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
         self._utterance_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
         self._faces = FaceTimeline()
+        self._stored_all = asyncio.Event()
         self._assigner: SpeakerAssigner | None = None
         self._people_seen: set[int] = set()
         self._session: tuple[int, float] | None = None  # (id, end time) of the open session
@@ -171,6 +179,7 @@ class Recorder:
             "asr": self._asr(),
             "faces": self._face_stage(),
             "store": self._store(),
+            "retention": self._retention(),
         }
         tasks = [asyncio.create_task(coro, name=name) for name, coro in stages.items()]
         try:
@@ -254,9 +263,19 @@ class Recorder:
                 continue
             _LOGGER.debug("heard %r at %.1f s", transcript.text, seg.t_start_s)
             await self._utterance_q.put(
-                Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None)
+                Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None, seg.audio)
             )
         await self._utterance_q.put(_END)
+
+    def _analyse(self, image: np.ndarray) -> tuple[list[Face], bytes | None]:
+        """Faces in a frame, and the frame as JPEG when it shows one and frames are kept."""
+        import cv2
+
+        faces = self.models.faces(image)
+        if not faces or self.cfg.retention.keep_s("frame") <= 0:
+            return faces, None
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return faces, buf.tobytes() if ok else None
 
     async def _face_stage(self) -> None:
         detector = self.models.faces
@@ -265,8 +284,8 @@ class Recorder:
             frame: VideoFrame
             if detector is not None and gate(frame.image):
                 try:
-                    faces = await self._in("faces", detector, frame.image)
-                    self._faces.add(FaceObservation(frame.t_s, tuple(faces)))
+                    faces, jpeg = await self._in("faces", self._analyse, frame.image)
+                    self._faces.add(FaceObservation(frame.t_s, tuple(faces), jpeg))
                     self.summary.frames_analysed += 1
                 except Exception:
                     _LOGGER.exception("face analysis failed on the frame at %.1f s; skipped", frame.t_s)
@@ -274,6 +293,12 @@ class Recorder:
         await self._faces.advance(None)
 
     async def _store(self) -> None:
+        try:
+            await self._store_loop()
+        finally:
+            self._stored_all.set()
+
+    async def _store_loop(self) -> None:
         live = self.source.duration_s is None
         while (utt := await self._utterance_q.get()) is not _END:
             if self.source.has_video:
@@ -281,7 +306,10 @@ class Recorder:
                     await self._faces.wait_until((utt.t_start_s + utt.t_end_s) / 2, 2.0 if live else None)
                 except asyncio.TimeoutError:
                     pass
-            utt = dataclasses.replace(utt, face=self._faces.main_face(utt.t_start_s, utt.t_end_s))
+            seen = self._faces.main_face(utt.t_start_s, utt.t_end_s)
+            if seen is not None:
+                utt = dataclasses.replace(utt, face=seen[0], frame_jpeg=seen[1].jpeg)
+            self._faces.prune(utt.t_start_s - 10.0)
             try:
                 await self._in("store", self._write, utt)
             except AppError as e:
@@ -292,6 +320,28 @@ class Recorder:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
                 self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
+
+    def _keep_media(self, utt: Utterance, uid: int, pid: int | None, t0: float, t1: float) -> None:
+        """The utterance's speech audio and face frame, encrypted, for as long as retention allows."""
+        retention = self.cfg.retention
+        session = self._session[0] if self._session else None
+        if utt.audio is not None and (keep := retention.keep_s("audio")) > 0:
+            self.memory.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
+        if utt.frame_jpeg is not None and (keep := retention.keep_s("frame")) > 0:
+            self.memory.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
+
+    async def _retention(self) -> None:
+        """Sweep expired and over-budget raw media now and every retention.sweep_s until the run ends."""
+        while True:
+            try:
+                await self._in("store", sweep, self.memory, self.cfg.retention)
+            except Exception:
+                _LOGGER.exception("the retention sweep failed; retrying in %.0f s", self.cfg.retention.sweep_s)
+            try:
+                await asyncio.wait_for(self._stored_all.wait(), self.cfg.retention.sweep_s)
+                return
+            except asyncio.TimeoutError:
+                continue
 
     def _write(self, utt: Utterance) -> None:
         """Speaker, session, text embedding and the database write (the single writer thread)."""
@@ -311,7 +361,8 @@ class Recorder:
             self._emit("person_new", utt.t_start_s, person=person.name)
         cap = self.cfg.identity.max_keys
         if pid is not None and decision.by in ("new", "voice") and utt.voice_embedding is not None:
-            if decision.by == "new" or utt.t_end_s - utt.t_start_s >= 2 * self.cfg.identity.min_voice_s:
+            long_sample = utt.t_end_s - utt.t_start_s >= 2 * self.cfg.identity.min_voice_s
+            if decision.by == "new" or (long_sample and self._assigner.voice_is_new_key(pid, utt.voice_embedding)):
                 quality = utt.t_end_s - utt.t_start_s
                 self.memory.add_key("voice", pid, utt.voice_embedding, quality, cap, self._voice_model)
                 self._assigner.remember("voice", pid, utt.voice_embedding, cap)
@@ -336,6 +387,7 @@ class Recorder:
         if pid is not None:
             self._people_seen.add(pid)
             self._previous = pid
+        self._keep_media(utt, uid, pid, t0, t1)
         self.summary.utterances += 1
         self.summary.people = len(self._people_seen)
         self._emit("stored", utt.t_start_s, utterance=uid, person=self._names.get(pid), by=decision.by)

@@ -12,6 +12,8 @@ from app.events import Utterance
 from app.vision.faces import distances
 
 SHORT_MARGIN = 0.05  # a short utterance needs this much more voice similarity to match
+REDUNDANT = 0.3  # a face key within this fraction of the threshold of an existing own key adds nothing
+REDUNDANT_VOICE = 0.97  # cosine above which a voice key adds nothing to an existing own key
 
 
 @dataclass(frozen=True)
@@ -77,9 +79,17 @@ class SpeakerAssigner:
         return Decision(None, "none", score)
 
     def face_is_new_key(self, person_id: int, face_embedding: np.ndarray) -> bool:
-        """A face seen while `person_id` spoke is kept as their key unless it is someone else's face."""
+        """A face seen while `person_id` spoke becomes their key unless it is someone else's face or nearly
+        the same as a key they already have."""
         fid, dist = nearest_face(face_embedding, self.face_keys, self.face_metric)
-        return fid is None or dist > self.face_threshold or fid == person_id
+        if fid is None or dist > self.face_threshold:
+            return True
+        return fid == person_id and dist > REDUNDANT * self.face_threshold
+
+    def voice_is_new_key(self, person_id: int, voice_embedding: np.ndarray) -> bool:
+        """A voice sample adds a key unless one of the person's keys is nearly the same."""
+        own = self.voice_keys.get(person_id)
+        return own is None or float(np.max(own @ voice_embedding)) < REDUNDANT_VOICE
 
     def remember(self, kind: str, person_id: int, embedding: np.ndarray, cap: int) -> None:
         keys = self.voice_keys if kind == "voice" else self.face_keys

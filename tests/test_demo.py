@@ -104,6 +104,8 @@ def test_face_keys_were_learned(demo_run, demo_key, capsys):
     report = _cli(capsys, "--data-dir", str(data), "doctor", "--json")
     assert report["database"]["state"] == "ok"
     assert report["database"]["face_keys"] >= 3 and report["database"]["voice_keys"] >= 3
+    assert report["database"]["media_files"] == 2 * 12  # each utterance's speech and face frame, encrypted
+    assert report["retention"]["audio_hours"] == 24.0
 
 
 def test_no_demo_words_in_plaintext_on_disk(demo_run):

@@ -175,3 +175,13 @@ def test_a_failing_segment_is_logged_and_skipped_the_rest_is_kept(cfg, perceptio
     assert summary.skipped == 1 and summary.utterances == 3 and summary.errors == []
     assert [e.detail.get("stage") for e in events if e.kind == "skipped"] == ["asr"]
     assert "speech recognition failed" in caplog.text
+
+
+def test_no_raw_media_kept_when_retention_is_zero(cfg, perception, conversation, tmp_path):
+    from dataclasses import replace
+
+    no_media = replace(cfg, retention=replace(cfg.retention, raw_hours=0.0))
+    _, summary = _record(no_media, perception, conversation[0], tmp_path / "m.db")
+    assert summary.utterances == 4
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
+        assert memory.media() == [] and memory.vault.files() == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import wave
 from bisect import bisect_right
@@ -141,6 +142,17 @@ def read_audio(path: Path, min_rate_hz: int = 8000) -> np.ndarray:
         c.samples for c in iter_media(path, min_rate_hz=min_rate_hz, with_video=False) if isinstance(c, AudioChunk)
     ]
     return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+
+def encode_wav(audio: np.ndarray) -> bytes:
+    """16 kHz mono float audio as the bytes of a PCM16 WAV file."""
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SAMPLE_RATE_HZ)
+        w.writeframes((np.clip(audio, -1.0, 1.0) * 32767).astype("<i2").tobytes())
+    return buf.getvalue()
 
 
 def write_media(

@@ -56,8 +56,8 @@ def _kdf_cost(path: Path, cfg: StoreConfig, exists: bool) -> int:
     return cfg.kdf_log2_n
 
 
-def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
-    """An open, keyed, migrated connection. Wrong key or a damaged file: StoreKeyError, one line."""
+def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> tuple:
+    """(connection, raw key): open, keyed, migrated. Wrong key or a damaged file: StoreKeyError, one line."""
     driver = _driver()
     exists = path.exists() and path.stat().st_size > 0
     if not exists and not create:
@@ -68,8 +68,9 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
         if len(salt) < SALT_BYTES:
             raise StoreKeyError(f"{path} is not a memory database (too short)")
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         salt = os.urandom(SALT_BYTES)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # owner-only; SQLite's -wal/-shm follow it
     key = derive_key(secret, salt, _kdf_cost(path, cfg, exists))
     con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
     try:
@@ -86,6 +87,8 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
         con.execute("PRAGMA journal_mode = WAL")
         con.execute("PRAGMA synchronous = FULL")  # a committed utterance survives power loss
         con.execute("PRAGMA foreign_keys = ON")
+        con.execute("PRAGMA recursive_triggers = ON")  # deleting a summary deletes the summaries built on it
+        con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
         con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
         con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
         from app.store.migrations import migrate
@@ -97,7 +100,7 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False):
     except BaseException:
         con.close()
         raise
-    return con
+    return con, key
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ from app.config import StoreConfig
 from app.store.db import connect, transaction
 from app.store.keys import Secret
 from app.store.migrations import version
+from app.store.vault import MediaVault, media_key
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -52,16 +53,34 @@ def _blob(vec: np.ndarray) -> bytes:
     return np.ascontiguousarray(vec, dtype=np.float32).tobytes()
 
 
-class Memory:
-    """One connection to the encrypted memory. Writers: one Memory per process, used from one thread."""
+@dataclass(frozen=True)
+class MediaRow:
+    id: int
+    kind: str
+    path: str
+    bytes: int
+    t_start: float
+    t_end: float
+    expires_at: float
+    person_id: int | None
+    utterance_id: int | None
 
-    def __init__(self, con, path: Path) -> None:
+
+MEDIA_DIR = "media"
+
+
+class Memory:
+    """One connection to the encrypted memory and its media folder. One Memory per process, one thread."""
+
+    def __init__(self, con, path: Path, key: bytes) -> None:
         self.con = con
         self.path = path
+        self.vault = MediaVault(path.parent / MEDIA_DIR, media_key(key))
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
-        return cls(connect(path, secret, cfg, create=create), path)
+        con, key = connect(path, secret, cfg, create=create)
+        return cls(con, path, key)
 
     def close(self) -> None:
         try:
@@ -169,6 +188,69 @@ class Memory:
         found = self.utterances(ids)
         return [found[i] for i in ids]
 
+    # raw media
+    def add_media(
+        self,
+        kind: str,
+        data: bytes,
+        t_start: float,
+        t_end: float,
+        keep_s: float,
+        session_id: int | None = None,
+        person_id: int | None = None,
+        utterance_id: int | None = None,
+    ) -> int:
+        """Encrypt `data` to the media folder and record it; it expires `keep_s` seconds from now."""
+        name, size = self.vault.put(data)
+        now = time.time()
+        try:
+            with transaction(self.con):
+                cur = self.con.execute(
+                    "INSERT INTO media(kind, session_id, person_id, utterance_id, t_start, t_end, path, bytes, "
+                    "created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (kind, session_id, person_id, utterance_id, t_start, t_end, name, size, now, now + keep_s),
+                )
+        except BaseException:
+            self.vault.delete(name)
+            raise
+        return int(cur.lastrowid)
+
+    def media(self, where: str = "1", args: tuple = ()) -> list[MediaRow]:
+        rows = self.con.execute(
+            "SELECT id, kind, path, bytes, t_start, t_end, expires_at, person_id, utterance_id FROM media "
+            f"WHERE {where} ORDER BY t_start, id",
+            args,
+        )
+        return [MediaRow(*r) for r in rows]
+
+    def delete_media(self, ids: list[int]) -> int:
+        """Delete media rows and their files; returns the bytes freed."""
+        if not ids:
+            return 0
+        marks = ",".join("?" * len(ids))
+        with transaction(self.con):
+            freed = self.con.execute(f"SELECT coalesce(sum(bytes), 0) FROM media WHERE id IN ({marks})", ids)
+            freed = int(freed.fetchone()[0])
+            self.con.execute(f"DELETE FROM media WHERE id IN ({marks})", ids)
+        self.empty_trash()
+        return freed
+
+    def empty_trash(self) -> int:
+        """Unlink the files of deleted media rows (kept in media_trash until the deletion committed)."""
+        names = [r[0] for r in self.con.execute("SELECT path FROM media_trash")]
+        for name in names:
+            self.vault.delete(name)
+        if names:
+            with transaction(self.con):
+                self.con.executemany("DELETE FROM media_trash WHERE path = ?", [(n,) for n in names])
+        return len(names)
+
+    def orphan_files(self, older_than_s: float = 600.0) -> list[str]:
+        """Media files with no row (a crash between writing the file and committing its row)."""
+        known = {r[0] for r in self.con.execute("SELECT path FROM media")}
+        cutoff = time.time() - older_than_s
+        return [n for n in self.vault.files() if n not in known and (self.vault.folder / n).stat().st_mtime < cutoff]
+
     # search primitives
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(utterance id, cosine distance) of the k nearest utterances."""
@@ -199,5 +281,7 @@ class Memory:
             "utterances": int(one("SELECT count(*) FROM utterances").fetchone()[0]),
             "voice_keys": int(one("SELECT count(*) FROM voice_keys").fetchone()[0]),
             "face_keys": int(one("SELECT count(*) FROM face_keys").fetchone()[0]),
+            "media_files": int(one("SELECT count(*) FROM media").fetchone()[0]),
+            "media_bytes": int(one("SELECT coalesce(sum(bytes), 0) FROM media").fetchone()[0]),
             "size_bytes": sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")),
         }

@@ -97,9 +97,110 @@ def _m002_key_models(con) -> None:
     )
 
 
+def _m003_memory_and_provenance(con) -> None:
+    """Consent, raw media, and the derived memory (facts, relations, summaries), each row citing its sources.
+
+    Deleting a source deletes everything derived from it: a fact, relation or summary that cites a deleted
+    utterance goes (even if it cites others too), and a summary goes with any summary it was built from.
+    """
+    _script(
+        con,
+        """
+    ALTER TABLE people ADD COLUMN consent TEXT NOT NULL DEFAULT 'unknown';  -- unknown | given | refused
+    CREATE TABLE media(
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,               -- audio | frame
+        session_id INTEGER REFERENCES sessions(id) ON DELETE CASCADE,
+        person_id INTEGER REFERENCES people(id) ON DELETE CASCADE,
+        utterance_id INTEGER REFERENCES utterances(id) ON DELETE CASCADE,
+        t_start REAL NOT NULL,            -- event time of what it holds
+        t_end REAL NOT NULL,
+        path TEXT NOT NULL UNIQUE,        -- file name in the media folder
+        bytes INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    CREATE INDEX media_expiry ON media(expires_at);
+    CREATE INDEX media_time ON media(t_start);
+    CREATE INDEX media_person ON media(person_id);
+    CREATE INDEX media_utterance ON media(utterance_id);
+    CREATE TABLE media_trash(path TEXT PRIMARY KEY);  -- files whose rows are gone, to unlink after commit
+    CREATE TRIGGER media_ad AFTER DELETE ON media BEGIN
+        INSERT OR IGNORE INTO media_trash(path) VALUES (old.path);
+    END;
+    CREATE TABLE facts(
+        id INTEGER PRIMARY KEY,
+        person_id INTEGER REFERENCES people(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,               -- fact | preference | plan | ...
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        valid_from REAL,                  -- when it became true (event time), NULL if unknown
+        valid_to REAL,                    -- when it stopped being true; NULL while it holds
+        learned_at REAL NOT NULL,         -- when the memory learned it
+        importance REAL NOT NULL DEFAULT 0.5
+    );
+    CREATE INDEX facts_person ON facts(person_id, key);
+    CREATE TABLE fact_sources(
+        fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+        utterance_id INTEGER NOT NULL REFERENCES utterances(id) ON DELETE CASCADE,
+        PRIMARY KEY (fact_id, utterance_id)
+    );
+    CREATE INDEX fact_sources_utterance ON fact_sources(utterance_id);
+    CREATE TABLE relations(
+        id INTEGER PRIMARY KEY,
+        subject_id INTEGER NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+        relation TEXT NOT NULL,           -- colleague, brother, ...
+        object_id INTEGER NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+        valid_from REAL,
+        valid_to REAL,
+        learned_at REAL NOT NULL
+    );
+    CREATE TABLE relation_sources(
+        relation_id INTEGER NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+        utterance_id INTEGER NOT NULL REFERENCES utterances(id) ON DELETE CASCADE,
+        PRIMARY KEY (relation_id, utterance_id)
+    );
+    CREATE INDEX relation_sources_utterance ON relation_sources(utterance_id);
+    CREATE TABLE summaries(
+        id INTEGER PRIMARY KEY,
+        level INTEGER NOT NULL,           -- 1 = built from utterances, 2+ = from summaries below
+        t_start REAL NOT NULL,
+        t_end REAL NOT NULL,
+        text TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE summary_sources(
+        summary_id INTEGER NOT NULL REFERENCES summaries(id) ON DELETE CASCADE,
+        utterance_id INTEGER REFERENCES utterances(id) ON DELETE CASCADE,
+        child_id INTEGER REFERENCES summaries(id) ON DELETE CASCADE,
+        CHECK ((utterance_id IS NULL) != (child_id IS NULL))
+    );
+    CREATE INDEX summary_sources_summary ON summary_sources(summary_id);
+    CREATE INDEX summary_sources_utterance ON summary_sources(utterance_id);
+    CREATE INDEX summary_sources_child ON summary_sources(child_id);
+    CREATE TABLE rederive(                -- spans whose summaries were deleted and are to be rebuilt
+        id INTEGER PRIMARY KEY,
+        level INTEGER NOT NULL,
+        t_start REAL NOT NULL,
+        t_end REAL NOT NULL
+    );
+    CREATE TRIGGER utterances_bd_derived BEFORE DELETE ON utterances BEGIN
+        DELETE FROM facts WHERE id IN (SELECT fact_id FROM fact_sources WHERE utterance_id = old.id);
+        DELETE FROM relations WHERE id IN (SELECT relation_id FROM relation_sources WHERE utterance_id = old.id);
+        DELETE FROM summaries WHERE id IN (SELECT summary_id FROM summary_sources WHERE utterance_id = old.id);
+    END;
+    CREATE TRIGGER summaries_bd_parents BEFORE DELETE ON summaries BEGIN
+        INSERT INTO rederive(level, t_start, t_end) VALUES (old.level, old.t_start, old.t_end);
+        DELETE FROM summaries WHERE id IN (SELECT summary_id FROM summary_sources WHERE child_id = old.id);
+    END;
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
+    (3, "consent, raw media, facts, relations, summaries with provenance", _m003_memory_and_provenance),
 ]
 
 
