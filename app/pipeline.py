@@ -23,7 +23,7 @@ from app.config import Config
 from app.errors import AppError
 from app.events import AudioChunk, Face, FaceObservation, PipelineEvent, SpeechSegment, Utterance, VideoFrame
 from app.perception import Perception
-from app.speakers import SpeakerAssigner
+from app.speakers import Decision, SpeakerAssigner
 from app.store.memory import Memory, NewUtterance
 from app.store.retention import sweep
 
@@ -321,10 +321,9 @@ class Recorder:
                 self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
 
-    def _keep_media(self, utt: Utterance, uid: int, pid: int | None, t0: float, t1: float) -> None:
+    def _keep_media(self, utt: Utterance, uid: int, pid: int | None, session: int, t0: float, t1: float) -> None:
         """The utterance's speech audio and face frame, encrypted, for as long as retention allows."""
         retention = self.cfg.retention
-        session = self._session[0] if self._session else None
         if utt.audio is not None and (keep := retention.keep_s("audio")) > 0:
             self.memory.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
         if utt.frame_jpeg is not None and (keep := retention.keep_s("frame")) > 0:
@@ -343,51 +342,62 @@ class Recorder:
             except asyncio.TimeoutError:
                 continue
 
+    def _new_keys(self, decision: Decision, utt: Utterance) -> list[tuple[str, np.ndarray, float]]:
+        """(kind, embedding, quality) of the identity keys this utterance adds to its speaker."""
+        assert self._assigner is not None
+        if decision.by not in ("new", "voice") or utt.voice_embedding is None:
+            return []
+        pid, keys = decision.person_id, []
+        duration = utt.t_end_s - utt.t_start_s
+        long_sample = duration >= 2 * self.cfg.identity.min_voice_s
+        if decision.by == "new" or (long_sample and self._assigner.voice_is_new_key(pid, utt.voice_embedding)):
+            keys.append(("voice", utt.voice_embedding, duration))
+        if utt.face is not None and self._assigner.face_is_new_key(pid, utt.face.embedding):
+            keys.append(("face", utt.face.embedding, float(utt.face.box[2])))
+        return keys
+
     def _write(self, utt: Utterance) -> None:
-        """Speaker, session, text embedding and the database write (the single writer thread)."""
+        """Speaker, session, keys, utterance and media in one transaction (the single writer thread); the
+        in-memory state follows only once it committed."""
         assert self._assigner is not None
         origin = self.source.origin_epoch_s
         t0, t1 = origin + utt.t_start_s, origin + utt.t_end_s
-        if self._session is None or t0 - self._session[1] > self.cfg.session.gap_s:
-            self._session = (self.memory.start_session(self.source.name, t0), t1)
-            self._previous = None
-        decision = self._assigner.decide(utt, self._previous)
-        pid = decision.person_id
-        if decision.by == "new":
-            person = self.memory.add_person()
-            pid = person.id
-            self._names[pid] = person.name
+        embedding = self.models.text([utt.text])[0]
+        new_session = self._session is None or t0 - self._session[1] > self.cfg.session.gap_s
+        decision = self._assigner.decide(utt, None if new_session else self._previous)
+        keys = self._new_keys(decision, utt)
+        cap = self.cfg.identity.max_keys
+        with self.memory.batch():
+            session = self.memory.start_session(self.source.name, t0) if new_session else self._session[0]
+            person = self.memory.add_person() if decision.by == "new" else None
+            pid = person.id if person is not None else decision.person_id
+            uid = self.memory.add_utterance(
+                NewUtterance(
+                    session,
+                    pid,
+                    utt.text,
+                    t0,
+                    t1,
+                    utt.asr_confidence,
+                    self.models.asr.name,
+                    utt.face is not None,
+                    embedding,
+                )
+            )
+            for kind, key, quality in keys:
+                model = self._voice_model if kind == "voice" else self._face_model
+                self.memory.add_key(kind, pid, key, quality, cap, model, uid)
+            self._keep_media(utt, uid, pid, session, t0, t1)
+        self._session = (session, t1)
+        if person is not None:
+            self._names[person.id] = person.name
             self.summary.new_people += 1
             self._emit("person_new", utt.t_start_s, person=person.name)
-        cap = self.cfg.identity.max_keys
-        if pid is not None and decision.by in ("new", "voice") and utt.voice_embedding is not None:
-            long_sample = utt.t_end_s - utt.t_start_s >= 2 * self.cfg.identity.min_voice_s
-            if decision.by == "new" or (long_sample and self._assigner.voice_is_new_key(pid, utt.voice_embedding)):
-                quality = utt.t_end_s - utt.t_start_s
-                self.memory.add_key("voice", pid, utt.voice_embedding, quality, cap, self._voice_model)
-                self._assigner.remember("voice", pid, utt.voice_embedding, cap)
-            if utt.face is not None and self._assigner.face_is_new_key(pid, utt.face.embedding):
-                self.memory.add_key("face", pid, utt.face.embedding, float(utt.face.box[2]), cap, self._face_model)
-                self._assigner.remember("face", pid, utt.face.embedding, cap)
-        embedding = self.models.text([utt.text])[0]
-        uid = self.memory.add_utterance(
-            NewUtterance(
-                self._session[0],
-                pid,
-                utt.text,
-                t0,
-                t1,
-                utt.asr_confidence,
-                self.models.asr.name,
-                utt.face is not None,
-                embedding,
-            )
-        )
-        self._session = (self._session[0], t1)
+        for kind, key, _ in keys:
+            self._assigner.remember(kind, pid, key, cap)
         if pid is not None:
             self._people_seen.add(pid)
             self._previous = pid
-        self._keep_media(utt, uid, pid, t0, t1)
         self.summary.utterances += 1
         self.summary.people = len(self._people_seen)
         self._emit("stored", utt.t_start_s, utterance=uid, person=self._names.get(pid), by=decision.by)

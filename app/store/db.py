@@ -38,7 +38,7 @@ def _kdf_file(path: Path) -> Path:
     return path.with_name(path.name + ".kdf.json")
 
 
-def _kdf_cost(path: Path, cfg: StoreConfig, exists: bool) -> int:
+def kdf_cost(path: Path, cfg: StoreConfig, exists: bool) -> int:
     """The scrypt cost the database was created with (kept beside it, not secret); a new database takes the
     configured cost, so changing store.kdf_log2_n never locks an existing memory."""
     sidecar = _kdf_file(path)
@@ -71,7 +71,7 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         salt = os.urandom(SALT_BYTES)
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # owner-only; SQLite's -wal/-shm follow it
-    key = derive_key(secret, salt, _kdf_cost(path, cfg, exists))
+    key = derive_key(secret, salt, kdf_cost(path, cfg, exists))
     con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
     try:
         con.execute("PRAGMA cipher_log_level = NONE")
@@ -105,7 +105,10 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
 
 @contextlib.contextmanager
 def transaction(con) -> Iterator[None]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; inside an open transaction, part of it."""
+    if con.in_transaction:
+        yield
+        return
     con.execute("BEGIN IMMEDIATE")
     try:
         yield

@@ -31,7 +31,7 @@ class Secret:
         return f"Secret(source={self.source!r})"
 
 
-def _read_key_file(path: Path) -> Secret:
+def read_key_file(path: Path) -> Secret:
     try:
         value = path.read_bytes().strip()
     except OSError as e:
@@ -67,7 +67,7 @@ def resolve_secret(key_file: Path | None = None, prompt: bool = False, create: b
     if explicit is not None:
         if not explicit.exists() and create:
             return create_key_file(explicit)
-        return _read_key_file(explicit)
+        return read_key_file(explicit)
     if prompt:
         value = getpass.getpass("memory key: ").encode()
         if not value:
@@ -75,7 +75,7 @@ def resolve_secret(key_file: Path | None = None, prompt: bool = False, create: b
         return Secret(value, "prompt")
     default = default_key_file()
     if default.exists():
-        return _read_key_file(default)
+        return read_key_file(default)
     if create:
         return create_key_file(default)
     raise StoreKeyError("no key: set APP_KEY, point APP_KEY_FILE at a key file, or pass --key-prompt")

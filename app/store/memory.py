@@ -76,13 +76,26 @@ class Memory:
         self.con = con
         self.path = path
         self.vault = MediaVault(path.parent / MEDIA_DIR, media_key(key))
+        self._closed = False
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
         con, key = connect(path, secret, cfg, create=create)
-        return cls(con, path, key)
+        memory = cls(con, path, key)
+        from app.store.lifecycle import finish_rekey
+
+        finish_rekey(memory)  # a rekey cut short by a crash is completed (or its stale files removed)
+        return memory
+
+    def batch(self):
+        """One transaction around several writes: all of them are kept, or none."""
+        return transaction(self.con)
 
     def close(self) -> None:
+        """Checkpoint and close; closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             self.con.execute("PRAGMA wal_checkpoint(PASSIVE)")
         finally:
@@ -127,13 +140,24 @@ class Memory:
         """person id -> (keys, dim) face embeddings made by `model`."""
         return self._keys("face_keys", model)
 
-    def add_key(self, kind: str, person_id: int, embedding: np.ndarray, quality: float, cap: int, model: str) -> None:
-        """Add a voice or face key; beyond `cap` keys per person and model the lowest-quality one goes."""
+    def add_key(
+        self,
+        kind: str,
+        person_id: int,
+        embedding: np.ndarray,
+        quality: float,
+        cap: int,
+        model: str,
+        utterance_id: int | None = None,
+    ) -> None:
+        """Add a voice or face key (from `utterance_id`, its provenance); beyond `cap` keys per person and
+        model the lowest-quality one goes."""
         table = {"voice": "voice_keys", "face": "face_keys"}[kind]
         with transaction(self.con):
             self.con.execute(
-                f"INSERT INTO {table}(person_id, embedding, quality, created_at, model) VALUES (?, ?, ?, ?, ?)",
-                (person_id, _blob(embedding), quality, time.time(), model),
+                f"INSERT INTO {table}(person_id, embedding, quality, created_at, model, utterance_id) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (person_id, _blob(embedding), quality, time.time(), model, utterance_id),
             )
             self.con.execute(
                 f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE person_id = ? AND model = ? "
@@ -187,6 +211,81 @@ class Memory:
         ids = [int(r[0]) for r in self.con.execute("SELECT id FROM utterances ORDER BY t_start, id")]
         found = self.utterances(ids)
         return [found[i] for i in ids]
+
+    # derived memory, each row citing its sources
+    def add_fact(
+        self,
+        person_id: int | None,
+        kind: str,
+        key: str,
+        value: str,
+        sources: list[int],
+        valid_from: float | None = None,
+        valid_to: float | None = None,
+        importance: float = 0.5,
+    ) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO facts(person_id, kind, key, value, valid_from, valid_to, learned_at, importance) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (person_id, kind, key, value, valid_from, valid_to, time.time(), importance),
+            )
+            fid = int(cur.lastrowid)
+            self.con.executemany("INSERT INTO fact_sources VALUES (?, ?)", [(fid, u) for u in sources])
+        return fid
+
+    def add_relation(
+        self,
+        subject_id: int,
+        relation: str,
+        object_id: int,
+        sources: list[int],
+        valid_from: float | None = None,
+        valid_to: float | None = None,
+    ) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO relations(subject_id, relation, object_id, valid_from, valid_to, learned_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (subject_id, relation, object_id, valid_from, valid_to, time.time()),
+            )
+            rid = int(cur.lastrowid)
+            self.con.executemany("INSERT INTO relation_sources VALUES (?, ?)", [(rid, u) for u in sources])
+        return rid
+
+    def add_summary(
+        self, level: int, t_start: float, t_end: float, text: str, utterances: list[int] = (), children: list[int] = ()
+    ) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO summaries(level, t_start, t_end, text, created_at) VALUES (?, ?, ?, ?, ?)",
+                (level, t_start, t_end, text, time.time()),
+            )
+            sid = int(cur.lastrowid)
+            self.con.executemany(
+                "INSERT INTO summary_sources(summary_id, utterance_id, child_id) VALUES (?, ?, ?)",
+                [(sid, u, None) for u in utterances] + [(sid, None, c) for c in children],
+            )
+        return sid
+
+    def rows(self, table: str, where: str = "1", args: tuple = ()) -> list[dict]:
+        """Every row of a table as a dict, embeddings left out (for export and inspection)."""
+        cur = self.con.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY rowid", args)
+        names = [d[0] for d in cur.description]
+        return [{k: v for k, v in zip(names, r, strict=True) if not isinstance(v, bytes)} for r in cur]
+
+    def set_consent(self, name: str, state: str) -> None:
+        if state not in ("given", "refused", "unknown"):
+            raise ValueError(state)
+        with transaction(self.con):
+            if self.con.execute("UPDATE people SET consent = ? WHERE name = ?", (state, name)).rowcount != 1:
+                from app.errors import StoreError
+
+                raise StoreError(f"no person named {name!r} (see `python -m app people`)")
+
+    def person_id(self, name: str) -> int | None:
+        row = self.con.execute("SELECT id FROM people WHERE name = ?", (name,)).fetchone()
+        return None if row is None else int(row[0])
 
     # raw media
     def add_media(

@@ -197,10 +197,24 @@ def _m003_memory_and_provenance(con) -> None:
     )
 
 
+def _m004_key_provenance(con) -> None:
+    """Identity keys are derived data too: each records the utterance it was computed from."""
+    _script(
+        con,
+        """
+    ALTER TABLE voice_keys ADD COLUMN utterance_id INTEGER REFERENCES utterances(id) ON DELETE CASCADE;
+    ALTER TABLE face_keys ADD COLUMN utterance_id INTEGER REFERENCES utterances(id) ON DELETE CASCADE;
+    CREATE INDEX voice_keys_utterance ON voice_keys(utterance_id);
+    CREATE INDEX face_keys_utterance ON face_keys(utterance_id);
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
     (3, "consent, raw media, facts, relations, summaries with provenance", _m003_memory_and_provenance),
+    (4, "the utterance each identity key came from", _m004_key_provenance),
 ]
 
 

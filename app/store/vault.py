@@ -60,28 +60,42 @@ class MediaVault:
             tmp.unlink(missing_ok=True)
             raise
 
+    def _open(self, blob: bytes, name: str) -> bytes:
+        """Decrypt and authenticate; ValueError if it is not a media file, InvalidTag if it does not verify."""
+        if len(blob) < len(MAGIC) + NONCE_BYTES + 16 or not blob.startswith(MAGIC):
+            raise ValueError("not a lifemem media file")
+        nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
+        return self._aead.decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES :], MAGIC + name.encode())
+
     def get(self, name: str) -> bytes:
         from cryptography.exceptions import InvalidTag
 
         path = self.folder / name
         try:
-            blob = path.read_bytes()
+            return self._open(path.read_bytes(), name)
         except FileNotFoundError:
             raise StoreError(f"media file {path} is missing") from None
-        if len(blob) < len(MAGIC) + NONCE_BYTES + 16 or not blob.startswith(MAGIC):
-            raise StoreError(f"media file {path} is damaged or not a lifemem media file")
-        nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
-        try:
-            return self._aead.decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES :], MAGIC + name.encode())
+        except ValueError:
+            raise StoreError(f"media file {path} is damaged or not a lifemem media file") from None
         except InvalidTag:
             raise StoreError(f"media file {path} was tampered with, damaged, or is under another key") from None
 
     def delete(self, name: str) -> None:
         (self.folder / name).unlink(missing_ok=True)
 
-    def reseal(self, name: str, new: MediaVault) -> None:
-        """Re-encrypt one file under another vault's key (for rekey), atomically."""
-        self._write(self.folder / name, new._seal(name, self.get(name)))
+    def reseal(self, name: str, new: MediaVault, suffix: str = "") -> None:
+        """Re-encrypt one file under another vault's key, to `name + suffix` (atomically)."""
+        self._write(self.folder / (name + suffix), new._seal(name, self.get(name)))
+
+    def opens(self, path: Path, name: str) -> bool:
+        """Whether `path` decrypts under this vault's key as the file called `name`."""
+        from cryptography.exceptions import InvalidTag
+
+        try:
+            self._open(path.read_bytes(), name)
+            return True
+        except (InvalidTag, ValueError):
+            return False
 
     def files(self) -> list[str]:
         return sorted(p.name for p in self.folder.glob("*" + SUFFIX)) if self.folder.is_dir() else []

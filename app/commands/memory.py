@@ -1,0 +1,174 @@
+"""Commands on what the memory holds: ask, people, consent, forget, export, purge, rekey."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from app.commands import db_path, open_memory, parse_time, print_json, when
+from app.config import Config
+from app.errors import StoreError, StoreKeyError
+
+CONSENT = ("given", "refused", "unknown")
+
+
+def register(add) -> None:
+    p = add("ask", "find what was said, by hybrid dense + BM25 search", cmd_ask)
+    p.add_argument("question")
+    p.add_argument("-k", "--top", type=int, default=None, help="results to show (default recall.top_k)")
+    p.add_argument("--json", action="store_true")
+    p = add("people", "list the people the memory knows", cmd_people)
+    p.add_argument("--json", action="store_true")
+    p = add("consent", "record whether a person consents to being remembered", cmd_consent)
+    p.add_argument("name")
+    p.add_argument("state", choices=CONSENT)
+    p = add("forget", "delete a person, a session or a time span, and everything derived from it", cmd_forget)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--person", metavar="NAME")
+    what.add_argument("--session", type=int, metavar="ID")
+    what.add_argument("--between", nargs=2, metavar=("T1", "T2"), help="ISO 8601 times or epoch seconds")
+    p.add_argument("--anonymize", action="store_true", help="with --person: keep their words, without them")
+    p.add_argument("--json", action="store_true")
+    p = add("export", "write the memory (or one person's) as JSON + Markdown with its raw media", cmd_export)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--person", metavar="NAME")
+    p.add_argument("--json", action="store_true")
+    p = add("purge", "delete the whole memory: database, media, everything", cmd_purge)
+    p.add_argument("--yes", action="store_true", help="really delete everything")
+    p = add("rekey", "change the memory key (database and media)", cmd_rekey)
+    new = p.add_mutually_exclusive_group()
+    new.add_argument("--new-key-file", type=Path, help="file holding the new key")
+    new.add_argument("--generate", type=Path, metavar="PATH", help="write a new random key to PATH and use it")
+    new.add_argument("--new-key-prompt", action="store_true", help="type the new key")
+
+
+def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
+    from app.perception import load_text_embedder
+    from app.recall import search
+
+    embedder = load_text_embedder(cfg)
+    with open_memory(args, cfg) as memory:
+        results = search(memory, embedder, args.question, cfg.recall, args.top)
+    rows = [
+        {
+            "text": r.text,
+            "person": r.person,
+            "t_start": when(r.t_start),
+            "t_end": when(r.t_end),
+            "session": r.session,
+            "score": r.score,
+        }
+        for r in results
+    ]
+    if args.json:
+        print_json({"query": args.question, "results": rows})
+        return 0
+    if not rows:
+        sys.stdout.write("nothing found\n")
+    for i, (r, e) in enumerate(zip(rows, results, strict=True), 1):
+        sys.stdout.write(
+            f"{i}. [{r['score']:.2f}] {r['person'] or 'someone'}, {when(e.t_start, 'seconds')} "
+            f"(session {r['session']}): {r['text']}\n"
+        )
+    return 0
+
+
+def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
+    with open_memory(args, cfg) as memory:
+        people = memory.people()
+    if args.json:
+        print_json({"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in people]})
+    else:
+        for p in people:
+            sys.stdout.write(f"{p.id:4d}  {p.name:20s} {p.utterances} utterances\n")
+    return 0
+
+
+def cmd_consent(args: argparse.Namespace, cfg: Config) -> int:
+    with open_memory(args, cfg) as memory:
+        memory.set_consent(args.name, args.state)
+    sys.stdout.write(f"{args.name}: consent {args.state}\n")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:
+    from app.store.forget import forget_between, forget_person, forget_session
+
+    with open_memory(args, cfg) as memory:
+        if args.person is not None:
+            from app.perception import load_text_embedder
+
+            result = forget_person(memory, args.person, load_text_embedder(cfg), anonymize=args.anonymize)
+        elif args.session is not None:
+            result = forget_session(memory, args.session)
+        else:
+            result = forget_between(memory, parse_time(args.between[0]), parse_time(args.between[1]))
+    out = {"deleted": result.deleted, "redacted": result.redacted, "anonymized": result.anonymized}
+    if args.json:
+        print_json(out)
+    else:
+        parts = [f"{table.replace('_', ' ')} {n}" for table, n in result.deleted.items() if n]
+        sys.stdout.write(f"deleted: {', '.join(parts) or 'nothing'}\n")
+        if result.redacted:
+            sys.stdout.write(f"redacted the name in {result.redacted} other utterances\n")
+        if result.anonymized:
+            sys.stdout.write(f"kept {result.anonymized} utterances without their speaker\n")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, cfg: Config) -> int:
+    from app.store.export import export
+
+    with open_memory(args, cfg) as memory:
+        counts = export(memory, args.out, args.person)
+    if args.json:
+        print_json({"out": str(args.out), **counts})
+    else:
+        sys.stdout.write(
+            f"wrote {args.out}/memory.json, transcript.md and {counts['media']} media files "
+            f"({counts['utterances']} utterances); the export is NOT encrypted\n"
+        )
+    return 0
+
+
+def cmd_purge(args: argparse.Namespace, cfg: Config) -> int:
+    from app.store.lifecycle import purge
+
+    path = db_path(args)
+    if not args.yes:
+        raise StoreError(f"purge deletes the whole memory at {path.parent}; run again with --yes")
+    gone = purge(path)
+    sys.stdout.write(f"deleted {len(gone)} files and folders under {path.parent}\n")
+    return 0
+
+
+def _new_secret(args: argparse.Namespace):
+    from app.store.keys import Secret, create_key_file, read_key_file
+
+    if args.generate is not None:
+        if args.generate.exists():
+            raise StoreKeyError(f"{args.generate} exists; --generate writes a new key file")
+        return create_key_file(args.generate)
+    if args.new_key_file is not None:
+        return read_key_file(args.new_key_file)
+    if os.environ.get("APP_NEW_KEY"):
+        return Secret(os.environ["APP_NEW_KEY"].encode(), "APP_NEW_KEY")
+    if args.new_key_prompt:
+        first, again = getpass.getpass("new memory key: "), getpass.getpass("again: ")
+        if not first or first != again:
+            raise StoreKeyError("the new keys were empty or did not match")
+        return Secret(first.encode(), "prompt")
+    raise StoreKeyError("no new key: use --new-key-file, --generate PATH, --new-key-prompt or APP_NEW_KEY")
+
+
+def cmd_rekey(args: argparse.Namespace, cfg: Config) -> int:
+    from app.store.lifecycle import rekey
+
+    with open_memory(args, cfg) as memory:
+        new = _new_secret(args)
+        count = rekey(memory, new, cfg.store)
+    sys.stdout.write(f"re-keyed the database and {count} media files; from now on use the key from {new.source}\n")
+    return 0

@@ -1,0 +1,45 @@
+"""`doctor`, `config`, `bench`: the state of the installation and its speed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.commands import db_path, print_json
+from app.config import Config
+
+
+def register(add) -> None:
+    p = add("doctor", "check models, runtimes, devices and the database", cmd_doctor)
+    p.add_argument("--json", action="store_true")
+    p = add("config", "print the settings in effect as YAML", cmd_config)
+    p.add_argument("--defaults", action="store_true", help="print the built-in defaults (the shipped config.yaml)")
+    p = add("bench", "measure speed", cmd_bench)
+    p.add_argument("what", choices=("pipeline",))
+    p.add_argument("--json", action="store_true")
+
+
+def cmd_doctor(args: argparse.Namespace, cfg: Config) -> int:
+    from app.doctor import diagnose, render
+
+    report = diagnose(cfg, db_path(args), args)
+    if args.json:
+        print_json(report)
+    else:
+        sys.stdout.write(render(report))
+    return 0 if report["ok"] else 3
+
+
+def cmd_config(args: argparse.Namespace, cfg: Config) -> int:
+    from app.config import render_yaml
+
+    sys.stdout.write(render_yaml(None if args.defaults else cfg))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
+    from app.bench import bench_pipeline, render
+
+    result = bench_pipeline(cfg)
+    print_json(result) if args.json else sys.stdout.write(render(result))
+    return 0

@@ -1,0 +1,56 @@
+"""Whole-memory operations: change the key (`rekey`) and wipe everything (`purge`)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from app.config import StoreConfig
+from app.store.db import kdf_cost
+from app.store.keys import SALT_BYTES, Secret, derive_key
+from app.store.memory import MEDIA_DIR, Memory
+from app.store.vault import MediaVault, media_key
+
+REKEY_SUFFIX = ".rekey"
+
+
+def rekey(memory: Memory, new: Secret, cfg: StoreConfig) -> int:
+    """Re-key the database and re-encrypt the media under the new secret; returns media files re-sealed.
+
+    Media are re-sealed to side files first, the database is re-keyed (one transaction), then the side files
+    replace the originals; `finish_rekey` completes that last step after a crash.
+    """
+    with memory.path.open("rb") as fh:
+        salt = fh.read(SALT_BYTES)
+    key = derive_key(new, salt, kdf_cost(memory.path, cfg, exists=True))
+    target = MediaVault(memory.vault.folder, media_key(key))
+    names = [m.path for m in memory.media()]
+    for name in names:
+        memory.vault.reseal(name, target, suffix=REKEY_SUFFIX)
+    memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
+    memory.vault = target
+    finish_rekey(memory)
+    return len(names)
+
+
+def finish_rekey(memory: Memory) -> None:
+    """Move re-sealed media into place; side files that do not open under the current key are stale."""
+    for side in memory.vault.folder.glob("*" + REKEY_SUFFIX) if memory.vault.folder.is_dir() else []:
+        name = side.name.removesuffix(REKEY_SUFFIX)
+        if memory.vault.opens(side, name):
+            side.replace(side.with_name(name))
+        else:
+            side.unlink()
+
+
+def purge(db_path: Path) -> list[Path]:
+    """Delete the database, its WAL and sidecars, and the media folder; returns what was removed."""
+    gone = []
+    for path in sorted(db_path.parent.glob(db_path.name + "*")):
+        path.unlink()
+        gone.append(path)
+    media = db_path.parent / MEDIA_DIR
+    if media.exists():
+        shutil.rmtree(media)
+        gone.append(media)
+    return gone
