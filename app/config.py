@@ -157,6 +157,19 @@ class RetentionConfig:
 
 
 @dataclass(frozen=True)
+class PrivacyConfig:
+    """Whose data may be kept."""
+
+    consent: str = _opt(
+        "implicit",
+        "implicit: everyone heard is remembered; required: people who have not "
+        "consented (python -m app consent NAME given) keep no raw media and no face or voice "
+        "keys beyond the current session, and their words are kept without them",
+        choices=("implicit", "required"),
+    )
+
+
+@dataclass(frozen=True)
 class RecallConfig:
     """Hybrid dense + BM25 search."""
 
@@ -184,6 +197,7 @@ class Config:
     session: SessionConfig = field(default_factory=SessionConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
 

@@ -17,15 +17,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.audio.media import encode_wav
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
 from app.errors import AppError
 from app.events import AudioChunk, Face, FaceObservation, PipelineEvent, SpeechSegment, Utterance, VideoFrame
 from app.perception import Perception
-from app.speakers import Decision, SpeakerAssigner
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
 from app.store.retention import sweep
+from app.writer import UtteranceWriter
 
 _LOGGER = logging.getLogger(__name__)
 _END = None  # end-of-stream marker on every queue
@@ -143,13 +142,19 @@ class Recorder:
         self._utterance_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
         self._faces = FaceTimeline()
         self._stored_all = asyncio.Event()
-        self._assigner: SpeakerAssigner | None = None
-        self._people_seen: set[int] = set()
-        self._session: tuple[int, float] | None = None  # (id, end time) of the open session
-        self._previous: int | None = None
-        self._names: dict[int, str] = {}
-        self._voice_model = cfg.models.voice
-        self._face_model = models.faces.name if models.faces is not None else ""
+        faces = models.faces
+        self.writer = UtteranceWriter(
+            cfg,
+            memory,
+            source.name,
+            source.origin_epoch_s,
+            models.asr.name,
+            models.text,
+            faces.name if faces else "",
+            faces.metric if faces else "l2",
+            faces.threshold if faces else 0.0,
+            self._emit,
+        )
 
     def _emit(self, kind: str, t_s: float, **detail) -> None:
         if self._on_event is not None:
@@ -160,19 +165,7 @@ class Recorder:
 
     async def run(self) -> RunSummary:
         started = time.monotonic()
-        voice, face, people = await self._in(
-            "store",
-            lambda: (
-                self.memory.voice_keys(self._voice_model),
-                self.memory.face_keys(self._face_model),
-                self.memory.people(),
-            ),
-        )
-        self._names = {p.id: p.name for p in people}
-        faces = self.models.faces
-        self._assigner = SpeakerAssigner(
-            self.cfg.identity, voice, face, faces.metric if faces else "l2", faces.threshold if faces else 0.0
-        )
+        await self._in("store", self.writer.load)
         stages = {
             "capture": self._capture(),
             "vad": self._vad(),
@@ -321,14 +314,6 @@ class Recorder:
                 self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
 
-    def _keep_media(self, utt: Utterance, uid: int, pid: int | None, session: int, t0: float, t1: float) -> None:
-        """The utterance's speech audio and face frame, encrypted, for as long as retention allows."""
-        retention = self.cfg.retention
-        if utt.audio is not None and (keep := retention.keep_s("audio")) > 0:
-            self.memory.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
-        if utt.frame_jpeg is not None and (keep := retention.keep_s("frame")) > 0:
-            self.memory.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
-
     async def _retention(self) -> None:
         """Sweep expired and over-budget raw media now and every retention.sweep_s until the run ends."""
         while True:
@@ -342,62 +327,8 @@ class Recorder:
             except asyncio.TimeoutError:
                 continue
 
-    def _new_keys(self, decision: Decision, utt: Utterance) -> list[tuple[str, np.ndarray, float]]:
-        """(kind, embedding, quality) of the identity keys this utterance adds to its speaker."""
-        assert self._assigner is not None
-        if decision.by not in ("new", "voice") or utt.voice_embedding is None:
-            return []
-        pid, keys = decision.person_id, []
-        duration = utt.t_end_s - utt.t_start_s
-        long_sample = duration >= 2 * self.cfg.identity.min_voice_s
-        if decision.by == "new" or (long_sample and self._assigner.voice_is_new_key(pid, utt.voice_embedding)):
-            keys.append(("voice", utt.voice_embedding, duration))
-        if utt.face is not None and self._assigner.face_is_new_key(pid, utt.face.embedding):
-            keys.append(("face", utt.face.embedding, float(utt.face.box[2])))
-        return keys
-
     def _write(self, utt: Utterance) -> None:
-        """Speaker, session, keys, utterance and media in one transaction (the single writer thread); the
-        in-memory state follows only once it committed."""
-        assert self._assigner is not None
-        origin = self.source.origin_epoch_s
-        t0, t1 = origin + utt.t_start_s, origin + utt.t_end_s
-        embedding = self.models.text([utt.text])[0]
-        new_session = self._session is None or t0 - self._session[1] > self.cfg.session.gap_s
-        decision = self._assigner.decide(utt, None if new_session else self._previous)
-        keys = self._new_keys(decision, utt)
-        cap = self.cfg.identity.max_keys
-        with self.memory.batch():
-            session = self.memory.start_session(self.source.name, t0) if new_session else self._session[0]
-            person = self.memory.add_person() if decision.by == "new" else None
-            pid = person.id if person is not None else decision.person_id
-            uid = self.memory.add_utterance(
-                NewUtterance(
-                    session,
-                    pid,
-                    utt.text,
-                    t0,
-                    t1,
-                    utt.asr_confidence,
-                    self.models.asr.name,
-                    utt.face is not None,
-                    embedding,
-                )
-            )
-            for kind, key, quality in keys:
-                model = self._voice_model if kind == "voice" else self._face_model
-                self.memory.add_key(kind, pid, key, quality, cap, model, uid)
-            self._keep_media(utt, uid, pid, session, t0, t1)
-        self._session = (session, t1)
-        if person is not None:
-            self._names[person.id] = person.name
-            self.summary.new_people += 1
-            self._emit("person_new", utt.t_start_s, person=person.name)
-        for kind, key, _ in keys:
-            self._assigner.remember(kind, pid, key, cap)
-        if pid is not None:
-            self._people_seen.add(pid)
-            self._previous = pid
-        self.summary.utterances += 1
-        self.summary.people = len(self._people_seen)
-        self._emit("stored", utt.t_start_s, utterance=uid, person=self._names.get(pid), by=decision.by)
+        w = self.writer
+        w.write(utt)
+        self.summary.utterances, self.summary.new_people = w.utterances, w.new_people
+        self.summary.people = len(w.people_seen)

@@ -11,8 +11,14 @@ import numpy as np
 import pytest
 
 from app import registry
+from app.audio.media import write_media
 from app.config import Config, load_config
 from app.errors import ModelError
+from app.events import PipelineEvent
+from app.pipeline import Recorder
+from app.sources import FileSource
+from app.store.keys import Secret
+from app.store.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -90,3 +96,35 @@ def wer(reference: str, hypothesis: str) -> float:
         for j, y in enumerate(hyp, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
     return row[-1] / max(1, len(ref))
+
+
+# a two-voice recording with known turns, shared by the pipeline, consent and store tests
+TURNS = (
+    ("slt", "Good morning. I finally booked the flights to Lisbon for the conference in October."),
+    ("rms", "That is great news. My sister lives in Lisbon and she can show you the old town."),
+    ("slt", "I would love that. Does she still work at the aquarium near the river?"),
+    ("rms", "Yes she does, and she just adopted a grey cat called Pepper last spring."),
+)
+GAP_S = 1.2
+
+
+@pytest.fixture(scope="session")
+def conversation(tmp_path_factory, speech) -> tuple[Path, list[tuple[float, float]]]:
+    """A two-voice WAV with known turn times."""
+    parts, spans, t = [np.zeros(16000, np.float32)], [], 1.0
+    for voice, text in TURNS:
+        audio = speech(text, voice)
+        spans.append((t, t + len(audio) / 16000))
+        parts += [audio, np.zeros(int(GAP_S * 16000), np.float32)]
+        t += len(audio) / 16000 + GAP_S
+    path = tmp_path_factory.mktemp("rec") / "conversation.wav"
+    write_media(path, np.concatenate(parts))
+    return path, spans
+
+
+def record(cfg, perception, path: Path, db: Path) -> tuple[list[PipelineEvent], object]:
+    events: list[PipelineEvent] = []
+    source = FileSource(path, cfg, origin_epoch_s=1_750_000_000.0)
+    with Memory.open(db, Secret(b"k", "test"), cfg.store, create=True) as memory:
+        summary = run_async(Recorder(cfg, memory, perception, source, on_event=events.append).run())
+    return events, summary

@@ -199,7 +199,8 @@ def test_memory_commands_from_the_cli(world, monkeypatch, capsys, tmp_path):
     rc, out, _ = _cli(capsys, "forget", "--person", "Brunhilde", "--json")
     assert rc == 0 and json.loads(out)["deleted"]["utterances"] == 2
     assert _cli(capsys, "forget", "--person", "Nobody")[2] == [
-        "error: no person named 'Nobody' (see `python -m app people`)"]
+        "error: no person named 'Nobody' (see `python -m app people`)"
+    ]
     rc, _, err = _cli(capsys, "forget", "--between", "yesterday", "today")
     assert rc == 5 and len(err) == 1 and "not a time" in err[0]
     rc, out, _ = _cli(capsys, "export", "--out", str(tmp_path / "x"), "--json")

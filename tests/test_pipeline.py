@@ -10,47 +10,14 @@ import pytest
 
 from app.audio.media import write_media
 from app.cli import main
-from app.events import PipelineEvent
-from app.pipeline import Recorder
-from app.sources import FileSource
 from app.store.keys import Secret
 from app.store.memory import Memory
-from tests.conftest import run_async, wer
-
-TURNS = (
-    ("slt", "Good morning. I finally booked the flights to Lisbon for the conference in October."),
-    ("rms", "That is great news. My sister lives in Lisbon and she can show you the old town."),
-    ("slt", "I would love that. Does she still work at the aquarium near the river?"),
-    ("rms", "Yes she does, and she just adopted a grey cat called Pepper last spring."),
-)
-GAP_S = 1.2
-
-
-@pytest.fixture(scope="module")
-def conversation(tmp_path_factory, speech) -> tuple[Path, list[tuple[float, float]]]:
-    """A two-voice WAV with known turn times."""
-    parts, spans, t = [np.zeros(16000, np.float32)], [], 1.0
-    for voice, text in TURNS:
-        audio = speech(text, voice)
-        spans.append((t, t + len(audio) / 16000))
-        parts += [audio, np.zeros(int(GAP_S * 16000), np.float32)]
-        t += len(audio) / 16000 + GAP_S
-    path = tmp_path_factory.mktemp("rec") / "conversation.wav"
-    write_media(path, np.concatenate(parts))
-    return path, spans
-
-
-def _record(cfg, perception, path: Path, db: Path) -> tuple[list[PipelineEvent], object]:
-    events: list[PipelineEvent] = []
-    source = FileSource(path, cfg, origin_epoch_s=1_750_000_000.0)
-    with Memory.open(db, Secret(b"k", "test"), cfg.store, create=True) as memory:
-        summary = run_async(Recorder(cfg, memory, perception, source, on_event=events.append).run())
-    return events, summary
+from tests.conftest import TURNS, record, wer
 
 
 def test_pipeline_event_sequence(cfg, perception, conversation, tmp_path):
     path, spans = conversation
-    events, summary = _record(cfg, perception, path, tmp_path / "m.db")
+    events, summary = record(cfg, perception, path, tmp_path / "m.db")
     speech = [e for e in events if e.kind == "speech"]
     stored = [e for e in events if e.kind == "stored"]
     assert [(e.detail["person"], e.detail["by"]) for e in stored] == [
@@ -75,8 +42,8 @@ def test_pipeline_event_sequence(cfg, perception, conversation, tmp_path):
 
 def test_a_second_recording_recognizes_known_voices(cfg, perception, conversation, tmp_path):
     path, _ = conversation
-    _record(cfg, perception, path, tmp_path / "m.db")
-    events, summary = _record(cfg, perception, path, tmp_path / "m.db")
+    record(cfg, perception, path, tmp_path / "m.db")
+    events, summary = record(cfg, perception, path, tmp_path / "m.db")
     assert summary.new_people == 0
     assert [e.detail["person"] for e in events if e.kind == "stored"] == ["unknown_1", "unknown_2"] * 2
 
@@ -85,7 +52,7 @@ def test_silence_makes_no_utterances_and_no_people(cfg, perception, tmp_path):
     path = tmp_path / "quiet.wav"
     rng = np.random.default_rng(1)
     write_media(path, (rng.standard_normal(5 * 16000) * 0.002).astype(np.float32))
-    events, summary = _record(cfg, perception, path, tmp_path / "m.db")
+    events, summary = record(cfg, perception, path, tmp_path / "m.db")
     assert summary.utterances == 0 and summary.people == 0 and summary.errors == []
     assert abs(summary.duration_s - 5.0) < 0.05
 
@@ -171,7 +138,7 @@ def test_a_failing_segment_is_logged_and_skipped_the_rest_is_kept(cfg, perceptio
                 raise RuntimeError("decoder fault")
             return real(audio)
 
-    events, summary = _record(cfg, replace(perception, asr=Flaky()), conversation[0], tmp_path / "m.db")
+    events, summary = record(cfg, replace(perception, asr=Flaky()), conversation[0], tmp_path / "m.db")
     assert summary.skipped == 1 and summary.utterances == 3 and summary.errors == []
     assert [e.detail.get("stage") for e in events if e.kind == "skipped"] == ["asr"]
     assert "speech recognition failed" in caplog.text
@@ -181,7 +148,7 @@ def test_no_raw_media_kept_when_retention_is_zero(cfg, perception, conversation,
     from dataclasses import replace
 
     no_media = replace(cfg, retention=replace(cfg.retention, raw_hours=0.0))
-    _, summary = _record(no_media, perception, conversation[0], tmp_path / "m.db")
+    _, summary = record(no_media, perception, conversation[0], tmp_path / "m.db")
     assert summary.utterances == 4
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
         assert memory.media() == [] and memory.vault.files() == []

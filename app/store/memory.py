@@ -283,6 +283,20 @@ class Memory:
 
                 raise StoreError(f"no person named {name!r} (see `python -m app people`)")
 
+    def consented(self) -> set[int]:
+        return {int(r[0]) for r in self.con.execute("SELECT id FROM people WHERE consent = 'given'")}
+
+    def enforce_consent(self) -> int:
+        """Consent mode: drop every identity key and raw media file of people who have not consented."""
+        with transaction(self.con):
+            n = 0
+            for table in ("voice_keys", "face_keys", "media"):
+                n += self.con.execute(
+                    f"DELETE FROM {table} WHERE person_id IN (SELECT id FROM people WHERE consent != 'given')"
+                ).rowcount
+        self.empty_trash()
+        return n
+
     def person_id(self, name: str) -> int | None:
         row = self.con.execute("SELECT id FROM people WHERE name = ?", (name,)).fetchone()
         return None if row is None else int(row[0])

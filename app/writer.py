@@ -1,0 +1,172 @@
+"""What one utterance becomes in the memory: its session, its speaker, the identity keys and raw media it
+adds, written in one transaction on the recorder's single writer thread.
+
+In consent mode (`privacy.consent: required`) a voice that is not a consenting person becomes a transient
+identity (a negative id, called guest_N): it is recognised within the current session from keys held in
+memory only, its words are stored without a speaker, and no raw media or keys of it reach the disk.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import numpy as np
+
+from app.audio.media import encode_wav
+from app.config import Config
+from app.events import Utterance
+from app.speakers import Decision, SpeakerAssigner
+from app.store.memory import Memory, NewUtterance
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class UtteranceWriter:
+    def __init__(
+        self,
+        cfg: Config,
+        memory: Memory,
+        source_name: str,
+        origin_epoch_s: float,
+        asr_name: str,
+        text_embed: Callable,
+        face_space: str,
+        face_metric: str,
+        face_threshold: float,
+        emit: Callable[..., None],
+    ) -> None:
+        self.cfg = cfg
+        self.memory = memory
+        self.source_name = source_name
+        self.origin = origin_epoch_s
+        self.asr_name = asr_name
+        self.text_embed = text_embed
+        self.voice_model = cfg.models.voice
+        self.face_model = face_space
+        self._face = (face_metric, face_threshold)
+        self._emit = emit
+        self.required = cfg.privacy.consent == "required"
+        self.assigner: SpeakerAssigner | None = None
+        self.names: dict[int, str] = {}
+        self.consented: set[int] = set()
+        self.session: tuple[int, float] | None = None  # (id, end time) of the open session
+        self.previous: int | None = None
+        self.people_seen: set[int] = set()
+        self.new_people = 0
+        self.utterances = 0
+        self._transient = 0
+
+    def load(self) -> None:
+        """Identity keys and names from the store (in consent mode, after dropping non-consenting keys)."""
+        if self.required:
+            dropped = self.memory.enforce_consent()
+            if dropped:
+                _LOGGER.info("consent mode: removed %d keys and media files of people without consent", dropped)
+            self.consented = self.memory.consented()
+        self.names = {p.id: p.name for p in self.memory.people()}
+        self.assigner = SpeakerAssigner(
+            self.cfg.identity,
+            self.memory.voice_keys(self.voice_model),
+            self.memory.face_keys(self.face_model),
+            *self._face,
+        )
+
+    def _keeps(self, pid: int | None) -> bool:
+        """Whether this speaker's identity (keys, media, the link to their words) may be stored."""
+        return pid is not None and pid > 0 and (not self.required or pid in self.consented)
+
+    def _new_keys(self, decision: Decision, utt: Utterance) -> list[tuple[str, np.ndarray, float]]:
+        """(kind, embedding, quality) of the identity keys this utterance adds to its speaker."""
+        assert self.assigner is not None
+        if decision.by not in ("new", "voice") or utt.voice_embedding is None:
+            return []
+        pid, keys = decision.person_id, []
+        duration = utt.t_end_s - utt.t_start_s
+        long_sample = duration >= 2 * self.cfg.identity.min_voice_s
+        if decision.by == "new" or (long_sample and self.assigner.voice_is_new_key(pid, utt.voice_embedding)):
+            keys.append(("voice", utt.voice_embedding, duration))
+        if utt.face is not None and self.assigner.face_is_new_key(pid, utt.face.embedding):
+            keys.append(("face", utt.face.embedding, float(utt.face.box[2])))
+        return keys
+
+    def _start_session(self) -> None:
+        """Transient identities last one session."""
+        assert self.assigner is not None
+        for pid in [p for p in self.assigner.voice_keys if p < 0]:
+            self.assigner.voice_keys.pop(pid, None)
+            self.assigner.face_keys.pop(pid, None)
+        self.previous = None
+
+    def write(self, utt: Utterance) -> None:
+        assert self.assigner is not None
+        t0, t1 = self.origin + utt.t_start_s, self.origin + utt.t_end_s
+        embedding = self.text_embed([utt.text])[0]
+        new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
+        if new_session:
+            self._start_session()
+        decision = self.assigner.decide(utt, self.previous)
+        keys = self._new_keys(decision, utt)
+        cap = self.cfg.identity.max_keys
+        with self.memory.batch():
+            session = self.memory.start_session(self.source_name, t0) if new_session else self.session[0]
+            person = None
+            if decision.by == "new" and not self.required:
+                person = self.memory.add_person()
+                pid = person.id
+            elif decision.by == "new":
+                self._transient += 1
+                pid = -self._transient
+            else:
+                pid = decision.person_id
+            keeps = self._keeps(pid)
+            uid = self.memory.add_utterance(
+                NewUtterance(
+                    session,
+                    pid if keeps else None,
+                    utt.text,
+                    t0,
+                    t1,
+                    utt.asr_confidence,
+                    self.asr_name,
+                    utt.face is not None,
+                    embedding,
+                )
+            )
+            if keeps:
+                for kind, key, quality in keys:
+                    model = self.voice_model if kind == "voice" else self.face_model
+                    self.memory.add_key(kind, pid, key, quality, cap, model, uid)
+                self._keep_media(utt, uid, pid, session, t0, t1)
+        self._committed(utt, uid, session, t1, pid, person, keys, decision)
+
+    def _committed(
+        self, utt: Utterance, uid: int, session: int, t1: float, pid: int | None, person, keys, decision: Decision
+    ) -> None:
+        """The in-memory state follows the store only once the transaction committed."""
+        assert self.assigner is not None
+        self.session = (session, t1)
+        if pid is not None and pid < 0 and pid not in self.names:
+            self.names[pid] = f"guest_{-pid}"
+        if person is not None:
+            self.names[person.id] = person.name
+        if decision.by == "new":
+            self.new_people += 1
+            self._emit("person_new", utt.t_start_s, person=self.names[pid])
+        for kind, key, _ in keys:
+            self.assigner.remember(kind, pid, key, self.cfg.identity.max_keys)
+        if pid is not None:
+            self.people_seen.add(pid)
+            self.previous = pid
+        self.utterances += 1
+        self._emit(
+            "stored", utt.t_start_s, utterance=uid, person=self.names.get(pid), by=decision.by, kept=self._keeps(pid)
+        )
+
+    def _keep_media(self, utt: Utterance, uid: int, pid: int | None, session: int, t0: float, t1: float) -> None:
+        """The utterance's speech audio and face frame, encrypted, for as long as retention allows."""
+        retention = self.cfg.retention
+        if utt.audio is not None and (keep := retention.keep_s("audio")) > 0:
+            self.memory.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
+        if utt.frame_jpeg is not None and (keep := retention.keep_s("frame")) > 0:
+            self.memory.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
