@@ -46,3 +46,10 @@ class DeviceError(AppError):
 
     code = "device"
     exit_code = 7
+
+
+class DiskFullError(StoreError):
+    """The disk (or the file-size limit) is full: recording stops, nothing committed is lost."""
+
+    code = "disk_full"
+    exit_code = 8

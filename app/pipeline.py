@@ -19,7 +19,7 @@ import numpy as np
 
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
-from app.errors import AppError
+from app.errors import AppError, DiskFullError
 from app.events import AudioChunk, Face, FaceObservation, PipelineEvent, SpeechSegment, Utterance, VideoFrame
 from app.perception import Perception
 from app.store.memory import Memory
@@ -42,10 +42,12 @@ class RunSummary:
     people: int = 0  # distinct people heard in this run
     new_people: int = 0
     skipped: int = 0  # segments or utterances dropped after a failure (each logged)
+    unstored: int = 0  # utterances heard after the disk filled up, which could not be kept
     frames_analysed: int = 0
     frames_dropped: int = 0
     wall_s: float = 0.0
     errors: list[str] = field(default_factory=list)
+    exit_code: int = 0  # the CLI's exit status: 0, or the code of the first error
 
     @property
     def rtf(self) -> float:
@@ -61,6 +63,7 @@ class RunSummary:
             "people": self.people,
             "new_people": self.new_people,
             "skipped": self.skipped,
+            "unstored": self.unstored,
             "frames_analysed": self.frames_analysed,
             "frames_dropped": self.frames_dropped,
             "wall_s": round(self.wall_s, 2),
@@ -142,6 +145,7 @@ class Recorder:
         self._utterance_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
         self._faces = FaceTimeline()
         self._stored_all = asyncio.Event()
+        self._full = False  # the disk filled up: nothing more can be stored
         faces = models.faces
         self.writer = UtteranceWriter(
             cfg,
@@ -201,7 +205,7 @@ class Recorder:
                     self._video_q.put_nowait(item)
         except AppError as e:  # reported in the run summary; everything before it is still processed
             _LOGGER.info("capture ended: %s", e)
-            self.summary.errors.append(str(e))
+            self._fail(e)
             self._emit("error", self.summary.duration_s, stage="capture", message=str(e))
         finally:
             await self._audio_q.put(_END)
@@ -303,16 +307,28 @@ class Recorder:
             if seen is not None:
                 utt = dataclasses.replace(utt, face=seen[0], frame_jpeg=seen[1].jpeg)
             self._faces.prune(utt.t_start_s - 10.0)
+            if self._full:
+                self.summary.unstored += 1
+                continue
             try:
                 await self._in("store", self._write, utt)
+            except DiskFullError as e:  # stop recording; what was committed is intact
+                self._full = True
+                self.summary.unstored += 1
+                self._fail(e)
+                _LOGGER.info("%s; recording stopped", e)
+                self.source.stop()
             except AppError as e:
-                _LOGGER.error("%s", e)
-                self.summary.errors.append(str(e))
+                self._fail(e)
                 raise
             except Exception:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
                 self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
+
+    def _fail(self, err: AppError) -> None:
+        self.summary.errors.append(str(err))
+        self.summary.exit_code = self.summary.exit_code or err.exit_code
 
     async def _retention(self) -> None:
         """Sweep expired and over-budget raw media now and every retention.sweep_s until the run ends."""

@@ -57,8 +57,10 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
             f"people            {out['people']} ({out['new_people']} new)",
             f"wall time         {out['wall_s']:.1f} s, real-time factor {out['real_time_factor']:.2f}",
         ]
+        if out["unstored"]:
+            lines.append(f"not stored        {out['unstored']} utterances heard after the disk filled up")
         if out["skipped"]:
             lines.append(f"skipped           {out['skipped']} segments after failures (see the log)")
         lines += [f"error             {e}" for e in out["errors"]]
         sys.stdout.write("\n".join(lines) + "\n")
-    return 4 if summary.errors else 0
+    return summary.exit_code

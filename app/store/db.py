@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from app.config import StoreConfig
-from app.errors import StoreError, StoreKeyError
+from app.errors import DiskFullError, StoreError, StoreKeyError
 from app.store.keys import SALT_BYTES, Secret, derive_key
 
 _LOGGER = logging.getLogger(__name__)
@@ -112,7 +112,21 @@ def transaction(con) -> Iterator[None]:
     con.execute("BEGIN IMMEDIATE")
     try:
         yield
-    except BaseException:
-        con.execute("ROLLBACK")
+        con.execute("COMMIT")
+    except BaseException as e:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        if _is_full(e):
+            raise DiskFullError(f"cannot write to the memory: {e} (is the disk full?)") from None
         raise
-    con.execute("COMMIT")
+
+
+def _is_full(err: BaseException) -> bool:
+    """SQLITE_FULL or SQLITE_IOERR (SQLite reports a write cut short by a file-size limit as an I/O error),
+    or the OS's ENOSPC / EFBIG / EDQUOT."""
+    import errno
+
+    if isinstance(err, OSError):
+        return err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+    text = str(err)
+    return type(err).__name__ == "OperationalError" and ("full" in text or "disk I/O error" in text)

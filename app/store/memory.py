@@ -98,6 +98,8 @@ class Memory:
         self._closed = True
         try:
             self.con.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except self.con.OperationalError as e:  # e.g. a full disk: the WAL stays and is replayed on open
+            _LOGGER.warning("could not checkpoint the memory on close (%s); it will be on the next open", e)
         finally:
             self.con.close()
 

@@ -6,11 +6,12 @@ authenticated with it, so a file renamed or swapped with another fails to open, 
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from pathlib import Path
 
-from app.errors import StoreError
+from app.errors import DiskFullError, StoreError
 
 MAGIC = b"LMM1"
 NONCE_BYTES = 12
@@ -48,6 +49,15 @@ class MediaVault:
 
     @staticmethod
     def _write(path: Path, blob: bytes) -> None:
+        try:
+            MediaVault._write_synced(path, blob)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+                raise DiskFullError(f"disk full: cannot write media to {path.parent} ({e.strerror})") from None
+            raise
+
+    @staticmethod
+    def _write_synced(path: Path, blob: bytes) -> None:
         tmp = path.with_name(path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
