@@ -136,6 +136,15 @@ class StoreConfig:
         256, "SQLCipher page cache (MiB); encrypted scans decrypt pages again without it", lo=2, hi=16384
     )
     kdf_log2_n: int = _opt(15, "scrypt cost: N = 2**this (memory = 128 * 8 * N bytes)", lo=10, hi=22)
+    ann_min_utterances: int = _opt(
+        50000,
+        "from this many utterances on, dense search uses the FAISS IVF-SQ8 "
+        "index with exact re-scoring instead of an exact scan",
+        lo=100,
+        hi=10**9,
+    )
+    ann_nprobe: int = _opt(128, "inverted lists the IVF index probes per query", lo=1, hi=65536)
+    ann_rescore: int = _opt(5, "IVF candidates re-scored exactly per result wanted", lo=1, hi=100)
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,7 @@ def render(report: dict) -> str:
                 f"{db['utterances']} utterances; key from {db['key_source']}"
             )
             lines.append(f"   raw media: {db['media_files']} files, {db['media_bytes'] / 1e6:.1f} MB")
+            lines.append(f"   dense search: {db['dense_index']}")
     ret = report["retention"]
     lines.append(
         f"   retention: speech audio {ret['audio_hours']:g} h, face frames {ret['frame_hours']:g} h, budget "

@@ -67,3 +67,16 @@ def test_bench_pipeline_reports_every_stage(capsys):
     ):
         assert report[key] > 0, key
     assert report["demo"]["utterances"] == 12 and report["demo"]["real_time_factor"] > 0
+
+
+def test_bench_store_reports_every_representation(capsys):
+    need_models("minilm-l6-int8")
+    pytest.importorskip("faiss")
+    assert main(["bench", "store", "--n", "3000", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["insert_per_s"] > 0 and report["db_bytes_per_1k"] > 0
+    (checkpoint,) = report["checkpoints"]
+    reps = checkpoint["representations"]
+    assert reps["float32 sqlite-vec (exact)"]["recall_at_10"] == 1.0  # the reference is exact
+    assert {"int8 sqlite-vec", "binary sqlite-vec + float32 rescoring", "IVF-SQ8 (FAISS, RAM)"} <= set(reps)
+    assert all(0.0 <= r["recall_at_10"] <= 1.0 and r["p95_ms"] >= r["p50_ms"] > 0 for r in reps.values())

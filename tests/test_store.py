@@ -150,3 +150,24 @@ def test_default_kdf_is_salted_and_deterministic():
     k1 = keys.derive_key(SECRET, b"0" * 16, 15)  # N = 2**15, r = 8: 32 MiB of memory
     assert k1 == keys.derive_key(SECRET, b"0" * 16, 15) and len(k1) == 32
     assert k1 != keys.derive_key(SECRET, b"1" * 16, 15)
+
+
+def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkeypatch):
+    from app.store import migrations
+    from app.store.db import connect
+
+    path = tmp_path / "memory.db"
+    monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:-1])  # a memory made by the previous release
+    con, _ = connect(path, SECRET, cfg.store, create=True)
+    assert version(con) == MIGRATIONS[-2][0]
+    con.execute("INSERT INTO sessions(id, source, t_start, t_end) VALUES (1, 'old', 0, 1)")
+    con.execute("INSERT INTO utterances(id, session_id, text, t_start, t_end, ingested_at, asr_confidence, "
+                "asr_model) VALUES (7, 1, 'written before the upgrade', 0, 1, 0, 0.9, 'old')")
+    con.execute("INSERT INTO utterances_vec(rowid, embedding) VALUES (7, ?)", (_unit(7).tobytes(),))
+    con.close()
+    monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+    with Memory.open(path, SECRET, cfg.store) as memory:
+        assert version(memory.con) == MIGRATIONS[-1][0]
+        assert memory.utterances([7])[7].text == "written before the upgrade"
+        assert memory.bm25_search('"upgrade"', 1)[0][0] == 7
+        assert np.array_equal(memory.vectors([7])[7], _unit(7))  # carried into the new vector table

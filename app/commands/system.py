@@ -14,8 +14,9 @@ def register(add) -> None:
     p.add_argument("--json", action="store_true")
     p = add("config", "print the settings in effect as YAML", cmd_config)
     p.add_argument("--defaults", action="store_true", help="print the built-in defaults (the shipped config.yaml)")
-    p = add("bench", "measure speed", cmd_bench)
-    p.add_argument("what", choices=("pipeline",))
+    p = add("bench", "measure speed: the recorder's stages, or the store at scale", cmd_bench)
+    p.add_argument("what", choices=("pipeline", "store"))
+    p.add_argument("--n", type=int, default=100_000, help="store: utterances to insert (10k/100k/1M checkpoints)")
     p.add_argument("--json", action="store_true")
 
 
@@ -38,8 +39,13 @@ def cmd_config(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
-    from app.bench import bench_pipeline, render
+    if args.what == "store":
+        from app.bench_store import bench_store, render
 
-    result = bench_pipeline(cfg)
+        result = bench_store(cfg, args.n)
+    else:
+        from app.bench import bench_pipeline, render
+
+        result = bench_pipeline(cfg)
     print_json(result) if args.json else sys.stdout.write(render(result))
     return 0

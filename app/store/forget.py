@@ -59,10 +59,12 @@ def _drop_empty_sessions(memory: Memory) -> None:
 
 
 def scrub(memory: Memory) -> None:
-    """Make deletions final: merge the FTS index, unlink media files, truncate the WAL."""
+    """Make deletions final: merge the FTS index, unlink media files, rewrite the saved vector index without
+    the deleted rows, truncate the WAL."""
     con = memory.con
     con.execute("INSERT INTO utterances_fts(utterances_fts) VALUES ('optimize')")
     memory.empty_trash()
+    memory.dense.rewrite_file()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
@@ -89,7 +91,7 @@ def _redact_name(memory: Memory, name: str, embed: Callable[[list[str]], np.ndar
         vectors = embed(texts)
         for (uid, _), text, vec in zip(rows, texts, vectors, strict=True):
             con.execute("UPDATE utterances SET text = ? WHERE id = ?", (text, uid))
-            con.execute("UPDATE utterances_vec SET embedding = ? WHERE rowid = ?", (_blob(vec), uid))
+            memory.set_vector(uid, vec)
     con.execute("DELETE FROM facts WHERE value LIKE ? OR key LIKE ?", (f"%{name}%", f"%{name}%"))
     con.execute("DELETE FROM summaries WHERE text LIKE ?", (f"%{name}%",))
     return len(rows)

@@ -8,7 +8,7 @@ from pathlib import Path
 from app.config import StoreConfig
 from app.store.db import kdf_cost
 from app.store.keys import SALT_BYTES, Secret, derive_key
-from app.store.memory import MEDIA_DIR, Memory
+from app.store.memory import INDEX_DIR, MEDIA_DIR, Memory
 from app.store.vault import MediaVault, media_key
 
 REKEY_SUFFIX = ".rekey"
@@ -30,6 +30,9 @@ def rekey(memory: Memory, new: Secret, cfg: StoreConfig) -> int:
     memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
     memory.vault = target
     finish_rekey(memory)
+    memory.dense.drop_file()  # sealed under the old key; rebuilt (and sealed anew) when next needed
+    memory.dense.vault = MediaVault(memory.dense.vault.folder, media_key(key))
+    memory.dense.unsaved += 1
     return len(names)
 
 
@@ -49,8 +52,8 @@ def purge(db_path: Path) -> list[Path]:
     for path in sorted(db_path.parent.glob(db_path.name + "*")):
         path.unlink()
         gone.append(path)
-    media = db_path.parent / MEDIA_DIR
-    if media.exists():
-        shutil.rmtree(media)
-        gone.append(media)
+    for folder in (db_path.parent / MEDIA_DIR, db_path.parent / INDEX_DIR):
+        if folder.exists():
+            shutil.rmtree(folder)
+            gone.append(folder)
     return gone

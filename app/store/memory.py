@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from app.store.db import connect, transaction
 from app.store.keys import Secret
 from app.store.migrations import version
 from app.store.vault import MediaVault, media_key
+from app.store.vector_index import DenseIndex
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,29 +70,45 @@ class MediaRow:
 
 
 MEDIA_DIR = "media"
+INDEX_DIR = "index"
 
 
 class Memory:
     """One connection to the encrypted memory and its media folder. One Memory per process, one thread."""
 
-    def __init__(self, con, path: Path, key: bytes) -> None:
+    def __init__(self, con, path: Path, key: bytes, cfg: StoreConfig | None = None) -> None:
         self.con = con
         self.path = path
         self.vault = MediaVault(path.parent / MEDIA_DIR, media_key(key))
+        self.dense = DenseIndex(self, cfg or StoreConfig(), MediaVault(path.parent / INDEX_DIR, media_key(key)))
         self._closed = False
+        self._after_commit: list = []
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
         con, key = connect(path, secret, cfg, create=create)
-        memory = cls(con, path, key)
+        memory = cls(con, path, key, cfg)
         from app.store.lifecycle import finish_rekey
 
         finish_rekey(memory)  # a rekey cut short by a crash is completed (or its stale files removed)
         return memory
 
-    def batch(self):
-        """One transaction around several writes: all of them are kept, or none."""
-        return transaction(self.con)
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction around several writes: all of them are kept, or none. What must follow a commit
+        (the in-RAM vector index) runs once the outermost batch has committed."""
+        if self.con.in_transaction:
+            yield
+            return
+        try:
+            with transaction(self.con):
+                yield
+        except BaseException:
+            self._after_commit.clear()
+            raise
+        hooks, self._after_commit = self._after_commit, []
+        for hook in hooks:
+            hook()
 
     def close(self) -> None:
         """Checkpoint and close; closing twice is harmless."""
@@ -97,6 +116,7 @@ class Memory:
             return
         self._closed = True
         try:
+            self.dense.save()
             self.con.execute("PRAGMA wal_checkpoint(PASSIVE)")
         except self.con.OperationalError as e:  # e.g. a full disk: the WAL stays and is replayed on open
             _LOGGER.warning("could not checkpoint the memory on close (%s); it will be on the next open", e)
@@ -177,7 +197,7 @@ class Memory:
 
     def add_utterance(self, u: NewUtterance) -> int:
         """Store one utterance with its FTS and vector index entries, in one transaction."""
-        with transaction(self.con):
+        with self.batch():
             cur = self.con.execute(
                 "INSERT INTO utterances(session_id, person_id, text, t_start, t_end, ingested_at, "
                 "asr_confidence, asr_model, face_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -195,7 +215,9 @@ class Memory:
             )
             uid = int(cur.lastrowid)
             self.con.execute("INSERT INTO utterances_vec(rowid, embedding) VALUES (?, ?)", (uid, _blob(u.embedding)))
+            self.con.execute("INSERT INTO utterance_vectors(id, embedding) VALUES (?, ?)", (uid, _blob(u.embedding)))
             self.con.execute("UPDATE sessions SET t_end = max(t_end, ?) WHERE id = ?", (u.t_end, u.session_id))
+            self._after_commit.append(lambda: self.dense.added(uid, u.embedding))
         return uid
 
     def utterances(self, ids: list[int]) -> dict[int, StoredUtterance]:
@@ -368,12 +390,41 @@ class Memory:
 
     # search primitives
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(utterance id, cosine distance) of the k nearest utterances."""
+        """(utterance id, cosine distance) of the k nearest utterances (exact, or IVF + exact re-scoring)."""
+        return self.dense.search(query, k)
+
+    def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
+        lookup = "SELECT id, embedding FROM utterance_vectors WHERE id = ?"
+        out = {}
+        for uid in ids:
+            row = self.con.execute(lookup, (int(uid),)).fetchone()
+            if row is not None:
+                out[int(row[0])] = np.frombuffer(row[1], np.float32)
+        return out
+
+    def set_vector(self, uid: int, vector: np.ndarray) -> None:
+        """Replace an utterance's vector (after its text changed), noting it for the approximate index."""
+        self.con.execute("UPDATE utterances_vec SET embedding = ? WHERE rowid = ?", (_blob(vector), uid))
+        self.con.execute("UPDATE utterance_vectors SET embedding = ? WHERE id = ?", (_blob(vector), uid))
+        self.con.execute("INSERT OR IGNORE INTO vec_dirty(id) VALUES (?)", (uid,))
+
+    def dense_search_exact(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Exact KNN in sqlite-vec (a scan of every float32 vector)."""
         rows = self.con.execute(
             "SELECT rowid, distance FROM utterances_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance",
             (_blob(query), k),
         )
         return [(int(r), float(d)) for r, d in rows]
+
+    def rescore(self, query: np.ndarray, candidates: list[int], k: int) -> list[int]:
+        """The k of `candidates` nearest to `query` by their exact float32 vectors."""
+        vectors = self.vectors(candidates)
+        if not vectors:
+            return []
+        ids = np.array(list(vectors), np.int64)
+        order = np.argsort(-(np.stack(list(vectors.values())) @ query), kind="stable")[:k]
+        return ids[order].tolist()
 
     def bm25_search(self, fts_query: str, k: int) -> list[tuple[int, float]]:
         """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression."""
@@ -398,5 +449,6 @@ class Memory:
             "face_keys": int(one("SELECT count(*) FROM face_keys").fetchone()[0]),
             "media_files": int(one("SELECT count(*) FROM media").fetchone()[0]),
             "media_bytes": int(one("SELECT coalesce(sum(bytes), 0) FROM media").fetchone()[0]),
+            "dense_index": self.dense.describe(),
             "size_bytes": sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")),
         }

@@ -210,11 +210,41 @@ def _m004_key_provenance(con) -> None:
     )
 
 
+def _m005_vector_changes(con) -> None:
+    """Utterances whose vector was deleted or replaced since the approximate index was last saved."""
+    _script(
+        con,
+        """
+    CREATE TABLE vec_dirty(id INTEGER PRIMARY KEY);
+    CREATE TRIGGER utterances_ad_dirty AFTER DELETE ON utterances BEGIN
+        INSERT OR IGNORE INTO vec_dirty(id) VALUES (old.id);
+    END;
+    """,
+    )
+
+
+def _m006_vector_rows(con) -> None:
+    """The float32 vectors again, one row per utterance, for point lookups: reading one vector out of a
+    sqlite-vec chunk walks its overflow pages (75 ms for 50 at 1M rows); a B-tree row costs a few pages."""
+    _script(
+        con,
+        """
+    CREATE TABLE utterance_vectors(
+        id INTEGER PRIMARY KEY REFERENCES utterances(id) ON DELETE CASCADE,
+        embedding BLOB NOT NULL           -- float32, the same vector as in utterances_vec
+    );
+    INSERT INTO utterance_vectors(id, embedding) SELECT rowid, embedding FROM utterances_vec;
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
     (3, "consent, raw media, facts, relations, summaries with provenance", _m003_memory_and_provenance),
     (4, "the utterance each identity key came from", _m004_key_provenance),
+    (5, "vector changes since the approximate index was saved", _m005_vector_changes),
+    (6, "float32 vectors by row for point lookups", _m006_vector_rows),
 ]
 
 

@@ -47,6 +47,11 @@ class MediaVault:
         self._write(self.folder / name, blob)
         return name, len(blob)
 
+    def put_named(self, name: str, data: bytes) -> None:
+        """Encrypt `data` to the file `name`, replacing it atomically."""
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._write(self.folder / name, self._seal(name, data))
+
     @staticmethod
     def _write(path: Path, blob: bytes) -> None:
         try:

@@ -1,0 +1,229 @@
+"""An approximate index for dense search at scale: FAISS IVF with 8-bit scalar quantization, in RAM.
+
+Its candidates are re-scored exactly against the float32 vectors in the encrypted store, which recovers the
+recall the 8-bit codes lose (see `python -m app bench store`). Unit vectors: inner product = cosine.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+
+import numpy as np
+
+from app.errors import StoreError
+
+_LOGGER = logging.getLogger(__name__)
+DIM = 384
+NPROBE = 64
+TRAIN_PER_LIST = 30  # k-means training sample: this many vectors per inverted list
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError as e:
+        raise StoreError("faiss-cpu is not installed: pip install faiss-cpu") from e
+    return faiss
+
+
+class IvfIndex:
+    def __init__(self, index) -> None:
+        self._index = index
+
+    @classmethod
+    def train(cls, sample: np.ndarray, nlist: int, nprobe: int = NPROBE) -> IvfIndex:
+        """An empty index whose coarse quantizer (nlist lists) and 8-bit ranges are learned from `sample`."""
+        faiss = _faiss()
+        index = faiss.IndexIVFScalarQuantizer(
+            faiss.IndexFlatIP(DIM), DIM, nlist, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+        )
+        index.cp.min_points_per_centroid = TRAIN_PER_LIST // 2  # our sample size is deliberate: no warning
+        index.train(np.ascontiguousarray(sample, dtype=np.float32))
+        index.nprobe = min(nprobe, nlist)
+        return cls(index)
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, ids: np.ndarray, nprobe: int = NPROBE, seed: int = 0) -> IvfIndex:
+        """Train on a sample, then add every vector under its utterance id."""
+        n = len(vectors)
+        nlist = max(8, min(int(4 * math.sqrt(n)), n // TRAIN_PER_LIST))
+        rng = np.random.default_rng(seed)
+        index = cls.train(vectors[rng.choice(n, min(n, TRAIN_PER_LIST * nlist * 2), replace=False)], nlist, nprobe)
+        index.add(vectors, ids)
+        return index
+
+    @property
+    def size(self) -> int:
+        return int(self._index.ntotal)
+
+    @property
+    def nbytes(self) -> int:
+        """RAM held by the codes and ids (the centroids add nlist x 1.5 kB)."""
+        return self.size * (self._index.code_size + 8) + self._index.nlist * DIM * 4
+
+    @property
+    def nprobe(self) -> int:
+        return int(self._index.nprobe)
+
+    @nprobe.setter
+    def nprobe(self, value: int) -> None:
+        self._index.nprobe = max(1, min(value, self._index.nlist))
+
+    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, approximate cosine similarities), best first; fewer than k when the index is small."""
+        scores, ids = self._index.search(np.ascontiguousarray(query[None, :], dtype=np.float32), k)
+        keep = ids[0] >= 0
+        return ids[0][keep], scores[0][keep]
+
+    def add(self, vectors: np.ndarray, ids: np.ndarray) -> None:
+        self._index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), np.asarray(ids, np.int64))
+
+    def remove(self, ids: list[int]) -> int:
+        return int(self._index.remove_ids(np.asarray(ids, np.int64)))
+
+    def to_bytes(self) -> bytes:
+        return _faiss().serialize_index(self._index).tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> IvfIndex:
+        return cls(_faiss().deserialize_index(np.frombuffer(data, np.uint8)))
+
+
+class DenseIndex:
+    """Dense search for one Memory: exact (sqlite-vec) while small; past `ann_min_utterances` an IvfIndex,
+    loaded from its encrypted file (or built from the store), caught up with rows added since it was saved,
+    and cleared of rows deleted or re-embedded since (the `vec_dirty` table). Results are re-scored exactly."""
+
+    FILE = "dense.ivf"
+
+    def __init__(self, memory, cfg, vault) -> None:
+        self.memory = memory
+        self.cfg = cfg
+        self.vault = vault  # the index file is sealed like media: AES-GCM under the media key
+        self.ivf: IvfIndex | None = None
+        self.max_id = 0  # every utterance up to this id is in `ivf` (unless dirty)
+        self.unsaved = 0
+        self.loaded_from_file = False
+        self._applied: set[int] = set()  # vec_dirty ids already applied to `ivf`, cleared from the table on save
+
+    # ------------------------------------------------------------ search
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        if self.ivf is None:
+            count = self.memory.con.execute("SELECT count(*) FROM utterances").fetchone()[0]
+            if count < self.cfg.ann_min_utterances:
+                return self.memory.dense_search_exact(query, k)
+            self._load_or_build()
+        self._catch_up()
+        assert self.ivf is not None
+        candidates = self.ivf.search(query, k * self.cfg.ann_rescore)[0].tolist()
+        best = self.memory.rescore(query, candidates, k)
+        vectors = self.memory.vectors(best)
+        return [(uid, float(1.0 - vectors[uid] @ query)) for uid in best]
+
+    def added(self, uid: int, vector: np.ndarray) -> None:
+        """A committed utterance (called after its transaction)."""
+        if self.ivf is not None and uid > self.max_id:
+            self.ivf.add(vector[None, :], np.array([uid]))
+            self.max_id = uid
+            self.unsaved += 1
+
+    # ------------------------------------------------------------ keeping it current
+    def _catch_up(self) -> None:
+        """Apply deletions and re-embeddings (vec_dirty) and rows another process added since."""
+        assert self.ivf is not None
+        con = self.memory.con
+        dirty = [r[0] for r in con.execute("SELECT id FROM vec_dirty") if r[0] not in self._applied]
+        newer = [r[0] for r in con.execute("SELECT id FROM utterances WHERE id > ? ORDER BY id", (self.max_id,))]
+        if not dirty and not newer:
+            return
+        if dirty:
+            self.ivf.remove(dirty)
+        changed = sorted(set(dirty) | set(newer))
+        vectors = self.memory.vectors(changed)  # deleted rows have none
+        if vectors:
+            ids = np.array(sorted(vectors), np.int64)
+            self.ivf.add(np.stack([vectors[i] for i in ids]), ids)
+        self.max_id = max([self.max_id, *newer])
+        self.unsaved += len(changed)
+        self._applied.update(dirty)
+
+    def _load_or_build(self) -> None:
+        from app.errors import StoreError
+
+        try:
+            data = self.vault.get(self.FILE) if (self.vault.folder / self.FILE).exists() else None
+        except StoreError as e:  # derived data: a damaged index is rebuilt, never trusted
+            _LOGGER.warning("the vector index file is unusable (%s); rebuilding it", e)
+            data = None
+        if data is not None:
+            header, _, body = data.partition(b"\n")
+            self.max_id = int(json.loads(header)["max_id"])
+            self.ivf = IvfIndex.from_bytes(body)
+            self.loaded_from_file = True
+        else:
+            self._build()
+        self.ivf.nprobe = self.cfg.ann_nprobe
+
+    def _build(self) -> None:
+        """Train on a sample of the stored vectors, then stream all of them in."""
+        con = self.memory.con
+        ids = np.array([r[0] for r in con.execute("SELECT id FROM utterances ORDER BY id")], np.int64)
+        started = time.monotonic()
+        nlist = max(8, min(int(4 * math.sqrt(len(ids))), len(ids) // TRAIN_PER_LIST))
+        rng = np.random.default_rng(0)
+        sample_ids = sorted(rng.choice(ids, min(len(ids), TRAIN_PER_LIST * nlist * 2), replace=False).tolist())
+        sample = self.memory.vectors(sample_ids)
+        self.ivf = IvfIndex.train(np.stack([sample[i] for i in sample_ids]), nlist)
+        batch: list[tuple[int, bytes]] = []
+        for row in con.execute("SELECT id, embedding FROM utterance_vectors"):
+            batch.append(row)
+            if len(batch) == 50_000:
+                self._add_rows(batch)
+                batch = []
+        self._add_rows(batch)
+        self.max_id = int(ids.max()) if len(ids) else 0
+        con.execute("DELETE FROM vec_dirty")
+        self.unsaved = self.ivf.size
+        _LOGGER.info("built the vector index over %d utterances in %.1f s", self.ivf.size, time.monotonic() - started)
+
+    def _add_rows(self, rows: list[tuple[int, bytes]]) -> None:
+        if rows and self.ivf is not None:
+            vectors = np.frombuffer(b"".join(r[1] for r in rows), np.float32).reshape(len(rows), -1)
+            self.ivf.add(vectors, np.array([r[0] for r in rows], np.int64))
+
+    # ------------------------------------------------------------ persistence
+    def save(self) -> None:
+        """Write the index (sealed) and forget the changes it now includes; no-op when nothing changed."""
+        if self.ivf is None:
+            return
+        self._catch_up()
+        if not self.unsaved and (self.vault.folder / self.FILE).exists():
+            return
+        header = json.dumps({"max_id": self.max_id, "size": self.ivf.size}).encode()
+        self.vault.put_named(self.FILE, header + b"\n" + self.ivf.to_bytes())
+        if self._applied:
+            self.memory.con.executemany("DELETE FROM vec_dirty WHERE id = ?", [(i,) for i in self._applied])
+            self._applied.clear()
+        self.unsaved = 0
+
+    def describe(self) -> str:
+        """How dense search runs now, for `doctor`."""
+        path = self.vault.folder / self.FILE
+        count = self.memory.con.execute("SELECT count(*) FROM utterances").fetchone()[0]
+        if count < self.cfg.ann_min_utterances:
+            return f"exact (sqlite-vec) below {self.cfg.ann_min_utterances} utterances"
+        saved = f"saved {path.stat().st_size / 1e6:.0f} MB" if path.exists() else "built on first search"
+        return f"FAISS IVF-SQ8 + exact re-scoring, nprobe {self.cfg.ann_nprobe} ({saved})"
+
+    def drop_file(self) -> None:
+        """Remove the saved index (after a rekey); it is rebuilt when next needed."""
+        self.vault.delete(self.FILE)
+
+    def rewrite_file(self) -> None:
+        """After a deletion: the saved index must not keep the codes of deleted rows."""
+        if self.ivf is None and (self.vault.folder / self.FILE).exists():
+            self._load_or_build()
+        self.save()

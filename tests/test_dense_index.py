@@ -1,0 +1,122 @@
+"""Dense search at scale: past a threshold, FAISS IVF-SQ8 with exact re-scoring, saved sealed beside the
+database, caught up across processes, and never returning (or keeping on disk) what was deleted."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from app.store.forget import forget_session
+from app.store.keys import Secret
+from app.store.lifecycle import rekey
+from app.store.memory import Memory, NewUtterance
+from app.store.vector_index import DenseIndex
+
+pytest.importorskip("faiss")
+SECRET = Secret(b"dense index test", "test")
+
+
+def _vectors(n: int, seed: int = 0) -> np.ndarray:
+    """Clustered unit vectors (40 topics), like sentence embeddings of a lifelog."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((40, 384)).astype(np.float32)
+    v = centres[rng.integers(0, 40, n)] + 0.6 * rng.standard_normal((n, 384)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def store(tmp_path, cfg):
+    small = replace(cfg.store, ann_min_utterances=500, ann_nprobe=16)
+    return tmp_path / "memory.db", small
+
+
+def _fill(memory: Memory, vectors: np.ndarray, session: int | None = None) -> list[int]:
+    session = session or memory.start_session("test", 0.0)
+    with memory.batch():
+        return [
+            memory.add_utterance(NewUtterance(session, None, f"utterance {i}", i, i + 1, 1.0, "t", False, v))
+            for i, v in enumerate(vectors)
+        ]
+
+
+def _exact(vectors: dict[int, np.ndarray], q: np.ndarray, k: int) -> list[int]:
+    ids = np.array(list(vectors))
+    return ids[np.argsort(-(np.stack(list(vectors.values())) @ q))[:k]].tolist()
+
+
+def test_small_memories_search_exactly(store):
+    path, cfg = store
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        ids = _fill(memory, _vectors(100))
+        hits = memory.dense_search(_vectors(1, seed=5)[0], 5)
+        assert memory.dense.ivf is None and len(hits) == 5 and set(u for u, _ in hits) <= set(ids)
+
+
+def test_large_memories_use_the_index_with_exact_rescoring(store):
+    path, cfg = store
+    X = _vectors(3000)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        ids = _fill(memory, X)
+        table = dict(zip(ids, X, strict=True))
+        recalls = []
+        for q in _vectors(30, seed=7):
+            got = memory.dense_search(q, 10)
+            want = _exact(table, q, 10)
+            recalls.append(len({u for u, _ in got} & set(want)) / 10)
+            exact_d = {u: 1 - table[u] @ q for u in want}
+            for u, d in got:  # distances are the exact ones, not the 8-bit approximations
+                assert abs(d - (1 - table[u] @ q)) < 1e-5
+            assert got[0][1] <= min(exact_d.values()) + 1e-5 or got[0][0] not in exact_d
+        assert memory.dense.ivf is not None and np.mean(recalls) >= 0.9
+    sealed = (path.parent / "index" / DenseIndex.FILE).read_bytes()
+    assert sealed.startswith(b"LMM1") and X[0].tobytes()[:32] not in sealed
+
+
+def test_the_saved_index_is_caught_up_across_processes(store):
+    path, cfg = store
+    X = _vectors(1200)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        _fill(memory, X[:1000])
+        memory.dense_search(X[0], 1)  # builds the index; saved on close
+    with Memory.open(path, SECRET, cfg) as reader, Memory.open(path, SECRET, cfg) as writer:
+        assert reader.dense_search(X[0], 1)[0][1] < 1e-5
+        assert reader.dense.loaded_from_file
+        new_ids = _fill(writer, X[1000:])  # another process adds rows after the reader loaded
+        hit = reader.dense_search(X[1100], 1)[0]
+        assert hit[0] == new_ids[100] and hit[1] < 1e-5
+
+
+def test_deleted_rows_never_come_back_nor_stay_on_disk(store):
+    path, cfg = store
+    X = _vectors(1200)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        keep = memory.start_session("keep", 0.0)
+        _fill(memory, X[:1000], keep)
+        doomed = memory.start_session("doomed", 0.0)
+        gone = _fill(memory, X[1000:], doomed)
+        memory.dense_search(X[0], 1)
+        forget_session(memory, doomed)
+        assert all(memory.dense_search(X[1000 + i], 5)[0][0] not in gone for i in range(0, 200, 20))
+    with Memory.open(path, SECRET, cfg) as memory:
+        memory.dense._load_or_build()
+        assert memory.dense.ivf.size == 1000  # the saved file was rewritten without them
+
+
+def test_a_damaged_index_file_is_rebuilt_and_rekey_drops_it(store, caplog):
+    path, cfg = store
+    X = _vectors(800)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        _fill(memory, X)
+        memory.dense_search(X[0], 1)
+    index_file = path.parent / "index" / DenseIndex.FILE
+    index_file.write_bytes(index_file.read_bytes()[:-100])
+    with Memory.open(path, SECRET, cfg) as memory:
+        assert memory.dense_search(X[3], 1)[0][1] < 1e-5
+        assert "rebuilding" in caplog.text and not memory.dense.loaded_from_file
+        rekey(memory, Secret(b"new", "test"), cfg)
+        assert not index_file.exists()
+    with Memory.open(path, Secret(b"new", "test"), cfg) as memory:
+        assert memory.dense_search(X[5], 1)[0][1] < 1e-5
+    assert index_file.exists()  # rebuilt and sealed under the new key
