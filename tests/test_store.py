@@ -161,8 +161,10 @@ def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkey
     con, _ = connect(path, SECRET, cfg.store, create=True)
     assert version(con) == MIGRATIONS[-2][0]
     con.execute("INSERT INTO sessions(id, source, t_start, t_end) VALUES (1, 'old', 0, 1)")
-    con.execute("INSERT INTO utterances(id, session_id, text, t_start, t_end, ingested_at, asr_confidence, "
-                "asr_model) VALUES (7, 1, 'written before the upgrade', 0, 1, 0, 0.9, 'old')")
+    con.execute(
+        "INSERT INTO utterances(id, session_id, text, t_start, t_end, ingested_at, asr_confidence, "
+        "asr_model) VALUES (7, 1, 'written before the upgrade', 0, 1, 0, 0.9, 'old')"
+    )
     con.execute("INSERT INTO utterances_vec(rowid, embedding) VALUES (7, ?)", (_unit(7).tobytes(),))
     con.close()
     monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
