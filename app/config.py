@@ -137,7 +137,7 @@ class StoreConfig:
     )
     kdf_log2_n: int = _opt(15, "scrypt cost: N = 2**this (memory = 128 * 8 * N bytes)", lo=10, hi=22)
     ann_min_utterances: int = _opt(
-        50000,
+        30000,
         "from this many utterances on, dense search uses the FAISS IVF-SQ8 "
         "index with exact re-scoring instead of an exact scan",
         lo=100,
