@@ -114,7 +114,7 @@ def _measure(memory: Memory, X: np.ndarray, Q: np.ndarray, slow_queries: int) ->
 
     def bit_rescored(q):
         cand = knn("bench.bench_bit", "vec_bit", 10 * K)(np.packbits(q > 0).astype(np.uint8))
-        return memory.rescore(q, cand, K)
+        return [u for u, _ in memory.rescore(q, cand, K)]
 
     t = time.perf_counter()
     ivf = IvfIndex.build(X, np.arange(1, n + 1))
@@ -134,7 +134,7 @@ def _measure(memory: Memory, X: np.ndarray, Q: np.ndarray, slow_queries: int) ->
     for nprobe in NPROBES:
         ivf.nprobe = nprobe
         out[f"IVF-SQ8 nprobe {ivf.nprobe} + float32 rescoring"] = _timed(
-            lambda q: memory.rescore(q, ivf.search(q, RESCORE * K)[0].tolist(), K), Q, truth
+            lambda q: [u for u, _ in memory.rescore(q, ivf.search(q, RESCORE * K)[0].tolist(), K)], Q, truth
         )
     out["IVF-SQ8 (FAISS, RAM)"]["ram_mb"] = round(ivf.nbytes / 1e6, 1)
     out["IVF-SQ8 (FAISS, RAM)"]["build_s"] = round(build_s, 1)

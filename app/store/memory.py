@@ -417,14 +417,15 @@ class Memory:
         )
         return [(int(r), float(d)) for r, d in rows]
 
-    def rescore(self, query: np.ndarray, candidates: list[int], k: int) -> list[int]:
-        """The k of `candidates` nearest to `query` by their exact float32 vectors."""
+    def rescore(self, query: np.ndarray, candidates: list[int], k: int) -> list[tuple[int, float]]:
+        """(id, exact cosine distance) of the k of `candidates` nearest to `query`, by their float32 vectors."""
         vectors = self.vectors(candidates)
         if not vectors:
             return []
         ids = np.array(list(vectors), np.int64)
-        order = np.argsort(-(np.stack(list(vectors.values())) @ query), kind="stable")[:k]
-        return ids[order].tolist()
+        similarity = np.stack(list(vectors.values())) @ query
+        order = np.argsort(-similarity, kind="stable")[:k]
+        return [(int(ids[i]), float(1.0 - similarity[i])) for i in order]
 
     def bm25_search(self, fts_query: str, k: int) -> list[tuple[int, float]]:
         """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression."""

@@ -119,9 +119,7 @@ class DenseIndex:
         self._catch_up()
         assert self.ivf is not None
         candidates = self.ivf.search(query, k * self.cfg.ann_rescore)[0].tolist()
-        best = self.memory.rescore(query, candidates, k)
-        vectors = self.memory.vectors(best)
-        return [(uid, float(1.0 - vectors[uid] @ query)) for uid in best]
+        return self.memory.rescore(query, candidates, k)
 
     def added(self, uid: int, vector: np.ndarray) -> None:
         """A committed utterance (called after its transaction)."""
