@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 VENV_PY = VENV / "bin" / "python"
 MODELS = ROOT / "models"
-APT_PACKAGES = ("flite", "libportaudio2")  # flite voices the demo and test speech; PortAudio for the mic
+# flite voices the demo and test speech; espeak-ng the s-norm seed cohort; PortAudio serves the microphone
+APT_PACKAGES = ("flite", "espeak-ng", "libportaudio2")
 TORCH = "torch==2.13.0"  # CPU build; install first so nothing pulls a CUDA build (export only)
 INSIGHTFACE = "insightface==2.1"  # for its sample group photo only, installed without dependencies
 STAMP = VENV / ".lifemem-install"
@@ -285,6 +286,24 @@ def prepare_resemblyzer() -> None:
         record_export(rel, pinned)
 
 
+def prepare_cohort() -> None:
+    """The seed impostor cohort for voice s-norm: synthetic voices through the device's own encoder."""
+    import numpy as np
+
+    from app.config import load_config
+    from app.identity.cohort import build_seed, seed_path
+    from app.perception import load_voice
+
+    path = seed_path(MODELS, "resemblyzer")
+    if path.is_file():
+        return
+    log("synthesising the s-norm seed cohort (espeak-ng and flite voices)")
+    cohort = build_seed(load_voice(load_config(overrides=[f"models.dir={MODELS}"])))
+    path.parent.mkdir(exist_ok=True)
+    np.save(path, cohort)
+    log(f"seed cohort: {len(cohort)} voice embeddings")
+
+
 def prepare_demo() -> None:
     from app.demo import build_demo
 
@@ -350,6 +369,7 @@ def prepare_models() -> None:
         prepare_copies()
         prepare_minilm()
         prepare_resemblyzer()
+        prepare_cohort()
         prepare_demo()
     prepare_optional()
     check_models()

@@ -1,0 +1,1 @@
+"""Evaluations on real data: faces, speakers, sessions (each `python -m app eval ...`)."""

@@ -1,0 +1,164 @@
+"""`eval speakers --data DIR [--data DIR ...]`: speaker verification (EER over all pairs) and identification
+(pass@1: each query against one key per speaker, as EgoMem's query/key protocol), without and with adaptive
+s-norm. Datasets: a LibriSpeech-style manifest (path, speaker_id) or FSDD (path, speaker; 8 kHz digits).
+
+FSDD's clips are single digits (~0.4 s), too short for any speaker embedding: keys join one repetition of all
+ten digits (~4 s), queries join five digits of another repetition (~2 s), like a short utterance in use.
+S-norm cohorts: the device's seed (synthetic voices, see app/identity/cohort.py), the other dataset's real
+speakers (what a device learns from the people it meets), and both together (what the device uses).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from app.config import Config
+from app.errors import MediaError
+from app.evaluation.metrics import eer, roc, save_roc_plot
+from app.identity.snorm import AdaptiveSNorm
+
+GAP = np.zeros(1600, np.float32)  # 0.1 s between joined clips
+
+
+def _manifest(data: Path) -> list[dict]:
+    path = data / "manifest.csv"
+    if not path.is_file():
+        raise MediaError(f"{path} not found: expected a speaker dataset with manifest.csv")
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def _units(data: Path) -> tuple[str, list[tuple[str, str, list[Path]]]]:
+    """(dataset name, [(role, speaker, clip paths)]); role is key or query."""
+    rows = _manifest(data)
+    if "digit" in rows[0]:  # FSDD
+        by = defaultdict(dict)
+        for r in rows:
+            by[(r["speaker"], int(r["repetition_index"]))][int(r["digit"])] = data / r["path"]
+        units = []
+        for (spk, rep), digits in sorted(by.items()):
+            clips = [digits[d] for d in sorted(digits)]
+            units += [("key", spk, clips)] if rep == 0 else [("query", spk, clips[:5]), ("query", spk, clips[5:])]
+        return "fsdd", units
+    by_spk = defaultdict(list)
+    for r in sorted(rows, key=lambda r: r["path"]):
+        by_spk[r["speaker_id"]].append(data / r["path"])
+    units = []
+    for spk, paths in by_spk.items():
+        units += [("key", spk, [paths[0]])] + [("query", spk, [p]) for p in paths[1:]]
+    return "librispeech", units
+
+
+def _embed(units, encode) -> np.ndarray:
+    from app.audio.media import read_audio
+
+    out = []
+    for _, _, clips in units:
+        parts = [x for c in clips for x in (read_audio(c), GAP)]
+        out.append(encode(np.concatenate(parts)))
+    return np.stack(out)
+
+
+def _pass_at_1(scores: np.ndarray, query_spk: list[str], key_spk: list[str]) -> float:
+    best = np.argmax(scores, axis=1)
+    return float(np.mean([key_spk[b] == q for b, q in zip(best, query_spk, strict=True)]))
+
+
+def _dataset(name, units, emb: np.ndarray, cohorts: dict[str, np.ndarray]) -> dict:
+    keys = [i for i, u in enumerate(units) if u[0] == "key"]
+    queries = [i for i, u in enumerate(units) if u[0] == "query"]
+    spk = [u[1] for u in units]
+    pairs = list(itertools.combinations(range(len(units)), 2))
+    labels = np.array([spk[i] == spk[j] for i, j in pairs])
+    raw_pairs = np.array([float(emb[i] @ emb[j]) for i, j in pairs])
+    eer_raw, thr_raw = eer(raw_pairs, labels)
+    out = {
+        "utterances": len(units),
+        "speakers": len(set(spk)),
+        "trials": len(pairs),
+        "queries": len(queries),
+        "eer": round(eer_raw, 4),
+        "threshold_cosine": round(thr_raw, 4),
+        "pass_at_1": round(
+            _pass_at_1(emb[queries] @ emb[keys].T, [spk[q] for q in queries], [spk[k] for k in keys]), 4
+        ),
+        "snorm": {},
+    }
+    curves = {"cosine": roc(raw_pairs, labels)}
+    for cname, cohort in cohorts.items():
+        norm = AdaptiveSNorm(cohort)
+        full = norm.scores(emb, emb)
+        sn_pairs = np.array([full[i, j] for i, j in pairs])
+        e, t = eer(sn_pairs, labels)
+        p1 = _pass_at_1(full[np.ix_(queries, keys)], [spk[q] for q in queries], [spk[k] for k in keys])
+        out["snorm"][cname] = {
+            "eer": round(e, 4),
+            "threshold": round(t, 3),
+            "pass_at_1": round(p1, 4),
+            "cohort": len(cohort),
+        }
+        curves[f"s-norm ({cname})"] = roc(sn_pairs, labels)
+    return out, curves
+
+
+def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None) -> dict:
+    from app.identity.cohort import load_seed
+    from app.perception import load_voice
+
+    encoder = load_voice(cfg)
+    seed = load_seed(cfg.models_dir, cfg.models.voice)
+    loaded = {}
+    for data in datasets:
+        name, units = _units(data)
+        loaded[name] = (units, _embed(units, encoder))
+    result: dict = {"datasets": {}}
+    for name, (units, emb) in loaded.items():
+        others = [e for n, (_, e) in loaded.items() if n != name]
+        cohorts = {"seed": seed}
+        if others:
+            cohorts["met people"] = np.concatenate(others)
+            cohorts["seed + met people"] = np.concatenate([seed, *others])
+        scores, curves = _dataset(name, units, emb, cohorts)
+        result["datasets"][name] = scores
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            scores["plot"] = save_roc_plot(
+                out_dir / f"speakers_{name}_roc.png", curves, f"speaker verification, {name}"
+            )
+    first = result["datasets"][next(iter(result["datasets"]))]
+    used = first["snorm"].get("seed + met people", first["snorm"]["seed"])
+    result.update(
+        {
+            "eer": first["eer"],
+            "pass_at_1": first["pass_at_1"],
+            "pass_at_1_snorm": used["pass_at_1"],
+            "eer_snorm": used["eer"],
+            "trials": first["trials"],
+        }
+    )
+    return result
+
+
+def render(r: dict) -> str:
+    lines = []
+    for name, d in r["datasets"].items():
+        lines.append(
+            f"{name}: {d['speakers']} speakers, {d['utterances']} utterances, {d['trials']} trials, "
+            f"{d['queries']} queries"
+        )
+        lines.append(
+            f"  {'cosine':28s} EER {d['eer']:.4f}  pass@1 {d['pass_at_1']:.4f}  (threshold {d['threshold_cosine']:.3f})"
+        )
+        for cname, s in d["snorm"].items():
+            lines.append(
+                f"  {'s-norm, ' + cname + ' cohort':28s} EER {s['eer']:.4f}  pass@1 {s['pass_at_1']:.4f}  "
+                f"(cohort {s['cohort']}, threshold {s['threshold']:.2f})"
+            )
+        if d.get("plot"):
+            lines.append(f"  ROC plot: {d['plot']}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""Who is there: voice score normalisation, its cohort, and (later) identity polling."""
