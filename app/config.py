@@ -123,9 +123,21 @@ class IdentityConfig:
 
 @dataclass(frozen=True)
 class SessionConfig:
-    """How the stream is split into conversation sessions."""
+    """How the stream is split into conversation sessions (app/identity/sessions.py)."""
 
-    gap_s: float = _opt(120.0, "silence that ends a session (s)", lo=1.0, hi=86400.0)
+    gap_s: float = _opt(60.0, "a silence this long ends a session (s)", lo=1.0, hi=86400.0)
+    change_gap_s: float = _opt(
+        1.5, "a shorter silence ends a session when the participants change completely across it (s)", lo=0.0, hi=3600.0
+    )
+    window_turns: int = _opt(
+        3, "turns looked at on each side of a silence to see whether the participants changed", lo=1, hi=20
+    )
+    min_speech_s: float = _opt(
+        3.0, "less speech than this, or none long enough to tell who spoke, is not a conversation (s)", lo=0.0, hi=600.0
+    )
+    same_voice: float = _opt(
+        0.82, "voices across a silence this similar (cosine) are the same participant", lo=0.0, hi=1.0
+    )
 
 
 @dataclass(frozen=True)

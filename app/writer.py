@@ -16,7 +16,7 @@ import numpy as np
 from app.audio.media import encode_wav
 from app.config import Config
 from app.events import Utterance
-from app.speakers import Decision, SpeakerAssigner
+from app.identity.speakers import Decision, SpeakerAssigner
 from app.store.memory import Memory, NewUtterance
 
 _LOGGER = logging.getLogger(__name__)
