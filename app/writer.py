@@ -16,6 +16,7 @@ import numpy as np
 from app.audio.media import encode_wav
 from app.config import Config
 from app.events import Utterance
+from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import Decision, SpeakerAssigner
 from app.store.memory import Memory, NewUtterance
 
@@ -51,6 +52,7 @@ class UtteranceWriter:
         self.names: dict[int, str] = {}
         self.consented: set[int] = set()
         self.session: tuple[int, float] | None = None  # (id, end time) of the open session
+        self.recent: list[tuple[int, Turn]] = []  # (utterance id, turn) of the open session's latest turns
         self.previous: int | None = None
         self.people_seen: set[int] = set()
         self.new_people = 0
@@ -139,6 +141,32 @@ class UtteranceWriter:
                     self.memory.add_key(kind, pid, key, quality, cap, model, uid)
                 self._keep_media(utt, uid, pid, session, t0, t1)
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
+        self._split_if_participants_changed(
+            Turn(
+                t0,
+                t1,
+                pid if decision.by != "previous" else None,
+                utt.voice_embedding if utt.t_end_s - utt.t_start_s >= 1.0 else None,
+            ),
+            uid,
+            new_session,
+        )
+
+    def _split_if_participants_changed(self, turn: Turn, uid: int, new_session: bool) -> None:
+        """A complete change of participants is known only `window` turns later: then the turns after the
+        boundary move to a session of their own."""
+        s = self.cfg.session
+        self.recent = [(uid, turn)] if new_session else [*self.recent, (uid, turn)][-2 * s.window_turns :]
+        k = len(self.recent) - s.window_turns
+        turns = [t for _, t in self.recent]
+        if k < 1 or not boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
+            return
+        moved = [u for u, _ in self.recent[k:]]
+        assert self.session is not None
+        new = self.memory.split_session(self.session[0], moved, self.source_name)
+        self.session = (new, self.session[1])
+        self.recent = self.recent[k:]
+        self._emit("session_split", turns[k].t_start - self.origin, session=new)
 
     def _committed(
         self, utt: Utterance, uid: int, session: int, t1: float, pid: int | None, person, keys, decision: Decision

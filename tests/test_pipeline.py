@@ -152,3 +152,25 @@ def test_no_raw_media_kept_when_retention_is_zero(cfg, perception, conversation,
     assert summary.utterances == 4
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
         assert memory.media() == [] and memory.vault.files() == []
+
+
+def test_new_participants_after_a_short_pause_make_a_new_session(cfg, perception, speech, tmp_path, capsys):
+    """Two conversations 3 s apart, between different people: the writer splits them once it has heard
+    enough of the second one."""
+    first = [("slt", "Did you water the plants on the balcony this morning?"),
+             ("rms", "Yes, and I moved the tomatoes into the sun as well."),
+             ("slt", "Thank you, they looked rather dry yesterday evening.")]
+    second = [("kal16", "Excuse me, is this the right platform for the train to Leeds?"),
+              ("awb", "It is, but the train is running about ten minutes late today."),
+              ("kal16", "Then I still have time to buy a coffee at the kiosk.")]
+    parts = [np.zeros(16000, np.float32)]
+    for i, (voice, text) in enumerate(first + second):
+        parts += [speech(text, voice), np.zeros(int((3.0 if i == len(first) - 1 else 0.8) * 16000), np.float32)]
+    path = tmp_path / "two.wav"
+    write_media(path, np.concatenate(parts))
+    events, summary = record(cfg, perception, path, tmp_path / "m.db")
+    assert summary.utterances == 6 and [e.kind for e in events].count("session_split") == 1
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
+        sessions = memory.sessions()
+    assert [(s["utterances"], len(s["people"])) for s in sessions] == [(3, 2), (3, 2)]
+    assert not set(sessions[0]["people"]) & set(sessions[1]["people"])

@@ -22,6 +22,8 @@ def register(add) -> None:
     p.add_argument("--json", action="store_true")
     p = add("people", "list the people the memory knows", cmd_people)
     p.add_argument("--json", action="store_true")
+    p = add("sessions", "list the conversation sessions with their people", cmd_sessions)
+    p.add_argument("--json", action="store_true")
     p = add("consent", "record whether a person consents to being remembered", cmd_consent)
     p.add_argument("name")
     p.add_argument("state", choices=CONSENT)
@@ -84,6 +86,21 @@ def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
     else:
         for p in people:
             sys.stdout.write(f"{p.id:4d}  {p.name:20s} {p.utterances} utterances\n")
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace, cfg: Config) -> int:
+    with open_memory(args, cfg) as memory:
+        sessions = memory.sessions()
+    rows = [{**s, "t_start": when(s["t_start"]), "t_end": when(s["t_end"])} for s in sessions]
+    if args.json:
+        print_json({"sessions": rows})
+    else:
+        for r in rows:
+            sys.stdout.write(
+                f"{r['id']:4d}  {r['t_start'][:19].replace('T', ' ')} – {r['t_end'][11:19]}  "
+                f"{r['utterances']:3d} utterances  {', '.join(r['people']) or 'nobody known'}\n"
+            )
     return 0
 
 

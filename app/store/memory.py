@@ -195,6 +195,46 @@ class Memory:
             )
         return int(cur.lastrowid)
 
+    def split_session(self, session_id: int, utterance_ids: list[int], source: str) -> int:
+        """Move these utterances (and their media) of a session into a new one; both spans are recomputed."""
+        marks = ",".join("?" * len(utterance_ids))
+        with transaction(self.con):
+            t0, t1 = self.con.execute(
+                f"SELECT min(t_start), max(t_end) FROM utterances WHERE id IN ({marks})", utterance_ids
+            ).fetchone()
+            new = int(
+                self.con.execute(
+                    "INSERT INTO sessions(source, t_start, t_end) VALUES (?, ?, ?)", (source, t0, t1)
+                ).lastrowid
+            )
+            self.con.execute(f"UPDATE utterances SET session_id = ? WHERE id IN ({marks})", [new, *utterance_ids])
+            self.con.execute(f"UPDATE media SET session_id = ? WHERE utterance_id IN ({marks})", [new, *utterance_ids])
+            self.con.execute(
+                "UPDATE sessions SET t_start = (SELECT min(t_start) FROM utterances WHERE session_id = ?), "
+                "t_end = (SELECT max(t_end) FROM utterances WHERE session_id = ?) WHERE id = ?",
+                (session_id, session_id, session_id),
+            )
+        return new
+
+    def sessions(self) -> list[dict]:
+        """Each session with its span, people and number of utterances."""
+        rows = self.con.execute(
+            "SELECT s.id, s.source, s.t_start, s.t_end, count(u.id), "
+            "group_concat(DISTINCT p.name) FROM sessions s LEFT JOIN utterances u ON u.session_id = s.id "
+            "LEFT JOIN people p ON p.id = u.person_id GROUP BY s.id ORDER BY s.t_start, s.id"
+        )
+        return [
+            {
+                "id": r[0],
+                "source": r[1],
+                "t_start": r[2],
+                "t_end": r[3],
+                "utterances": r[4],
+                "people": sorted(r[5].split(",")) if r[5] else [],
+            }
+            for r in rows
+        ]
+
     def add_utterance(self, u: NewUtterance) -> int:
         """Store one utterance with its FTS and vector index entries, in one transaction."""
         with self.batch():
