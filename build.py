@@ -405,8 +405,20 @@ def download(name: str) -> None:
     pin = spec.download
     with tempfile.TemporaryDirectory() as tmp:
         if pin.pip:
-            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--disable-pip-version-check",
-                 "-d", tmp, *pin.pip])
+            run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "-q",
+                    "--no-deps",
+                    "--disable-pip-version-check",
+                    "-d",
+                    tmp,
+                    *pin.pip,
+                ]
+            )
             (fetched,) = Path(tmp).iterdir()
         else:
             log(f"downloading {pin.url}")

@@ -30,10 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def write_until_stopped(db: Path, with_media: bool) -> int:
     rng = np.random.default_rng()
-    memory = Memory.open(db, SECRET, CFG, create=True)
-    session = memory.start_session("crash", 1e9)
-    person = memory.add_person().id
-    try:
+    memory = None
+    try:  # the disk may fill while opening (the WAL left by a kill is checkpointed) as well as while writing
+        memory = Memory.open(db, SECRET, CFG, create=True)
+        session = memory.start_session("crash", 1e9)
+        person = memory.add_person().id
         while True:
             vec = rng.standard_normal(384).astype(np.float32)
             vec /= np.linalg.norm(vec)
@@ -58,7 +59,8 @@ def write_until_stopped(db: Path, with_media: bool) -> int:
             sys.stdout.flush()
     except DiskFullError as e:
         sys.stderr.write(f"error: {e}\n")
-        memory.close()
+        if memory is not None:
+            memory.close()
         return 8
 
 

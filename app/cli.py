@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from app import __version__
-from app.commands import evaluate, memory, record, system
+from app.commands import evaluate, memory, people, record, system
 from app.config import Config, load_config
 from app.errors import AppError
 
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    for module in (record, memory, system, evaluate):
+    for module in (record, memory, people, system, evaluate):
         module.register(add)
     return parser
 

@@ -16,6 +16,7 @@ import numpy as np
 from app.audio.media import encode_wav
 from app.config import Config
 from app.events import Utterance
+from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import Decision, SpeakerAssigner
 from app.store.memory import Memory, NewUtterance
@@ -141,6 +142,7 @@ class UtteranceWriter:
                     self.memory.add_key(kind, pid, key, quality, cap, model, uid)
                 self._keep_media(utt, uid, pid, session, t0, t1)
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
+        self._name_from_speech(utt, pid)
         self._split_if_participants_changed(
             Turn(
                 t0,
@@ -151,6 +153,21 @@ class UtteranceWriter:
             uid,
             new_session,
         )
+
+    def _name_from_speech(self, utt: Utterance, pid: int | None) -> None:
+        """ "My name is Emily" said by someone still called unknown_N names them."""
+        if pid is None or pid < 0 or not AUTO_NAME.fullmatch(self.names.get(pid, "")):
+            return
+        name = self_introduction(utt.text)
+        if name is None:
+            return
+        if self.memory.person_id(name) is not None:
+            _LOGGER.info("heard a name already given to someone else; not renaming (see `people merge`)")
+            return
+        self.memory.rename_person(self.names[pid], name)
+        _LOGGER.debug("%s is %s", self.names[pid], name)
+        self._emit("person_named", utt.t_start_s, was=self.names[pid], person=name)
+        self.names[pid] = name
 
     def _split_if_participants_changed(self, turn: Turn, uid: int, new_session: bool) -> None:
         """A complete change of participants is known only `window` turns later: then the turns after the

@@ -157,12 +157,16 @@ def test_no_raw_media_kept_when_retention_is_zero(cfg, perception, conversation,
 def test_new_participants_after_a_short_pause_make_a_new_session(cfg, perception, speech, tmp_path, capsys):
     """Two conversations 3 s apart, between different people: the writer splits them once it has heard
     enough of the second one."""
-    first = [("slt", "Did you water the plants on the balcony this morning?"),
-             ("rms", "Yes, and I moved the tomatoes into the sun as well."),
-             ("slt", "Thank you, they looked rather dry yesterday evening.")]
-    second = [("kal16", "Excuse me, is this the right platform for the train to Leeds?"),
-              ("awb", "It is, but the train is running about ten minutes late today."),
-              ("kal16", "Then I still have time to buy a coffee at the kiosk.")]
+    first = [
+        ("slt", "Did you water the plants on the balcony this morning?"),
+        ("rms", "Yes, and I moved the tomatoes into the sun as well."),
+        ("slt", "Thank you, they looked rather dry yesterday evening."),
+    ]
+    second = [
+        ("kal16", "Excuse me, is this the right platform for the train to Leeds?"),
+        ("awb", "It is, but the train is running about ten minutes late today."),
+        ("kal16", "Then I still have time to buy a coffee at the kiosk."),
+    ]
     parts = [np.zeros(16000, np.float32)]
     for i, (voice, text) in enumerate(first + second):
         parts += [speech(text, voice), np.zeros(int((3.0 if i == len(first) - 1 else 0.8) * 16000), np.float32)]

@@ -1,4 +1,4 @@
-"""Commands on what the memory holds: ask, people, consent, forget, export, purge, rekey."""
+"""Commands on what the memory holds: ask, sessions, consent, forget, export, purge, rekey."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ def register(add) -> None:
     p = add("ask", "find what was said, by hybrid dense + BM25 search", cmd_ask)
     p.add_argument("question")
     p.add_argument("-k", "--top", type=int, default=None, help="results to show (default recall.top_k)")
-    p.add_argument("--json", action="store_true")
-    p = add("people", "list the people the memory knows", cmd_people)
     p.add_argument("--json", action="store_true")
     p = add("sessions", "list the conversation sessions with their people", cmd_sessions)
     p.add_argument("--json", action="store_true")
@@ -75,17 +73,6 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
             f"{i}. [{r['score']:.2f}] {r['person'] or 'someone'}, {when(e.t_start, 'seconds')} "
             f"(session {r['session']}): {r['text']}\n"
         )
-    return 0
-
-
-def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
-    with open_memory(args, cfg) as memory:
-        people = memory.people()
-    if args.json:
-        print_json({"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in people]})
-    else:
-        for p in people:
-            sys.stdout.write(f"{p.id:4d}  {p.name:20s} {p.utterances} utterances\n")
     return 0
 
 

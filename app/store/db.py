@@ -96,6 +96,8 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
         migrate(con)
     except driver.DatabaseError as e:
         con.close()
+        if _is_full(e):  # recovering or checkpointing a WAL needs room too
+            raise DiskFullError(f"cannot open the memory: {e} (is the disk full?)") from None
         raise StoreError(f"{path}: {e}") from None
     except BaseException:
         con.close()
@@ -115,7 +117,11 @@ def transaction(con) -> Iterator[None]:
         con.execute("COMMIT")
     except BaseException as e:
         if con.in_transaction:
-            con.execute("ROLLBACK")
+            try:
+                con.execute("ROLLBACK")
+            except Exception as rollback_error:  # after an I/O error SQLite may refuse; the WAL is undone on open
+                if not _is_full(e):
+                    raise rollback_error from e
         if _is_full(e):
             raise DiskFullError(f"cannot write to the memory: {e} (is the disk full?)") from None
         raise

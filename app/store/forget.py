@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import StoreError
+from app.identity.naming import AUTO_NAME
 from app.store.memory import Memory, _blob
 from app.store.migrations import TEXT_DIM
 
@@ -127,7 +128,7 @@ def forget_person(
             _delete_utterances(memory, "person_id = ?", (pid,))
         con.execute("DELETE FROM media WHERE person_id = ?", (pid,))
         con.execute("DELETE FROM people WHERE id = ?", (pid,))
-        redacted = 0 if re.fullmatch(r"unknown_\d+", name) else _redact_name(memory, name, embed)
+        redacted = 0 if AUTO_NAME.fullmatch(name) else _redact_name(memory, name, embed)
         _drop_empty_sessions(memory)
     return _finish(memory, before, redacted, anonymized)
 

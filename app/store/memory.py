@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config import StoreConfig
+from app.errors import DiskFullError, StoreError
 from app.store.db import connect, transaction
 from app.store.keys import Secret
 from app.store.migrations import version
@@ -118,8 +119,8 @@ class Memory:
         try:
             self.dense.save()
             self.con.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except self.con.OperationalError as e:  # e.g. a full disk: the WAL stays and is replayed on open
-            _LOGGER.warning("could not checkpoint the memory on close (%s); it will be on the next open", e)
+        except (self.con.OperationalError, DiskFullError) as e:  # a full disk (already reported): replayed on open
+            _LOGGER.info("could not checkpoint the memory on close (%s); it will be on the next open", e)
         finally:
             self.con.close()
 
@@ -138,14 +139,20 @@ class Memory:
         return [Person(int(i), n, int(c)) for i, n, c in rows]
 
     def add_person(self, name: str | None = None, now: float | None = None) -> Person:
-        """A new person; without a name they are called unknown_N with the next free N."""
+        """A new person; without a name they are called unknown_N, N their id: labels are never reused, so an
+        old log line or export never points at someone else."""
         with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO people(name, created_at) VALUES (?, ?)",
+                (name or f"pending-{time.time_ns()}", now or time.time()),
+            )
+            pid = int(cur.lastrowid)
             if name is None:
-                rows = self.con.execute("SELECT name FROM people WHERE name LIKE 'unknown\\_%' ESCAPE '\\'")
-                taken = {int(n[8:]) for (n,) in rows if n[8:].isdigit()}
-                name = f"unknown_{max(taken, default=0) + 1}"
-            cur = self.con.execute("INSERT INTO people(name, created_at) VALUES (?, ?)", (name, now or time.time()))
-        return Person(int(cur.lastrowid), name, 0)
+                name = f"unknown_{pid}"
+                while self.person_id(name) is not None:  # someone was given that label as a name
+                    name += "_"
+                self.con.execute("UPDATE people SET name = ? WHERE id = ?", (name, pid))
+        return Person(pid, name, 0)
 
     def _keys(self, table: str, model: str) -> dict[int, np.ndarray]:
         out: dict[int, list[np.ndarray]] = {}
@@ -343,9 +350,63 @@ class Memory:
             raise ValueError(state)
         with transaction(self.con):
             if self.con.execute("UPDATE people SET consent = ? WHERE name = ?", (state, name)).rowcount != 1:
-                from app.errors import StoreError
-
                 raise StoreError(f"no person named {name!r} (see `python -m app people`)")
+
+    def _pid(self, name: str) -> int:
+        pid = self.person_id(name)
+        if pid is None:
+            raise StoreError(f"no person named {name!r} (see `python -m app people`)")
+        return pid
+
+    def rename_person(self, old: str, new: str) -> None:
+        pid = self._pid(old)
+        if self.person_id(new) is not None:
+            raise StoreError(f"{new!r} is already someone's name (merge them with `people merge`)")
+        with transaction(self.con):
+            self.con.execute("UPDATE people SET name = ? WHERE id = ?", (new, pid))
+
+    def merge_people(self, keep: str, other: str) -> int:
+        """`other` was `keep` all along: their utterances, keys, media, facts and relations move over."""
+        into, gone = self._pid(keep), self._pid(other)
+        if into == gone:
+            raise StoreError("a person cannot be merged with themselves")
+        with transaction(self.con):
+            moved = self.con.execute("UPDATE utterances SET person_id = ? WHERE person_id = ?", (into, gone)).rowcount
+            for table in ("voice_keys", "face_keys", "media", "facts"):
+                self.con.execute(f"UPDATE {table} SET person_id = ? WHERE person_id = ?", (into, gone))
+            self.con.execute("UPDATE relations SET subject_id = ? WHERE subject_id = ?", (into, gone))
+            self.con.execute("UPDATE relations SET object_id = ? WHERE object_id = ?", (into, gone))
+            self.con.execute("DELETE FROM relations WHERE subject_id = object_id")
+            self.con.execute(
+                "UPDATE people SET consent = 'given' WHERE id = ? AND "
+                "(SELECT consent FROM people WHERE id = ?) = 'given'",
+                (into, gone),
+            )
+            self.con.execute("DELETE FROM people WHERE id = ?", (gone,))
+        return moved
+
+    def split_person(self, name: str, utterance_ids: list[int], new_name: str | None = None) -> Person:
+        """Some of `name`'s utterances were someone else's: they, the keys learned from them and their media
+        go to a new person."""
+        pid = self._pid(name)
+        marks = ",".join("?" * len(utterance_ids))
+        owned = [
+            r[0]
+            for r in self.con.execute(
+                f"SELECT id FROM utterances WHERE person_id = ? AND id IN ({marks})", [pid, *utterance_ids]
+            )
+        ]
+        if not owned or len(owned) != len(set(utterance_ids)):
+            raise StoreError(f"not all of those utterances are {name}'s (see `python -m app export`)")
+        with transaction(self.con):
+            person = self.add_person(new_name)
+            args = [person.id, pid, *owned]
+            self.con.execute(f"UPDATE utterances SET person_id = ? WHERE person_id = ? AND id IN ({marks})", args)
+            for table in ("voice_keys", "face_keys", "media"):
+                self.con.execute(
+                    f"UPDATE {table} SET person_id = ? WHERE person_id = ? AND utterance_id IN ({marks})", args
+                )
+        return Person(person.id, person.name, len(owned))
 
     def consented(self) -> set[int]:
         return {int(r[0]) for r in self.con.execute("SELECT id FROM people WHERE consent = 'given'")}

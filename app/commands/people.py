@@ -1,0 +1,109 @@
+"""`people` (list, rename, merge, split) and `enroll`: who the memory knows, corrected by hand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from app.commands import open_memory, print_json
+from app.config import Config
+from app.errors import MediaError
+
+MIN_ENROL_SPEECH_S = 1.0
+
+
+def register(add) -> None:
+    p = add("people", "list the people the memory knows, or correct them", cmd_people)
+    p.add_argument("--json", action="store_true")
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    r = actions.add_parser("rename", help="give someone their name")
+    r.add_argument("old")
+    r.add_argument("new")
+    m = actions.add_parser("merge", help="two entries are one person: keep the first")
+    m.add_argument("keep")
+    m.add_argument("other")
+    s = actions.add_parser("split", help="some of a person's utterances were someone else's")
+    s.add_argument("name")
+    s.add_argument("--utterances", required=True, help="comma-separated utterance ids (see export)")
+    s.add_argument("--into", dest="new_name", help="the other person's name (default unknown_N)")
+    p = add("enroll", "introduce someone by a recording of their voice and/or a photo", cmd_enroll)
+    p.add_argument("--name", required=True)
+    p.add_argument("--audio", type=Path, help="speech of that person alone (any format, at least 1 s)")
+    p.add_argument("--image", type=Path, help="a photo of that person (the largest face is used)")
+
+
+def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
+    with open_memory(args, cfg) as memory:
+        if args.action == "rename":
+            memory.rename_person(args.old, args.new)
+            sys.stdout.write(f"{args.old} is now {args.new}\n")
+        elif args.action == "merge":
+            moved = memory.merge_people(args.keep, args.other)
+            sys.stdout.write(f"merged {args.other} into {args.keep} ({moved} utterances moved)\n")
+        elif args.action == "split":
+            ids = [int(x) for x in args.utterances.split(",") if x.strip()]
+            person = memory.split_person(args.name, ids, args.new_name)
+            sys.stdout.write(f"{person.utterances} utterances of {args.name} are now {person.name}'s\n")
+        else:
+            people = memory.people()
+            if args.json:
+                print_json({"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in people]})
+            for p in [] if args.json else people:
+                sys.stdout.write(f"{p.id:4d}  {p.name:20s} {p.utterances} utterances\n")
+    return 0
+
+
+def _voice_key(cfg: Config, path: Path) -> tuple[np.ndarray, float]:
+    from app.audio.media import read_audio
+    from app.audio.vad import Reframer, SpeechSegmenter
+    from app.perception import load_vad, load_voice
+
+    audio = read_audio(path, cfg.audio.min_rate_hz)
+    vad = load_vad(cfg)
+    segmenter = SpeechSegmenter(cfg.vad, vad.window_samples)
+    segments = [s for w in Reframer(vad.window_samples).push(audio) for s in segmenter.push(w, vad(w))]
+    segments += segmenter.flush()
+    speech_s = sum(s.duration_s for s in segments)
+    if speech_s < MIN_ENROL_SPEECH_S:
+        raise MediaError(
+            f"{path}: {speech_s:.1f} s of speech found; enrolment needs at least {MIN_ENROL_SPEECH_S:.0f} s"
+        )
+    return load_voice(cfg)(np.concatenate([s.audio for s in segments])), speech_s
+
+
+def _face_key(cfg: Config, path: Path):
+    import cv2
+
+    from app.perception import load_faces
+
+    image = cv2.imread(str(path)) if path.is_file() else None
+    if image is None:
+        raise MediaError(f"{path}: not a readable image")
+    analyzer = load_faces(cfg)
+    faces = analyzer(image, max_faces=8)
+    if not faces:
+        raise MediaError(f"{path}: no face found")
+    if len(faces) > 1:
+        sys.stderr.write(f"{path}: {len(faces)} faces; the largest was used\n")
+    return faces[0], analyzer.name
+
+
+def cmd_enroll(args: argparse.Namespace, cfg: Config) -> int:
+    if args.audio is None and args.image is None:
+        raise MediaError("enroll needs --audio, --image or both")
+    voice = _voice_key(cfg, args.audio) if args.audio else None  # checked before anyone is created
+    face = _face_key(cfg, args.image) if args.image else None
+    with open_memory(args, cfg, create=True) as memory, memory.batch():
+        pid = memory.person_id(args.name)
+        pid = pid if pid is not None else memory.add_person(args.name).id
+        memory.set_consent(args.name, "given")  # enrolling someone is recording their consent
+        if voice is not None:
+            memory.add_key("voice", pid, voice[0], voice[1], cfg.identity.max_keys, cfg.models.voice)
+        if face is not None:
+            memory.add_key("face", pid, face[0].embedding, float(face[0].box[2]), cfg.identity.max_keys, face[1])
+    parts = ([f"voice ({voice[1]:.1f} s of speech)"] if voice else []) + (["face"] if face else [])
+    sys.stdout.write(f"enrolled {args.name}: {' and '.join(parts)}\n")
+    return 0
