@@ -104,12 +104,24 @@ class FaceConfig:
 
     detect_width_px: int = _opt(640, "frames are scaled down to this width before detection (px)", lo=160, hi=4096)
     min_face_px: int = _opt(48, "faces narrower than this are ignored (px, at detection scale)", lo=16, hi=1024)
-    match_distance: float = _opt(0.55, "largest L2 distance between dlib embeddings of one person", lo=0.1, hi=1.5)
+    match_distance: float = _opt(
+        0.0, "largest embedding distance between faces of one person; 0: the backend's calibrated value", lo=0.0, hi=1.5
+    )
+    key_min_px: int = _opt(80, "a face narrower than this is recognised but never kept as a key (px)", lo=16, hi=1024)
+    key_min_sharpness: float = _opt(
+        50.0, "variance of the Laplacian of the face at 64 px below which it is too blurred to be a key", lo=0.0, hi=1e4
+    )
+    key_max_yaw: float = _opt(
+        0.35,
+        "nose offset from the eyes' midline over eye distance above which a face is too turned to be a key",
+        lo=0.0,
+        hi=10.0,
+    )
 
 
 @dataclass(frozen=True)
 class IdentityConfig:
-    """Who is speaking (first, voice-led assignment)."""
+    """Who is speaking (per utterance, voice-led) and who is there (polled, face and voice fused)."""
 
     voice_threshold: float = _opt(0.75, "cosine similarity to a person's voice key to be that person", lo=0.0, hi=1.0)
     min_voice_s: float = _opt(
@@ -118,7 +130,16 @@ class IdentityConfig:
         lo=0.2,
         hi=10.0,
     )
-    max_keys: int = _opt(8, "voice and face keys kept per person", lo=1, hi=100)
+    max_keys: int = _opt(8, "voice and face keys kept per person (the best by quality)", lo=1, hi=100)
+    poll_s: float = _opt(2.0, "how often the recorder checks who is there (s of stream time)", lo=0.2, hi=60.0)
+    window_s: float = _opt(4.0, "each check looks at the speech of this last stretch (s)", lo=0.5, hi=60.0)
+    poll_min_speech_s: float = _opt(
+        1.0, "less speech than this in the window is not used to tell who is there (s)", lo=0.2, hi=60.0
+    )
+    confirm_polls: int = _opt(2, "checks in a row that must agree before the person there changes", lo=1, hi=20)
+    new_face_s: float = _opt(
+        6.0, "an unknown face of key quality in view this long becomes a new person (s)", lo=0.0, hi=3600.0
+    )
 
 
 @dataclass(frozen=True)

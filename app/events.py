@@ -48,6 +48,8 @@ class Face:
     box: tuple[int, int, int, int]  # x, y, width, height in pixels of the original frame
     embedding: np.ndarray  # identity embedding of the backend (dlib: 128-d)
     score: float  # detector confidence
+    quality: float = 1.0  # 0..1 from size, sharpness and yaw; ranks identity keys
+    defect: str = ""  # "" when fit to be an identity key, else small | blurred | turned
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,7 @@ from app.audio.voice import VoiceEncoder
 from app.config import Config
 from app.errors import ModelError
 from app.text.embedder import TextEmbedder
-from app.vision.faces import DlibModels, FaceAnalyzer, NoveltyGate
+from app.vision.faces import DlibModels, FaceAnalyzer, NoveltyGate, QualityGate
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -75,15 +75,16 @@ def load_faces(cfg: Config) -> FaceAnalyzer:
     backend = face_backend(cfg)
     chosen = cfg.face.match_distance or None
     min_px = cfg.face.min_face_px
+    gate = QualityGate(cfg.face.key_min_px, cfg.face.key_min_sharpness, cfg.face.key_max_yaw)
     if backend == "dlib":
         dlib = _dlib(cfg)
-        analyzer = FaceAnalyzer("dlib", dlib.detect, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px)
+        analyzer = FaceAnalyzer("dlib", dlib.detect, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px, gate)
     elif backend == "blazeface-dlib":
         from app.vision.blazeface import BlazeFaceDetector
 
         full, _ = registry.verify(registry.get("blazeface"), cfg.models_dir)
         detector, dlib = BlazeFaceDetector(full, cfg.device.threads), _dlib(cfg)
-        analyzer = FaceAnalyzer("dlib", detector, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px)
+        analyzer = FaceAnalyzer("dlib", detector, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px, gate)
     elif backend.startswith("insightface-"):
         from app.vision.insight import ARCFACE_COSINE_DISTANCE, ArcFaceEmbedder, ScrfdDetector, align
 
@@ -96,10 +97,11 @@ def load_faces(cfg: Config) -> FaceAnalyzer:
         analyzer = FaceAnalyzer(
             f"arcface:{rec_path.stem}",
             detector,
-            lambda img, box, kps: embedder(align(img, kps)),
+            lambda img, box, kps: (embedder(align(img, kps)), kps[:3]),
             "cosine",
             chosen or ARCFACE_COSINE_DISTANCE,
             min_px,
+            gate,
         )
     else:
         raise ModelError(f"unknown face backend {backend!r}: auto, dlib, blazeface-dlib or insightface-<pack>")

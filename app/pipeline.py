@@ -1,13 +1,15 @@
 """The recorder: one asyncio task per stage, bounded queues, blocking inference on per-model threads.
 
 capture ─AudioChunk─▶ vad ─SpeechSegment─▶ asr (+ voice embedding) ─Utterance─▶ store (speaker, text
-   └────VideoFrame (bounded, oldest dropped)─▶ faces (novelty-gated) ─ face timeline ─┘  embedding, write)
+   │                   └─every poll_s: the window's speech─▶ identity ─┐          embedding, write)
+   └────VideoFrame (bounded, oldest dropped)─▶ faces (novelty-gated) ─ face timeline ─┘
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import collections
 import dataclasses
 import logging
 import time
@@ -20,10 +22,21 @@ import numpy as np
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
 from app.errors import AppError, DiskFullError
-from app.events import AudioChunk, Face, FaceObservation, PipelineEvent, SpeechSegment, Utterance, VideoFrame
+from app.events import (
+    SAMPLE_RATE_HZ,
+    AudioChunk,
+    Face,
+    FaceObservation,
+    PipelineEvent,
+    SpeechSegment,
+    Utterance,
+    VideoFrame,
+)
+from app.identity.tracker import IdentityTracker, Presence
 from app.perception import Perception
 from app.store.memory import Memory
 from app.store.retention import sweep
+from app.vision.faces import FaceTracker
 from app.writer import UtteranceWriter
 
 _LOGGER = logging.getLogger(__name__)
@@ -87,15 +100,24 @@ class FaceTimeline:
         self.times.append(obs.t_s)
         self.observations.append(obs)
 
+    def scene(self, t_s: float, window_s: float) -> tuple[Face, ...]:
+        """The faces in view at `t_s`: the last observation at or before it (later frames that did not pass
+        the novelty gate showed the same), unless the video ended more than `window_s` before."""
+        i = bisect.bisect_right(self.times, t_s) - 1
+        if i < 0 or (self.finished and t_s > self.watermark_s + window_s):
+            return ()
+        return self.observations[i].faces
+
     def main_face(self, t0: float, t1: float) -> tuple[Face, FaceObservation] | None:
-        """The largest face in the scene at the middle of [t0, t1], else the first seen within it."""
+        """The face in the scene at the middle of [t0, t1], else the first seen alone within it; a scene with
+        several faces does not say whose the voice is."""
         mid = (t0 + t1) / 2
         i = bisect.bisect_right(self.times, mid) - 1
         candidates = [self.observations[i]] if i >= 0 and self.times[i] >= t0 - 10.0 else []
         j = bisect.bisect_left(self.times, t0)
         candidates += [o for o in self.observations[j : bisect.bisect_right(self.times, t1)] if o.faces]
         for obs in candidates:
-            if obs.faces:
+            if len(obs.faces) == 1:
                 return obs.faces[0], obs
         return None
 
@@ -137,12 +159,16 @@ class Recorder:
         self._on_event = on_event
         self._on_progress = on_progress
         self._pools = {
-            name: ThreadPoolExecutor(1, thread_name_prefix=name) for name in ("vad", "asr", "faces", "store")
+            name: ThreadPoolExecutor(1, thread_name_prefix=name)
+            for name in ("vad", "asr", "faces", "identity", "store")
         }
         self._audio_q: asyncio.Queue = asyncio.Queue(max(8, int(cfg.audio.queue_s / 0.064)))
         self._video_q: asyncio.Queue = asyncio.Queue(VIDEO_QUEUE)
         self._segment_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
         self._utterance_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
+        self._poll_q: asyncio.Queue = asyncio.Queue(SEGMENT_QUEUE)
+        self.tracker: IdentityTracker | None = None  # set once the keys are loaded
+        self._face_tracker = FaceTracker(models.faces) if models.faces is not None else None
         self._faces = FaceTimeline()
         self._stored_all = asyncio.Event()
         self._full = False  # the disk filled up: nothing more can be stored
@@ -170,11 +196,14 @@ class Recorder:
     async def run(self) -> RunSummary:
         started = time.monotonic()
         await self._in("store", self.writer.load)
+        assert self.writer.assigner is not None
+        self.tracker = IdentityTracker(self.cfg.identity, self.writer.assigner)
         stages = {
             "capture": self._capture(),
             "vad": self._vad(),
             "asr": self._asr(),
             "faces": self._face_stage(),
+            "identity": self._identity(),
             "store": self._store(),
             "retention": self._retention(),
         }
@@ -220,14 +249,27 @@ class Recorder:
         def probs(windows: list[np.ndarray]) -> list[float]:
             return [vad(w) for w in windows]
 
+        window_s = vad.window_samples / SAMPLE_RATE_HZ
+        ident = self.cfg.identity
+        speech: collections.deque[tuple[float, np.ndarray]] = collections.deque()  # (end time, window)
+        t, next_poll = 0.0, ident.poll_s
         while (chunk := await self._audio_q.get()) is not _END:
             windows = reframer.push(chunk.samples)
             self.summary.duration_s += chunk.duration_s
             if self._on_progress is not None:
                 self._on_progress(chunk.duration_s)
             for window, p in zip(windows, await self._in("vad", probs, windows), strict=True):
+                t += window_s
+                if p >= self.cfg.vad.threshold:
+                    speech.append((t, window))
                 for seg in segmenter.push(window, p):
                     await self._segment(seg)
+                if t >= next_poll:
+                    while speech and speech[0][0] <= t - ident.window_s:
+                        speech.popleft()
+                    heard = np.concatenate([w for _, w in speech]) if speech else None
+                    await self._poll(t, heard)
+                    next_poll += ident.poll_s
         last = reframer.flush()
         if last is not None:
             for seg in segmenter.push(last, (await self._in("vad", probs, [last]))[0]):
@@ -235,6 +277,59 @@ class Recorder:
         for seg in segmenter.flush():
             await self._segment(seg)
         await self._segment_q.put(_END)
+        await self._poll_q.put(_END)
+
+    async def _poll(self, t_s: float, speech: np.ndarray | None) -> None:
+        """Ask the identity stage who is there; a live source skips a poll rather than fall behind."""
+        if self.source.duration_s is not None:
+            await self._poll_q.put((t_s, speech))
+        elif not self._poll_q.full():
+            self._poll_q.put_nowait((t_s, speech))
+
+    async def _identity(self) -> None:
+        """Every poll: embed the window's speech, take the faces in view, and let the tracker decide (on the
+        store thread, where the keys change and new people are written)."""
+        ident = self.cfg.identity
+        live = self.source.duration_s is None
+        min_samples = ident.poll_min_speech_s * SAMPLE_RATE_HZ
+        while (item := await self._poll_q.get()) is not _END:
+            t_s, speech = item
+            try:
+                voice = None
+                if speech is not None and len(speech) >= min_samples:
+                    voice = await self._in("identity", self.models.voice, speech)
+                if self.source.has_video:
+                    try:
+                        await self._faces.wait_until(t_s, 2.0 if live else None)
+                    except asyncio.TimeoutError:
+                        pass
+                faces = self._faces.scene(t_s, ident.window_s)
+                if not self._full:
+                    await self._in("store", self._track, t_s, voice, faces)
+            except DiskFullError as e:
+                self._disk_full(e)
+            except Exception:
+                _LOGGER.exception("the identity poll at %.1f s failed; skipped", t_s)
+
+    def _track(self, t_s: float, voice: np.ndarray | None, faces: tuple[Face, ...]) -> None:
+        assert self.tracker is not None
+        change, new_faces = self.tracker.poll(t_s, voice, faces)
+        for face in new_faces:
+            self.writer.add_face_person(face, t_s)
+        if change is not None:
+            self._emit(
+                "identity",
+                t_s,
+                person=self.writer.names.get(change.now.person_id),
+                was=self.writer.names.get(change.before.person_id),
+                by=change.now.by,
+                score=change.now.score,
+            )
+
+    @property
+    def present(self) -> Presence | None:
+        """Who is there now, by the last confirmed poll (None before the first)."""
+        return self.tracker.current if self.tracker is not None else None
 
     async def _segment(self, seg: SpeechSegment) -> None:
         self.summary.speech_s += seg.duration_s
@@ -264,11 +359,12 @@ class Recorder:
             )
         await self._utterance_q.put(_END)
 
-    def _analyse(self, image: np.ndarray) -> tuple[list[Face], bytes | None]:
+    def _analyse(self, image: np.ndarray, t_s: float) -> tuple[list[Face], bytes | None]:
         """Faces in a frame, and the frame as JPEG when it shows one and frames are kept."""
         import cv2
 
-        faces = self.models.faces(image)
+        assert self._face_tracker is not None
+        faces = self._face_tracker(image, t_s)
         if not faces or self.cfg.retention.keep_s("frame") <= 0:
             return faces, None
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -281,7 +377,7 @@ class Recorder:
             frame: VideoFrame
             if detector is not None and gate(frame.image):
                 try:
-                    faces, jpeg = await self._in("faces", self._analyse, frame.image)
+                    faces, jpeg = await self._in("faces", self._analyse, frame.image, frame.t_s)
                     self._faces.add(FaceObservation(frame.t_s, tuple(faces), jpeg))
                     self.summary.frames_analysed += 1
                 except Exception:
@@ -312,12 +408,9 @@ class Recorder:
                 continue
             try:
                 await self._in("store", self._write, utt)
-            except DiskFullError as e:  # stop recording; what was committed is intact
-                self._full = True
+            except DiskFullError as e:
                 self.summary.unstored += 1
-                self._fail(e)
-                _LOGGER.info("%s; recording stopped", e)
-                self.source.stop()
+                self._disk_full(e)
             except AppError as e:
                 self._fail(e)
                 raise
@@ -325,6 +418,15 @@ class Recorder:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
                 self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
+
+    def _disk_full(self, err: DiskFullError) -> None:
+        """Stop recording; what was committed is intact."""
+        if self._full:
+            return
+        self._full = True
+        self._fail(err)
+        _LOGGER.info("%s; recording stopped", err)
+        self.source.stop()
 
     def _fail(self, err: AppError) -> None:
         self.summary.errors.append(str(err))

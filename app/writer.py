@@ -15,10 +15,10 @@ import numpy as np
 
 from app.audio.media import encode_wav
 from app.config import Config
-from app.events import Utterance
+from app.events import Face, Utterance
 from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
-from app.identity.speakers import Decision, SpeakerAssigner
+from app.identity.speakers import Decision, SpeakerAssigner, nearest_face
 from app.store.memory import Memory, NewUtterance
 
 _LOGGER = logging.getLogger(__name__)
@@ -82,15 +82,16 @@ class UtteranceWriter:
     def _new_keys(self, decision: Decision, utt: Utterance) -> list[tuple[str, np.ndarray, float]]:
         """(kind, embedding, quality) of the identity keys this utterance adds to its speaker."""
         assert self.assigner is not None
-        if decision.by not in ("new", "voice") or utt.voice_embedding is None:
+        if decision.by not in ("new", "voice", "face+new-voice") or utt.voice_embedding is None:
             return []
         pid, keys = decision.person_id, []
         duration = utt.t_end_s - utt.t_start_s
         long_sample = duration >= 2 * self.cfg.identity.min_voice_s
-        if decision.by == "new" or (long_sample and self.assigner.voice_is_new_key(pid, utt.voice_embedding)):
+        if decision.by != "voice" or (long_sample and self.assigner.voice_is_new_key(pid, utt.voice_embedding)):
             keys.append(("voice", utt.voice_embedding, duration))
-        if utt.face is not None and self.assigner.face_is_new_key(pid, utt.face.embedding):
-            keys.append(("face", utt.face.embedding, float(utt.face.box[2])))
+        face = utt.face
+        if face is not None and not face.defect and self.assigner.face_is_new_key(pid, face.embedding):
+            keys.append(("face", face.embedding, face.quality))
         return keys
 
     def _start_session(self) -> None:
@@ -153,6 +154,27 @@ class UtteranceWriter:
             uid,
             new_session,
         )
+
+    def add_face_person(self, face: Face, t_s: float) -> int | None:
+        """A face that stayed unknown in view becomes a new person keyed by it (not in consent mode, where
+        nobody's biometrics are kept without consent); None when someone has meanwhile got this face."""
+        assert self.assigner is not None
+        a = self.assigner
+        if self.required or face.defect:
+            return None
+        pid, dist = nearest_face(face.embedding, a.face_keys, a.face_metric)
+        if pid is not None and dist <= a.face_threshold:
+            return None
+        with self.memory.batch():
+            person = self.memory.add_person()
+            self.memory.add_key(
+                "face", person.id, face.embedding, face.quality, self.cfg.identity.max_keys, self.face_model
+            )
+        a.remember("face", person.id, face.embedding, self.cfg.identity.max_keys)
+        self.names[person.id] = person.name
+        self.new_people += 1
+        self._emit("person_new", t_s, person=person.name, by="face")
+        return person.id
 
     def _name_from_speech(self, utt: Utterance, pid: int | None) -> None:
         """ "My name is Emily" said by someone still called unknown_N names them."""

@@ -1,4 +1,4 @@
-"""CLI: version, doctor, asking before anything is recorded, the pipeline benchmark's report."""
+"""CLI: version, doctor, asking before anything is recorded, the benchmarks' reports."""
 
 from __future__ import annotations
 
@@ -80,3 +80,11 @@ def test_bench_store_reports_every_representation(capsys):
     assert reps["float32 sqlite-vec (exact)"]["recall_at_10"] == 1.0  # the reference is exact
     assert {"int8 sqlite-vec", "binary sqlite-vec + float32 rescoring", "IVF-SQ8 (FAISS, RAM)"} <= set(reps)
     assert all(0.0 <= r["recall_at_10"] <= 1.0 and r["p95_ms"] >= r["p50_ms"] > 0 for r in reps.values())
+
+
+def test_bench_identity_reports_each_part_of_a_poll(capsys):
+    need_models("resemblyzer", "dlib")
+    assert main(["bench", "identity", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["people"] == 1000 and report["match_ms"] > 0
+    assert report["poll_ms"] > report["poll_tracked_face_ms"] > report["poll_unchanged_scene_ms"] > 0

@@ -88,6 +88,8 @@ def _face_key(cfg: Config, path: Path):
         raise MediaError(f"{path}: no face found")
     if len(faces) > 1:
         sys.stderr.write(f"{path}: {len(faces)} faces; the largest was used\n")
+    if faces[0].defect:
+        raise MediaError(f"{path}: the face is too {faces[0].defect.replace('turned', 'turned away')} to enrol")
     return faces[0], analyzer.name
 
 
@@ -103,7 +105,7 @@ def cmd_enroll(args: argparse.Namespace, cfg: Config) -> int:
         if voice is not None:
             memory.add_key("voice", pid, voice[0], voice[1], cfg.identity.max_keys, cfg.models.voice)
         if face is not None:
-            memory.add_key("face", pid, face[0].embedding, float(face[0].box[2]), cfg.identity.max_keys, face[1])
+            memory.add_key("face", pid, face[0].embedding, face[0].quality, cfg.identity.max_keys, face[1])
     parts = ([f"voice ({voice[1]:.1f} s of speech)"] if voice else []) + (["face"] if face else [])
     sys.stdout.write(f"enrolled {args.name}: {' and '.join(parts)}\n")
     return 0

@@ -19,28 +19,90 @@ REDUNDANT_VOICE = 0.97  # cosine above which a voice key adds nothing to an exis
 @dataclass(frozen=True)
 class Decision:
     person_id: int | None  # None: a new person is to be created (or, with by="none", nobody)
-    by: str  # voice | face | previous | new | none
+    by: str  # voice | face | face+new-voice (a known face's first voice) | previous | new | none
     voice_score: float  # best cosine similarity to a known voice, -1 when none
 
 
-def best_voice(query: np.ndarray, keys: dict[int, np.ndarray]) -> tuple[int | None, float]:
+class KeyBank:
+    """Every person's keys of one modality stacked in one matrix, so a query is one matrix product however
+    many people there are; rebuilt lazily after a change."""
+
+    def __init__(self, keys: dict[int, np.ndarray]) -> None:
+        self.by_person = dict(keys)
+        self._stack: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __contains__(self, pid: object) -> bool:
+        return pid in self.by_person
+
+    def get(self, pid: int) -> np.ndarray | None:
+        return self.by_person.get(pid)
+
+    def items(self):
+        return self.by_person.items()
+
+    def __setitem__(self, pid: int, mat: np.ndarray) -> None:
+        self.by_person[pid] = mat
+        self._stack = None
+
+    def pop(self, pid: int, default=None):
+        self._stack = None
+        return self.by_person.pop(pid, default)
+
+    def __iter__(self):
+        return iter(self.by_person)
+
+    def __len__(self) -> int:
+        return len(self.by_person)
+
+    def stacked(self) -> tuple[np.ndarray, np.ndarray]:
+        """(all keys, the person of each row)."""
+        if self._stack is None:
+            items = list(self.by_person.items())
+            if not items:
+                return np.zeros((0, 1), np.float32), np.zeros(0, np.int64)
+            mats = [m for _, m in items]
+            owners = np.concatenate([np.full(len(m), pid, np.int64) for pid, m in items])
+            self._stack = (np.vstack(mats).astype(np.float32), owners)
+        return self._stack
+
+
+def _bank(keys: dict[int, np.ndarray] | KeyBank) -> KeyBank:
+    return keys if isinstance(keys, KeyBank) else KeyBank(keys)
+
+
+def best_voice(query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank) -> tuple[int | None, float]:
     """(person, cosine similarity) of the nearest voice key; (None, -1) with no keys."""
-    best: tuple[int | None, float] = (None, -1.0)
-    for pid, mat in keys.items():
-        score = float(np.max(mat @ query))
-        if score > best[1]:
-            best = (pid, score)
-    return best
+    mat, owners = _bank(keys).stacked()
+    if not len(owners):
+        return None, -1.0
+    scores = mat @ query
+    i = int(np.argmax(scores))
+    return int(owners[i]), float(scores[i])
 
 
-def nearest_face(query: np.ndarray, keys: dict[int, np.ndarray], metric: str) -> tuple[int | None, float]:
+def face_distances(
+    query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank, metric: str, within: float
+) -> dict[int, float]:
+    """The nearest face key distance of each person who has one within `within`."""
+    mat, owners = _bank(keys).stacked()
+    if not len(owners):
+        return {}
+    d = distances(mat, query, metric)
+    close = np.flatnonzero(d <= within)
+    nearest: dict[int, float] = {}
+    for i in close[np.argsort(d[close])]:
+        nearest.setdefault(int(owners[i]), float(d[i]))
+    return nearest
+
+
+def nearest_face(query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank, metric: str) -> tuple[int | None, float]:
     """(person, distance) of the nearest face key; (None, inf) with no keys."""
-    best: tuple[int | None, float] = (None, float("inf"))
-    for pid, mat in keys.items():
-        d = float(np.min(distances(mat, query, metric)))
-        if d < best[1]:
-            best = (pid, d)
-    return best
+    mat, owners = _bank(keys).stacked()
+    if not len(owners):
+        return None, float("inf")
+    d = distances(mat, query, metric)
+    i = int(np.argmin(d))
+    return int(owners[i]), float(d[i])
 
 
 class SpeakerAssigner:
@@ -57,8 +119,8 @@ class SpeakerAssigner:
         self.cfg = cfg
         self.face_metric = face_metric
         self.face_threshold = face_threshold
-        self.voice_keys = dict(voice_keys)
-        self.face_keys = dict(face_keys)
+        self.voice_keys = KeyBank(voice_keys)
+        self.face_keys = KeyBank(face_keys)
 
     def decide(self, utt: Utterance, previous: int | None) -> Decision:
         long_enough = utt.t_end_s - utt.t_start_s >= self.cfg.min_voice_s
@@ -69,14 +131,22 @@ class SpeakerAssigner:
             if pid is not None and score >= needed:
                 return Decision(pid, "voice", score)
             if long_enough:
+                fid = self._known_face(utt)
+                if fid is not None and fid not in self.voice_keys:  # first heard: someone so far only seen
+                    return Decision(fid, "face+new-voice", score)
                 return Decision(None, "new", score)
-        if utt.face is not None:
-            fid, dist = nearest_face(utt.face.embedding, self.face_keys, self.face_metric)
-            if fid is not None and dist <= self.face_threshold:
-                return Decision(fid, "face", score)
+        fid = self._known_face(utt)
+        if fid is not None:
+            return Decision(fid, "face", score)
         if previous is not None:
             return Decision(previous, "previous", score)
         return Decision(None, "none", score)
+
+    def _known_face(self, utt: Utterance) -> int | None:
+        if utt.face is None:
+            return None
+        fid, dist = nearest_face(utt.face.embedding, self.face_keys, self.face_metric)
+        return fid if fid is not None and dist <= self.face_threshold else None
 
     def face_is_new_key(self, person_id: int, face_embedding: np.ndarray) -> bool:
         """A face seen while `person_id` spoke becomes their key unless it is someone else's face or nearly
