@@ -54,7 +54,11 @@ class ModelsConfig:
         "speech recognizer: pocketsphinx-en-us, or the name of a "
         "faster-whisper (whisper-*) or sherpa-onnx (sherpa-*) folder under models/",
     )
-    voice: str = _opt("resemblyzer", "speaker embedder", choices=("resemblyzer",))
+    voice: str = _opt(
+        "resemblyzer",
+        "speaker embedder: resemblyzer, or the name of a sherpa-onnx speaker model folder (sherpa-*) under models/ "
+        "(set identity.voice_threshold for it)",
+    )
     face: str = _opt(
         "auto",
         "face backend: auto (an insightface pack under models/insightface/ when present, "

@@ -9,7 +9,7 @@ from pathlib import Path
 from app import registry
 from app.audio.asr import Recognizer, load_recognizer
 from app.audio.vad import SileroVad
-from app.audio.voice import VoiceEncoder
+from app.audio.voice import SherpaVoiceEncoder, VoiceEncoder
 from app.config import Config
 from app.errors import ModelError
 from app.text.embedder import TextEmbedder
@@ -28,8 +28,12 @@ def load_vad(cfg: Config) -> SileroVad:
     return SileroVad(model, "cpu", 1)  # 512-sample windows: a GPU round trip costs more than it saves
 
 
-def load_voice(cfg: Config) -> VoiceEncoder:
-    encoder, mel = registry.verify(registry.get(cfg.models.voice), cfg.models_dir)
+def load_voice(cfg: Config) -> VoiceEncoder | SherpaVoiceEncoder:
+    """resemblyzer (prepared by build.py), or a sherpa-onnx speaker model folder `sherpa-*` under models/."""
+    name = cfg.models.voice
+    if name.startswith("sherpa-"):
+        return SherpaVoiceEncoder(cfg.models_dir / name, cfg.device.kind, cfg.device.threads)
+    encoder, mel = registry.verify(registry.get(name), cfg.models_dir)
     return VoiceEncoder(encoder, mel, cfg.device.kind, cfg.device.threads)
 
 
@@ -115,7 +119,7 @@ def load_faces(cfg: Config) -> FaceAnalyzer:
 class Perception:
     vad: SileroVad
     asr: Recognizer
-    voice: VoiceEncoder
+    voice: VoiceEncoder | SherpaVoiceEncoder
     faces: FaceAnalyzer | None
     text: TextEmbedder
     cfg: Config

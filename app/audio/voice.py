@@ -77,3 +77,60 @@ class VoiceEncoder:
         partial = self._sess.run(None, {"mels": batch})[0]
         raw = partial.mean(axis=0)
         return (raw / np.linalg.norm(raw)).astype(np.float32)
+
+
+SHERPA_FRAMEWORKS = ("wespeaker", "3d-speaker", "nemo")
+
+
+class SherpaVoiceEncoder:
+    """A sherpa-onnx speaker embedding model (WeSpeaker, 3D-Speaker or NeMo exported with sherpa's metadata)
+    placed in `models/sherpa-<name>/`: unit embeddings of 16 kHz speech, dimension from the model."""
+
+    def __init__(self, folder: Path, device: str = "cpu", threads: int = 1) -> None:
+        models = sorted(folder.glob("*.onnx")) if folder.is_dir() else []
+        if len(models) != 1:
+            raise ModelError(f"{folder} must hold exactly one speaker embedding .onnx (found {len(models)})")
+        self.path = models[0]
+        framework = _sherpa_framework(self.path)  # checked first: sherpa exits the process on a wrong model
+        try:
+            import sherpa_onnx
+        except ImportError as e:
+            raise ModelError("sherpa-onnx is not installed: pip install -e .[asr-sherpa]") from e
+        config = sherpa_onnx.SpeakerEmbeddingExtractorConfig(
+            model=str(self.path), num_threads=threads, provider="cuda" if device != "cpu" else "cpu"
+        )
+        if not config.validate():
+            raise ModelError(f"sherpa-onnx rejects the speaker model {self.path}")
+        self._extractor = sherpa_onnx.SpeakerEmbeddingExtractor(config)
+        self.dim = int(self._extractor.dim)
+        self.framework = framework
+
+    def __call__(self, wav: np.ndarray) -> np.ndarray:
+        if len(wav) == 0:
+            raise ValueError("empty audio")
+        stream = self._extractor.create_stream()
+        stream.accept_waveform(SAMPLE_RATE_HZ, np.ascontiguousarray(wav, np.float32))
+        stream.input_finished()
+        raw = np.asarray(self._extractor.compute(stream), np.float32)
+        return (raw / max(float(np.linalg.norm(raw)), 1e-12)).astype(np.float32)
+
+
+def _sherpa_framework(path: Path) -> str:
+    """The model's `framework` metadata, with the fields sherpa-onnx reads for it; a clear error otherwise."""
+    import onnxruntime as ort
+
+    try:
+        meta = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_modelmeta()
+    except Exception as e:
+        raise ModelError(f"cannot load the speaker model {path}: {str(e).splitlines()[0]}") from e
+    props = meta.custom_metadata_map
+    framework = props.get("framework", "")
+    needed = {"output_dim", "sample_rate"} | ({"normalize_samples"} if framework == "wespeaker" else set())
+    if framework not in SHERPA_FRAMEWORKS or not needed <= props.keys():
+        raise ModelError(
+            f"{path} is not a sherpa-onnx speaker model (framework {framework or 'missing'}; "
+            f"needs metadata {', '.join(sorted(needed | {'framework'}))})"
+        )
+    if props["sample_rate"] != str(SAMPLE_RATE_HZ):
+        raise ModelError(f"{path} expects {props['sample_rate']} Hz audio; the recorder gives {SAMPLE_RATE_HZ}")
+    return framework
