@@ -56,15 +56,37 @@ def rrf(rankings: list[list[int]], k: int) -> dict[int, float]:
     return {item: s / best for item, s in scores.items()}
 
 
+class Retriever:
+    """Ranks a memory's utterances for a query."""
+
+    def __init__(self, memory: Memory, embedder: TextEmbedder, cfg: RecallConfig) -> None:
+        self.memory = memory
+        self.embedder = embedder
+        self.cfg = cfg
+
+    def rank_dense(self, query: str, k: int) -> list[int]:
+        return [uid for uid, _ in self.memory.dense_search(self.embedder([query])[0], k)]
+
+    def rank_bm25(self, query: str, k: int) -> list[int]:
+        return [uid for uid, _ in self.memory.bm25_search(fts_query(query), k)]
+
+    def scored(self, query: str, k: int) -> dict[int, float]:
+        n = max(k, self.cfg.candidates)
+        return rrf([self.rank_dense(query, n), self.rank_bm25(query, n)], self.cfg.rrf_k)
+
+    def rank(self, query: str, k: int) -> list[int]:
+        fused = self.scored(query, k)
+        return sorted(fused, key=lambda uid: (-fused[uid], uid))[:k]
+
+
 def search(
     memory: Memory, embedder: TextEmbedder, query: str, cfg: RecallConfig, top_k: int | None = None
 ) -> list[Evidence]:
     """The top utterances for `query`, best first."""
     if not query.strip():
         return []
-    dense = [uid for uid, _ in memory.dense_search(embedder([query])[0], cfg.candidates)]
-    sparse = [uid for uid, _ in memory.bm25_search(fts_query(query), cfg.candidates)]
-    fused = rrf([dense, sparse], cfg.rrf_k)
+    retriever = Retriever(memory, embedder, cfg)
+    fused = retriever.scored(query, top_k or cfg.top_k)
     ranked = sorted(fused, key=lambda uid: (-fused[uid], uid))[: top_k or cfg.top_k]
     rows = memory.utterances(ranked)
     return [

@@ -8,21 +8,26 @@ from pathlib import Path
 
 from app.commands import print_json
 from app.config import Config
+from app.errors import ConfigError
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEFAULT_DATA = {
     "faces": [SHARED / "deepface_faces"],
     "speakers": [SHARED / "librispeech_test_other_resemblyzer", SHARED / "fsdd_spoken_digits"],
     "sessions": [SHARED / "librispeech_test_other_resemblyzer"],
+    "locomo": [SHARED / "locomo" / "locomo10.json"],
 }
 
 
 def register(add) -> None:
-    p = add("eval", "evaluate identity and segmentation on real data", cmd_eval)
-    p.add_argument("what", choices=("faces", "speakers", "sessions"))
+    p = add("eval", "evaluate identity, segmentation and recall on real data", cmd_eval)
+    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo"))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--k", default="1,5,10,20,50", help="locomo: the k of recall@k, comma-separated")
+    p.add_argument("--mode", choices=("offline", "online"), default="offline", help="locomo: when questions are asked")
+    p.add_argument("--limit", type=int, default=0, help="locomo: only the first N conversations")
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
@@ -37,11 +42,19 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         from app.evaluation.speakers import eval_speakers, render
 
         result = eval_speakers(cfg, data, args.out)
-    else:
+    elif args.what == "sessions":
         from app.evaluation.sessions import eval_sessions, render
 
         result = eval_sessions(cfg, data[0], args.out)
+    else:
+        from app.evaluation.locomo import eval_locomo, render
+
+        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
+        if not ks or ks[0] < 1:
+            raise ConfigError("--k takes positive integers, e.g. 1,5,10")
+        result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{args.what}.json").write_text(json.dumps(result, indent=1))
+    name = f"locomo_{args.mode}" if args.what == "locomo" else args.what
+    (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
     print_json(result) if args.json else sys.stdout.write(render(result))
     return 0

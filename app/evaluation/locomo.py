@@ -1,0 +1,264 @@
+"""`eval locomo --data locomo10.json`: evidence recall@k of retrieval on LoCoMo (categories 1-4).
+
+Each conversation is ingested as a stream into its own temporary encrypted memory: its two speakers are
+people, each session starts at its date-time (turns 30 s apart), and a shared image's BLIP caption is part of
+the turn's text. Offline, every question is asked after the whole conversation; online (LifeDialBench §3.6)
+the sessions go in in time order and each question is asked right after the last session its evidence
+needs, against the memory as it was then. Recall@k of a question is the share of its evidence turns among
+the first k results; BM25-only and dense-only baselines run on the same memories.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from app.config import Config
+from app.errors import MediaError
+
+CATEGORIES = ("1", "2", "3", "4")
+CATEGORY_NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
+TURN_S = 30.0
+_EVIDENCE = re.compile(r"D(\d+):(\d+)")
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia_id: str
+    session: int
+    speaker: str
+    text: str
+    t: float
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    category: str
+    evidence: tuple[str, ...]
+    last_session: int
+
+
+def session_time(text: str) -> float:
+    """'1:56 pm on 8 May, 2023' -> epoch seconds (UTC)."""
+    when = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+    return when.replace(tzinfo=timezone.utc).timestamp()
+
+
+def turn_text(turn: dict) -> str:
+    text = turn.get("text", "")
+    if turn.get("blip_caption"):
+        text += f" [shares a photo: {turn['blip_caption']}]"
+    return text
+
+
+def load(path: Path) -> list[tuple[str, list[Turn], list[Question], tuple[str, str]]]:
+    """(sample id, turns in time order, questions with evidence in categories 1-4, speakers) per conversation."""
+    try:
+        samples = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise MediaError(f"{path}: not a LoCoMo JSON file ({e})") from None
+    out = []
+    for sample in samples:
+        conv = sample["conversation"]
+        turns = []
+        numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+        for n in numbers:
+            start = session_time(conv[f"session_{n}_date_time"])
+            for i, turn in enumerate(conv[f"session_{n}"]):
+                turns.append(Turn(turn["dia_id"], n, turn["speaker"], turn_text(turn), start + i * TURN_S))
+        known = {t.dia_id for t in turns}
+        questions = []
+        for qa in sample["qa"]:
+            category = str(qa.get("category"))
+            evidence = tuple(
+                dict.fromkeys(f"D{m[0]}:{m[1]}" for e in qa.get("evidence", []) for m in _EVIDENCE.findall(e))
+            )
+            evidence = tuple(e for e in evidence if e in known)
+            if category in CATEGORIES and evidence:
+                last = max(int(_EVIDENCE.fullmatch(e).group(1)) for e in evidence)  # type: ignore[union-attr]
+                questions.append(Question(qa["question"], category, evidence, last))
+        out.append((sample["sample_id"], turns, questions, (conv["speaker_a"], conv["speaker_b"])))
+    return out
+
+
+def _recall(ranked: list[int], evidence: set[int], k: int) -> float:
+    return len(evidence.intersection(ranked[:k])) / len(evidence)
+
+
+class _Scores:
+    """Recall@k sums per method and category."""
+
+    def __init__(self, methods: list[str], ks: list[int]) -> None:
+        self.ks = ks
+        self.sums = {m: {c: np.zeros(len(ks)) for c in (*CATEGORIES, "all")} for m in methods}
+        self.counts = dict.fromkeys((*CATEGORIES, "all"), 0)
+
+    def add(self, category: str, rankings: dict[str, list[int]], evidence: set[int]) -> None:
+        self.counts[category] += 1
+        self.counts["all"] += 1
+        for method, ranked in rankings.items():
+            r = np.array([_recall(ranked, evidence, k) for k in self.ks])
+            self.sums[method][category] += r
+            self.sums[method]["all"] += r
+
+    def table(self, method: str) -> dict:
+        def row(c: str) -> dict:
+            n = max(1, self.counts[c])
+            return {f"recall@{k}": round(float(v) / n, 4) for k, v in zip(self.ks, self.sums[method][c], strict=True)}
+
+        return {
+            "overall": row("all"),
+            "by_category": {c: {**row(c), "questions": self.counts[c]} for c in CATEGORIES},
+        }
+
+
+def eval_locomo(
+    cfg: Config, data: Path, ks: list[int], mode: str = "offline", out_dir: Path | None = None, limit: int = 0
+) -> dict:
+    from app.perception import load_text_embedder
+    from app.recall import Retriever
+    from app.store.keys import Secret
+    from app.store.memory import Memory, NewUtterance
+
+    conversations = load(data)[: limit or None]
+    embedder = load_text_embedder(cfg)
+    store_cfg = cfg.store
+    methods = ["ours", "bm25", "dense"]
+    scores = {m: _Scores(methods, ks) for m in ("offline", "online")}
+    ingest_s = 0.0
+    questions = 0
+    depth = max(ks)
+    with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
+        for sample_id, turns, qs, speakers in conversations:
+            started = time.perf_counter()
+            vectors = embedder([t.text for t in turns])
+            ingest_s += time.perf_counter() - started
+            with Memory.open(Path(tmp) / f"{sample_id}.db", Secret(b"locomo eval", "eval"), store_cfg, True) as mem:
+                started = time.perf_counter()
+                people = {name: mem.add_person(name).id for name in speakers}
+                ingest_s += time.perf_counter() - started
+                retriever = Retriever(mem, embedder, cfg.recall)
+                uid_of: dict[str, int] = {}
+                by_session: dict[int, list[int]] = {}
+                for i, t in enumerate(turns):
+                    by_session.setdefault(t.session, []).append(i)
+                asked_online: dict[int, list[Question]] = {}
+                for q in qs:
+                    asked_online.setdefault(q.last_session, []).append(q)
+                for session, indices in sorted(by_session.items()):
+                    started = time.perf_counter()
+                    with mem.batch():
+                        sid = mem.start_session(sample_id, turns[indices[0]].t)
+                        for i in indices:
+                            t = turns[i]
+                            uid_of[t.dia_id] = mem.add_utterance(
+                                NewUtterance(
+                                    sid,
+                                    people.get(t.speaker),
+                                    t.text,
+                                    t.t,
+                                    t.t + TURN_S,
+                                    1.0,
+                                    "locomo",
+                                    False,
+                                    vectors[i],
+                                )
+                            )
+                    ingest_s += time.perf_counter() - started
+                    if mode == "online":
+                        for q in asked_online.get(session, []):
+                            _ask(retriever, q, uid_of, depth, scores["online"])
+                for q in qs:
+                    _ask(retriever, q, uid_of, depth, scores["offline"])
+                    questions += 1
+    offline = scores["offline"]
+    result: dict = {
+        "mode": mode,
+        "questions": questions,
+        "conversations": len(conversations),
+        "ingest_s": round(ingest_s, 2),
+        **offline.table("ours"),
+        "baselines": {m: offline.table(m) for m in ("bm25", "dense")},
+    }
+    if mode == "online":
+        online = scores["online"]
+        result.update(online.table("ours"))
+        result["baselines"] = {m: online.table(m) for m in ("bm25", "dense")}
+        result["offline"] = offline.table("ours")
+        result["offline_minus_online"] = {
+            key: round(result["offline"]["overall"][key] - result["overall"][key], 4) for key in result["overall"]
+        }
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        result["plot"] = str(_plot(result, ks, out_dir / f"locomo_{mode}.png"))
+    return result
+
+
+def _ask(retriever, q: Question, uid_of: dict[str, int], depth: int, scores: _Scores) -> None:
+    evidence = {uid_of[e] for e in q.evidence if e in uid_of}
+    rankings = {
+        "ours": retriever.rank(q.text, depth),
+        "bm25": retriever.rank_bm25(q.text, depth),
+        "dense": retriever.rank_dense(q.text, depth),
+    }
+    scores.add(q.category, rankings, evidence)
+
+
+def _plot(result: dict, ks: list[int], path: Path) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, 5, figsize=(18, 3.6), sharey=True)
+    panels = [("all", "overall")] + [(c, f"{c}: {CATEGORY_NAMES[c]}") for c in CATEGORIES]
+    for ax, (cat, title) in zip(axes, panels, strict=True):
+        for name, table in (("ours", result), *result["baselines"].items()):
+            row = table["overall"] if cat == "all" else table["by_category"][cat]
+            ax.plot(ks, [row[f"recall@{k}"] for k in ks], marker="o", label=name)
+        ax.set_title(title)
+        ax.set_xscale("log")
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.set_xlabel("k")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("evidence recall@k")
+    axes[0].legend()
+    fig.suptitle(f"LoCoMo, {result['mode']}: {result['questions']} questions")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def render(r: dict) -> str:
+    ks = [int(k.split("@")[1]) for k in r["overall"]]
+    head = f"{'':22s}" + "".join(f"{'R@' + str(k):>8s}" for k in ks)
+    lines = [
+        f"LoCoMo {r['mode']}: {r['questions']} questions, {r['conversations']} conversations, "
+        f"ingested in {r['ingest_s']:.1f} s",
+        head,
+    ]
+
+    def line(name: str, row: dict) -> str:
+        return f"{name:22s}" + "".join(f"{row[f'recall@{k}']:8.3f}" for k in ks)
+
+    lines.append(line("ours", r["overall"]))
+    for c in CATEGORIES:
+        lines.append(line(f"  {c} {CATEGORY_NAMES[c]} ({r['by_category'][c]['questions']})", r["by_category"][c]))
+    for name, table in r["baselines"].items():
+        lines.append(line(f"{name} baseline", table["overall"]))
+    if "offline_minus_online" in r:
+        lines.append(line("offline - online", r["offline_minus_online"]))
+    if r.get("plot"):
+        lines.append(f"plot: {r['plot']}")
+    return "\n".join(lines) + "\n"
