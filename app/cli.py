@@ -41,13 +41,15 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m app", description="Lifelong memory companion for wearables.")
+    parser = argparse.ArgumentParser(
+        prog="python -m app", description="Lifelong memory companion for wearables.", allow_abbrev=False
+    )
     parser.add_argument("--version", action="version", version=f"lifemem {__version__}")
     _common(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help_: str, handler: Command) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_, description=help_)
+        p = sub.add_parser(name, help=help_, description=help_, allow_abbrev=False)
         _common(p, suppress=True)
         p.set_defaults(handler=handler)
         return p

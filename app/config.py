@@ -217,11 +217,14 @@ class PrivacyConfig:
 
 @dataclass(frozen=True)
 class RecallConfig:
-    """Hybrid dense + BM25 search."""
+    """Hybrid dense + BM25 search (app/recall.py); weights chosen on LoCoMo (eval locomo)."""
 
     top_k: int = _opt(5, "results returned by ask", lo=1, hi=100)
-    candidates: int = _opt(50, "candidates taken from each of dense and BM25 search", lo=1, hi=1000)
-    rrf_k: int = _opt(60, "reciprocal-rank-fusion constant", lo=1, hi=1000)
+    candidates: int = _opt(100, "candidates taken from each of dense and BM25 search", lo=1, hi=1000)
+    bm25_weight: float = _opt(
+        0.2, "weight of the BM25 score (relative to the best candidate's) added to cosine similarity", lo=0.0, hi=10.0
+    )
+    person_boost: float = _opt(0.15, "added to the score of utterances by a person the question names", lo=0.0, hi=10.0)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
-"""Hybrid retrieval over utterances: dense (MiniLM + sqlite-vec) and BM25 (FTS5), fused by reciprocal rank."""
+"""Hybrid retrieval over utterances: dense (MiniLM + sqlite-vec/FAISS) and BM25 (FTS5) candidates, scored
+together with a boost for the people the question names, scoped by person and time."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.config import RecallConfig
@@ -20,6 +22,7 @@ yourselves said say says tell told remember know anyone anybody someone somethin
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
+WINDOW_EXACT = 5000  # a time window with at most this many utterances is searched exhaustively
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 
@@ -31,7 +34,7 @@ class Evidence:
     t_start: float  # seconds since the epoch
     t_end: float
     session: int
-    score: float  # fused score, 1.0 = first in both rankings
+    score: float  # fused: cosine similarity + weighted relative BM25 + person boost
 
 
 def keywords(text: str) -> list[str]:
@@ -46,23 +49,57 @@ def fts_query(text: str) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in keywords(text))
 
 
-def rrf(rankings: list[list[int]], k: int) -> dict[int, float]:
-    """Reciprocal-rank fusion, normalized so an item ranked first everywhere scores 1.0."""
-    scores: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
-    best = len(rankings) / (k + 1)
-    return {item: s / best for item, s in scores.items()}
+CONTEXT_WORDS = 16
+
+
+def dense_document(text: str, previous: str | None) -> str:
+    """What an utterance's dense vector is computed from: its words, and the end of the turn it follows in
+    the same session (an answer's subject is often the question just before it). On LoCoMo recall@10: 0.722
+    without, 0.762 with the whole previous turn, 0.759 with its last 16 words (kept: a third of the cost)."""
+    if not previous:
+        return text
+    return f"{text} (after: {' '.join(previous.split()[-CONTEXT_WORDS:])})"
+
+
+def fuse(
+    similarity: dict[int, float], bm25: dict[int, float], boosted: set[int], bm25_weight: float, boost: float
+) -> dict[int, float]:
+    """Cosine similarity + bm25_weight x BM25 score over the best BM25 score + boost for utterances of the
+    people asked about. (Measured on LoCoMo against reciprocal-rank fusion and OmniMem's set union.)"""
+    top = max(bm25.values(), default=0.0)
+    return {
+        uid: sim + (bm25_weight * bm25.get(uid, 0.0) / top if top > 0 else 0.0) + (boost if uid in boosted else 0.0)
+        for uid, sim in similarity.items()
+    }
 
 
 class Retriever:
-    """Ranks a memory's utterances for a query."""
+    """Ranks a memory's utterances for a query.
+
+    People named in the query are taken out of its text (a name says whose words to look at, not what they
+    were about: every turn of Caroline's would otherwise match "Caroline") and their utterances are
+    boosted instead. Dense and BM25 candidates are fused by reciprocal rank.
+    """
 
     def __init__(self, memory: Memory, embedder: TextEmbedder, cfg: RecallConfig) -> None:
         self.memory = memory
         self.embedder = embedder
         self.cfg = cfg
+        self._names: list[tuple[re.Pattern, str]] | None = None
+
+    def people_named(self, query: str) -> tuple[list[str], str]:
+        """(people named in the query, the query without their names)."""
+        if self._names is None:
+            self._names = [
+                (re.compile(rf"\b{re.escape(p.name)}(?:'s|s')?\b", re.IGNORECASE), p.name) for p in self.memory.people()
+            ]
+        named, rest = [], query
+        for pattern, name in self._names:
+            if pattern.search(rest):
+                named.append(name)
+                rest = pattern.sub(" ", rest)
+        rest = re.sub(r"\s+", " ", rest).strip()
+        return named, rest if keywords(rest) else query
 
     def rank_dense(self, query: str, k: int) -> list[int]:
         return [uid for uid, _ in self.memory.dense_search(self.embedder([query])[0], k)]
@@ -70,25 +107,65 @@ class Retriever:
     def rank_bm25(self, query: str, k: int) -> list[int]:
         return [uid for uid, _ in self.memory.bm25_search(fts_query(query), k)]
 
-    def scored(self, query: str, k: int) -> dict[int, float]:
+    def scored(
+        self,
+        query: str,
+        k: int,
+        people: Sequence[str] = (),
+        between: tuple[float, float] | None = None,
+        about: Sequence[str] = (),
+    ) -> dict[int, float]:
+        """Fused scores of the candidates for `query` (at least k of them when the memory has them), only of
+        `people`'s utterances when given, only within `between` (epoch seconds) when given; the utterances
+        of the people the query names, and of `about` (the person there), are boosted."""
         n = max(k, self.cfg.candidates)
-        return rrf([self.rank_dense(query, n), self.rank_bm25(query, n)], self.cfg.rrf_k)
+        named, topic = self.people_named(query)
+        vector = self.embedder([topic])[0]
+        scope = set(people)
+        wide = n * 4 if scope or between else n  # filtered afterwards: look further
+        dense = self.memory.dense_search(vector, wide)
+        sparse = self.memory.bm25_search(fts_query(topic), wide, between)
+        pool = list(dict.fromkeys([uid for uid, _ in dense] + [uid for uid, _ in sparse]))
+        if between is not None:
+            pool += [uid for uid in self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT) if uid not in pool]
+        rows = self.memory.utterances(pool)
+        keep = [
+            uid
+            for uid in pool
+            if uid in rows
+            and (not scope or rows[uid].person in scope)
+            and (between is None or between[0] <= rows[uid].t_start <= between[1])
+        ]
+        similarity = {uid: 1.0 - d for uid, d in dense if uid in set(keep)}
+        missing = [uid for uid in keep if uid not in similarity]
+        similarity.update({uid: 1.0 - d for uid, d in self.memory.rescore(vector, missing, len(missing))})
+        bm25 = {uid: -score for uid, score in sparse}
+        boosted = {uid for uid in keep if rows[uid].person in {*named, *about}}
+        fused = fuse(similarity, bm25, boosted, self.cfg.bm25_weight, self.cfg.person_boost)
+        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k, n)])
 
-    def rank(self, query: str, k: int) -> list[int]:
-        fused = self.scored(query, k)
+    def rank(self, query: str, k: int, **scope) -> list[int]:
+        fused = self.scored(query, k, **scope)
         return sorted(fused, key=lambda uid: (-fused[uid], uid))[:k]
 
 
 def search(
-    memory: Memory, embedder: TextEmbedder, query: str, cfg: RecallConfig, top_k: int | None = None
+    memory: Memory,
+    embedder: TextEmbedder,
+    query: str,
+    cfg: RecallConfig,
+    top_k: int | None = None,
+    people: Sequence[str] = (),
+    between: tuple[float, float] | None = None,
+    about: Sequence[str] = (),
 ) -> list[Evidence]:
-    """The top utterances for `query`, best first."""
+    """The top utterances for `query`, best first (see `Retriever.scored` for the scope)."""
     if not query.strip():
         return []
-    retriever = Retriever(memory, embedder, cfg)
-    fused = retriever.scored(query, top_k or cfg.top_k)
-    ranked = sorted(fused, key=lambda uid: (-fused[uid], uid))[: top_k or cfg.top_k]
-    rows = memory.utterances(ranked)
+    k = top_k or cfg.top_k
+    ranked = Retriever(memory, embedder, cfg).scored(query, k, people, between, about)
+    top = list(ranked)[:k]
+    rows = memory.utterances(top)
     return [
         Evidence(
             uid,
@@ -97,8 +174,8 @@ def search(
             rows[uid].t_start,
             rows[uid].t_end,
             rows[uid].session_id,
-            round(fused[uid], 4),
+            round(ranked[uid], 4),
         )
-        for uid in ranked
+        for uid in top
         if uid in rows
     ]

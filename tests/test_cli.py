@@ -88,3 +88,12 @@ def test_bench_identity_reports_each_part_of_a_poll(capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["people"] == 1000 and report["match_ms"] > 0
     assert report["poll_ms"] > report["poll_tracked_face_ms"] > report["poll_unchanged_scene_ms"] > 0
+
+
+def test_bench_recall_reports_ingest_and_query_latency(capsys):
+    need_models("minilm-l6-int8")
+    assert main(["bench", "recall", "--n", "3000", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ingest_per_s"] > 0
+    (point,) = report["query"]
+    assert point["n"] == 3000 and point["p95_ms"] >= point["p50_ms"] > 0

@@ -94,7 +94,7 @@ def test_ask_finds_the_fact_and_who_said_it(demo_run, demo_key, capsys, question
     answer = _cli(capsys, "--data-dir", str(data), "ask", question, "--json")
     assert answer["query"] == question
     top3 = answer["results"][:3]
-    assert all(set(r) == {"text", "person", "t_start", "t_end", "session", "score"} for r in top3)
+    assert all(set(r) == {"id", "text", "person", "t_start", "t_end", "session", "score"} for r in top3)
     want_label, want_text = stored[turn]
     assert any(r["text"] == want_text and r["person"] == want_label for r in top3), (question, top3)
 

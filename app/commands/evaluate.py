@@ -1,4 +1,4 @@
-"""`eval faces|speakers|sessions`: measurements on real data, as a table or `--json`, with plots."""
+"""`eval faces|speakers|sessions|locomo|memorybank`: measurements on real data, as a table or `--json`, with plots."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ DEFAULT_DATA = {
     "speakers": [SHARED / "librispeech_test_other_resemblyzer", SHARED / "fsdd_spoken_digits"],
     "sessions": [SHARED / "librispeech_test_other_resemblyzer"],
     "locomo": [SHARED / "locomo" / "locomo10.json"],
+    "memorybank": [SHARED / "memorybank_siliconfriend"],
 }
 
 
 def register(add) -> None:
     p = add("eval", "evaluate identity, segmentation and recall on real data", cmd_eval)
-    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo"))
+    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank"))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
@@ -46,6 +47,10 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         from app.evaluation.sessions import eval_sessions, render
 
         result = eval_sessions(cfg, data[0], args.out)
+    elif args.what == "memorybank":
+        from app.evaluation.memorybank import eval_memorybank, render
+
+        result = eval_memorybank(cfg, data[0])
     else:
         from app.evaluation.locomo import eval_locomo, render
 

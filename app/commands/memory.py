@@ -6,11 +6,12 @@ import argparse
 import getpass
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from app.commands import db_path, open_memory, parse_time, print_json, when
 from app.config import Config
-from app.errors import StoreError, StoreKeyError
+from app.errors import ConfigError, StoreError, StoreKeyError
 
 CONSENT = ("given", "refused", "unknown")
 
@@ -19,6 +20,9 @@ def register(add) -> None:
     p = add("ask", "find what was said, by hybrid dense + BM25 search", cmd_ask)
     p.add_argument("question")
     p.add_argument("-k", "--top", type=int, default=None, help="results to show (default recall.top_k)")
+    p.add_argument("--as", dest="person", help="the person you are talking with: their profile and words first")
+    p.add_argument("--at", help="when the question is asked (ISO 8601; default now): 'last Tuesday' counts from it")
+    p.add_argument("--context", action="store_true", help="print the dialog context (profile + retrieved, cited)")
     p.add_argument("--json", action="store_true")
     p = add("sessions", "list the conversation sessions with their people", cmd_sessions)
     p.add_argument("--json", action="store_true")
@@ -45,15 +49,33 @@ def register(add) -> None:
     new.add_argument("--new-key-prompt", action="store_true", help="type the new key")
 
 
-def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
-    from app.perception import load_text_embedder
-    from app.recall import search
+def _asked_at(text: str | None) -> datetime:
+    if text is None:
+        return datetime.now().astimezone()
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"--at {text!r}: expected ISO 8601, e.g. 2026-05-14T18:00") from None
+    return at if at.tzinfo else at.astimezone()
 
+
+def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
+    from app.context import context, find
+    from app.perception import load_text_embedder
+
+    now = _asked_at(args.at)
     embedder = load_text_embedder(cfg)
     with open_memory(args, cfg) as memory:
-        results = search(memory, embedder, args.question, cfg.recall, args.top)
+        if args.person and memory.person_id(args.person) is None:
+            raise StoreError(f"nobody called {args.person!r} (see `python -m app people`)")
+        about = (args.person,) if args.person else ()
+        found = find(memory, embedder, cfg.recall, args.question, now, args.top, about)
+        results, window = found.evidence, found.window
+        between = window.epoch() if window and found.filtered else None
+        ctx = context(memory, embedder, cfg.recall, args.person, args.question, now) if args.context else None
     rows = [
         {
+            "id": r.utterance_id,
             "text": r.text,
             "person": r.person,
             "t_start": when(r.t_start),
@@ -63,9 +85,15 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
         }
         for r in results
     ]
+    filtered = [when(t) for t in between] if between else None
     if args.json:
-        print_json({"query": args.question, "results": rows})
+        out = {"query": args.question, "at": now.isoformat(), "time_filter": filtered, "results": rows}
+        print_json(out | ({"context": ctx.as_dict()} if ctx else {}))
         return 0
+    if filtered:
+        sys.stdout.write(f'between {filtered[0]} and {filtered[1]} ("{window.expression}")\n')
+    elif window is not None:
+        sys.stdout.write(f"nothing said {window.expression}; from any time:\n")
     if not rows:
         sys.stdout.write("nothing found\n")
     for i, (r, e) in enumerate(zip(rows, results, strict=True), 1):
@@ -73,6 +101,9 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
             f"{i}. [{r['score']:.2f}] {r['person'] or 'someone'}, {when(e.t_start, 'seconds')} "
             f"(session {r['session']}): {r['text']}\n"
         )
+    if ctx is not None:
+        sys.stdout.write(f"\n--- profile ({ctx.profile_tokens} tokens)\n{ctx.profile}\n")
+        sys.stdout.write(f"--- retrieved ({ctx.retrieved_tokens} tokens)\n{ctx.retrieved}\n")
     return 0
 
 

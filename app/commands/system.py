@@ -14,9 +14,11 @@ def register(add) -> None:
     p.add_argument("--json", action="store_true")
     p = add("config", "print the settings in effect as YAML", cmd_config)
     p.add_argument("--defaults", action="store_true", help="print the built-in defaults (the shipped config.yaml)")
-    p = add("bench", "measure speed: the recorder's stages, identity polls, or the store at scale", cmd_bench)
-    p.add_argument("what", choices=("pipeline", "identity", "store", "durability"))
-    p.add_argument("--n", type=int, default=100_000, help="store: utterances to insert (10k/100k/1M checkpoints)")
+    p = add("bench", "measure speed: the recorder's stages, identity polls, recall, or the store at scale", cmd_bench)
+    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability"))
+    p.add_argument(
+        "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
+    )
     p.add_argument("--kills", type=int, default=100, help="durability: how many times to kill -9 the writer")
     p.add_argument("--json", action="store_true")
 
@@ -44,6 +46,10 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         from app.bench_store import bench_store, render
 
         result = bench_store(cfg, args.n)
+    elif args.what == "recall":
+        from app.bench_recall import bench_recall, render
+
+        result = bench_recall(cfg, args.n)
     elif args.what == "identity":
         from app.bench_identity import bench_identity, render
 

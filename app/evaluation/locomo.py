@@ -124,7 +124,7 @@ def eval_locomo(
     cfg: Config, data: Path, ks: list[int], mode: str = "offline", out_dir: Path | None = None, limit: int = 0
 ) -> dict:
     from app.perception import load_text_embedder
-    from app.recall import Retriever
+    from app.recall import Retriever, dense_document
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
@@ -139,7 +139,12 @@ def eval_locomo(
     with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
         for sample_id, turns, qs, speakers in conversations:
             started = time.perf_counter()
-            vectors = embedder([t.text for t in turns])
+            vectors = embedder(
+                [
+                    dense_document(t.text, turns[i - 1].text if i and turns[i - 1].session == t.session else None)
+                    for i, t in enumerate(turns)
+                ]
+            )
             ingest_s += time.perf_counter() - started
             with Memory.open(Path(tmp) / f"{sample_id}.db", Secret(b"locomo eval", "eval"), store_cfg, True) as mem:
                 started = time.perf_counter()

@@ -339,6 +339,78 @@ class Memory:
             )
         return sid
 
+    def profile(self, person_id: int, recent: int = 5) -> dict:
+        """What the memory holds about a person, most useful first: who they are, current facts by
+        importance, relations, summaries of conversations with them, their latest words."""
+        one = self.con.execute
+        name, consent = one("SELECT name, consent FROM people WHERE id = ?", (person_id,)).fetchone()
+        first, last, count, sessions = one(
+            "SELECT min(t_start), max(t_end), count(*), count(DISTINCT session_id) FROM utterances WHERE person_id = ?",
+            (person_id,),
+        ).fetchone()
+        facts = one(
+            "SELECT f.id, f.kind, f.key, f.value, f.valid_from, (SELECT min(utterance_id) FROM fact_sources s "
+            "WHERE s.fact_id = f.id) FROM facts f WHERE f.person_id = ? AND f.valid_to IS NULL "
+            "ORDER BY f.importance DESC, f.learned_at DESC",
+            (person_id,),
+        ).fetchall()
+        relations = one(
+            "SELECT r.id, a.name, r.relation, b.name, (SELECT min(utterance_id) FROM relation_sources s "
+            "WHERE s.relation_id = r.id) FROM relations r JOIN people a ON a.id = r.subject_id "
+            "JOIN people b ON b.id = r.object_id WHERE (r.subject_id = ? OR r.object_id = ?) AND r.valid_to IS NULL "
+            "ORDER BY r.learned_at DESC",
+            (person_id, person_id),
+        ).fetchall()
+        summaries = one(
+            "SELECT DISTINCT m.id, m.level, m.t_start, m.t_end, m.text FROM summaries m "
+            "JOIN summary_sources s ON s.summary_id = m.id JOIN utterances u ON u.id = s.utterance_id "
+            "WHERE u.person_id = ? ORDER BY m.t_end DESC LIMIT 10",
+            (person_id,),
+        ).fetchall()
+        latest = one(
+            "SELECT id, text, t_start FROM utterances WHERE person_id = ? ORDER BY t_start DESC LIMIT ?",
+            (person_id, recent),
+        ).fetchall()
+        return {
+            "id": person_id,
+            "name": name,
+            "consent": consent,
+            "first_seen": first,
+            "last_seen": last,
+            "utterances": count,
+            "sessions": sessions,
+            "facts": [dict(zip(("id", "kind", "key", "value", "valid_from", "source"), f, strict=True)) for f in facts],
+            "relations": [
+                dict(zip(("id", "subject", "relation", "object", "source"), r, strict=True)) for r in relations
+            ],
+            "summaries": [dict(zip(("id", "level", "t_start", "t_end", "text"), m, strict=True)) for m in summaries],
+            "latest": [dict(zip(("id", "text", "t_start"), u, strict=True)) for u in latest],
+        }
+
+    def summaries_citing(self, utterance_ids: list[int]) -> list[dict]:
+        """Summaries built from any of these utterances, highest level first."""
+        if not utterance_ids:
+            return []
+        marks = ",".join("?" * len(utterance_ids))
+        rows = self.con.execute(
+            "SELECT DISTINCT m.id, m.level, m.t_start, m.t_end, m.text FROM summaries m JOIN summary_sources s "
+            f"ON s.summary_id = m.id WHERE s.utterance_id IN ({marks}) ORDER BY m.level DESC, m.t_start",
+            utterance_ids,
+        ).fetchall()
+        return [dict(zip(("id", "level", "t_start", "t_end", "text"), r, strict=True)) for r in rows]
+
+    def media_of(self, utterance_ids: list[int]) -> dict[int, int]:
+        """utterance id -> id of its audio clip, for those whose clip is still kept."""
+        if not utterance_ids:
+            return {}
+        marks = ",".join("?" * len(utterance_ids))
+        rows = self.con.execute(
+            f"SELECT utterance_id, min(id) FROM media WHERE kind = 'audio' AND utterance_id IN ({marks}) "
+            "GROUP BY utterance_id",
+            utterance_ids,
+        )
+        return {int(u): int(m) for u, m in rows}
+
     def rows(self, table: str, where: str = "1", args: tuple = ()) -> list[dict]:
         """Every row of a table as a dict, embeddings left out (for export and inspection)."""
         cur = self.con.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY rowid", args)
@@ -528,16 +600,33 @@ class Memory:
         order = np.argsort(-similarity, kind="stable")[:k]
         return [(int(ids[i]), float(1.0 - similarity[i])) for i in order]
 
-    def bm25_search(self, fts_query: str, k: int) -> list[tuple[int, float]]:
-        """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression."""
+    def bm25_search(
+        self, fts_query: str, k: int, between: tuple[float, float] | None = None
+    ) -> list[tuple[int, float]]:
+        """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression, optionally only of
+        utterances starting within `between` (epoch seconds)."""
         if not fts_query:
             return []
-        rows = self.con.execute(
-            "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
-            "ORDER BY s LIMIT ?",
-            (fts_query, k),
-        )
+        if between is None:
+            rows = self.con.execute(
+                "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
+                "ORDER BY s LIMIT ?",
+                (fts_query, k),
+            )
+        else:
+            rows = self.con.execute(
+                "SELECT f.rowid, bm25(utterances_fts) AS s FROM utterances_fts f JOIN utterances u ON u.id = f.rowid "
+                "WHERE utterances_fts MATCH ? AND u.t_start BETWEEN ? AND ? ORDER BY s LIMIT ?",
+                (fts_query, between[0], between[1], k),
+            )
         return [(int(r), float(s)) for r, s in rows]
+
+    def utterance_ids_between(self, t0: float, t1: float, limit: int) -> list[int]:
+        """Ids of the utterances starting within [t0, t1] when there are at most `limit` of them, else []."""
+        rows = self.con.execute(
+            "SELECT id FROM utterances WHERE t_start BETWEEN ? AND ? LIMIT ?", (t0, t1, limit + 1)
+        ).fetchall()
+        return [int(r[0]) for r in rows] if len(rows) <= limit else []
 
     # state
     def stats(self) -> dict:

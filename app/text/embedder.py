@@ -28,10 +28,17 @@ class TextEmbedder:
             raise ModelError(f"cannot load the text embedder from {model_path}: {e}") from e
         self._tok.enable_truncation(MAX_TOKENS)
         self._tok.no_padding()
+        self._counter = Tokenizer.from_file(str(tokenizer_path))
+        self._counter.no_truncation()
+        self._counter.no_padding()
 
     @property
     def window_tokens(self) -> int:
         return MAX_TOKENS
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces in `text` (untruncated): the unit of the dialog context's budgets."""
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), DIM), np.float32)

@@ -1,0 +1,93 @@
+"""`bench recall --n N`: ingest throughput of the real path (text embedding with context, encrypted insert)
+and end-to-end query latency (embed the question, dense + BM25 search, fuse, render the Level-2 context)
+at 10k / 100k / 1M utterances, in a temporary encrypted memory.
+
+Ingest is timed on real conversation turns (LoCoMo's when ../shared/data is there). The large memories
+are filled the way `bench store` fills them — real sentence vectors mixed pairwise with noise, each with
+the text of the sentence it mostly is — because embedding a million turns would take hours on this CPU.
+"""
+
+from __future__ import annotations
+
+import secrets
+import statistics
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from app.bench_store import CHECKPOINTS, _base_texts, _corpus
+from app.config import Config
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
+
+INGEST_SAMPLE = 2000
+
+
+def _ingest(cfg: Config, memory: Memory, embed, texts: list[str]) -> float:
+    """Utterances per second through the recorder's own path: context document, embedding, insert."""
+    from app.recall import dense_document
+
+    session, person = memory.start_session("ingest", 1e9), memory.add_person().id
+    started = time.perf_counter()
+    docs = [dense_document(t, texts[i - 1] if i else None) for i, t in enumerate(texts)]
+    vectors = embed(docs)
+    with memory.batch():
+        for i, (text, vec) in enumerate(zip(texts, vectors, strict=True)):
+            memory.add_utterance(NewUtterance(session, person, text, 1e9 + i, 1e9 + i + 2, 0.9, "bench", False, vec))
+    return len(texts) / (time.perf_counter() - started)
+
+
+def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
+    from app.context import retrieve
+    from app.perception import load_text_embedder
+
+    texts, questions = _base_texts()
+    embed = load_text_embedder(cfg)
+    now = datetime.now(timezone.utc)
+    result: dict = {"n": n, "queries": min(queries, len(questions)), "query": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        secret = Secret(secrets.token_hex(16).encode(), "bench")
+        with Memory.open(Path(tmp) / "ingest.db", secret, cfg.store, create=True) as memory:
+            result["ingest_per_s"] = round(_ingest(cfg, memory, embed, texts[:INGEST_SAMPLE]), 1)
+        X, which = _corpus(n, embed(texts))
+        with Memory.open(Path(tmp) / "memory.db", secret, cfg.store, create=True) as memory:
+            session, person = memory.start_session("bench", 1e9), memory.add_person().id
+            done = 0
+            for stop in sorted({c for c in CHECKPOINTS if c < n} | {n}):
+                while done < stop:
+                    end = min(stop, done + 5000)
+                    with memory.batch():
+                        for r in range(done, end):
+                            memory.add_utterance(
+                                NewUtterance(
+                                    session, person, texts[which[r]], 1e9 + r, 1e9 + r + 2, 0.9, "bench", False, X[r]
+                                )
+                            )
+                    done = end
+                retrieve(memory, embed, cfg.recall, questions[0], now)  # builds the ANN index past its threshold
+                times = []
+                for q in questions[: result["queries"]]:
+                    t = time.perf_counter()
+                    retrieve(memory, embed, cfg.recall, q, now)
+                    times.append((time.perf_counter() - t) * 1000)
+                result["query"].append(
+                    {
+                        "n": stop,
+                        "p50_ms": round(statistics.median(times), 2),
+                        "p95_ms": round(float(np.percentile(times, 95)), 2),
+                        "dense": memory.dense.describe(),
+                    }
+                )
+    return result
+
+
+def render(r: dict) -> str:
+    lines = [f"ingest (embed with context + encrypted insert): {r['ingest_per_s']:.0f} utterances/s"]
+    lines.append(f"{'utterances':>12s} {'p50 ms':>8s} {'p95 ms':>8s}  dense search")
+    for q in r["query"]:
+        lines.append(f"{q['n']:12,d} {q['p50_ms']:8.2f} {q['p95_ms']:8.2f}  {q['dense']}")
+    lines.append(f"(end to end per question: embed, dense + BM25, fuse, Level-2 context; {r['queries']} questions)")
+    return "\n".join(lines) + "\n"

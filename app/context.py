@@ -1,0 +1,194 @@
+"""The memory context for a dialog model (EgoMem's two levels, OmniMem's pyramid under a token budget).
+
+Level 1 is the profile of the person there — who they are, what is known about them (facts, relations,
+summaries of past conversations), their latest words — rendered within 512 tokens and re-rendered only
+when the identity changes (`DialogContext.person_changed`). Level 2 is what the question retrieves, within
+256 tokens: summaries that cover the retrieved turns first (the pyramid's top), then the turns themselves
+with who and when, each cited; raw media still within retention is cited as the pyramid's base.
+Budgets are counted in the text embedder's word pieces and are never exceeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from app.config import RecallConfig
+from app.recall import Evidence, search
+from app.store.memory import Memory
+from app.text.embedder import TextEmbedder
+from app.timeexpr import TimeWindow, time_window
+
+PROFILE_TOKENS = 512
+RETRIEVED_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class Citation:
+    kind: str  # utterance | fact | relation | summary | media
+    id: int
+    person: str | None = None
+    t_start: float | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    person: str | None
+    profile: str  # Level 1
+    retrieved: str  # Level 2
+    citations: list[Citation] = field(default_factory=list)
+    profile_tokens: int = 0
+    retrieved_tokens: int = 0
+    time_filter: tuple[float, float] | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "person": self.person,
+            "profile": self.profile,
+            "retrieved": self.retrieved,
+            "profile_tokens": self.profile_tokens,
+            "retrieved_tokens": self.retrieved_tokens,
+            "time_filter": [_iso(t) for t in self.time_filter] if self.time_filter else None,
+            "citations": [c.__dict__ for c in self.citations],
+        }
+
+
+def _iso(t: float | None) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M") if t is not None else "?"
+
+
+class _Budget:
+    """Lines added while they fit in `limit` tokens."""
+
+    def __init__(self, count, limit: int) -> None:
+        self.count, self.limit, self.used, self.lines = count, limit, 0, []
+
+    def add(self, line: str) -> bool:
+        cost = self.count(line + "\n")
+        if self.used + cost > self.limit:
+            return False
+        self.lines.append(line)
+        self.used += cost
+        return True
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def render_profile(
+    memory: Memory, person_id: int, count, limit: int = PROFILE_TOKENS
+) -> tuple[str, list[Citation], int]:
+    """Level 1: the person's profile within `limit` tokens, most useful lines first."""
+    p = memory.profile(person_id)
+    budget, cited = _Budget(count, limit), []
+    budget.add(
+        f"You are talking with {p['name']}: {p['utterances']} things said in {p['sessions']} conversations, "
+        f"first {_iso(p['first_seen'])}, last {_iso(p['last_seen'])}."
+    )
+    for f in p["facts"]:
+        if budget.add(f"- {f['kind']}: {f['key']} = {f['value']} [fact {f['id']}]"):
+            cited.append(Citation("fact", f["id"], p["name"]))
+    for r in p["relations"]:
+        if budget.add(f"- {r['subject']} is {r['relation']} of {r['object']} [relation {r['id']}]"):
+            cited.append(Citation("relation", r["id"], p["name"]))
+    for m in p["summaries"]:
+        if budget.add(f"- {_iso(m['t_start'])}: {m['text']} [summary {m['id']}]"):
+            cited.append(Citation("summary", m["id"], p["name"], m["t_start"]))
+    for u in p["latest"]:
+        if budget.add(f"- {_iso(u['t_start'])} {p['name']} said: {u['text']} [{u['id']}]"):
+            cited.append(Citation("utterance", u["id"], p["name"], u["t_start"]))
+    return budget.text, cited, budget.used
+
+
+@dataclass(frozen=True)
+class Found:
+    evidence: list[Evidence]
+    window: TimeWindow | None  # the time expression the question named, if any
+    filtered: bool  # whether the evidence is from within it (False: nothing was, so the filter was dropped)
+
+
+def find(
+    memory: Memory,
+    embedder: TextEmbedder,
+    cfg: RecallConfig,
+    question: str,
+    now: datetime,
+    top_k: int | None = None,
+    about: Sequence[str] = (),
+) -> Found:
+    """Search as of `now`: a time expression becomes an event-time filter (and leaves the query); when
+    nothing falls inside it, the search runs without it rather than answer with nothing."""
+    parsed = time_window(question, now)
+    if parsed is None:
+        return Found(search(memory, embedder, question, cfg, top_k, about=about), None, False)
+    window, rest = parsed
+    evidence = search(memory, embedder, rest, cfg, top_k, between=window.epoch(), about=about)
+    if evidence:
+        return Found(evidence, window, True)
+    return Found(search(memory, embedder, question, cfg, top_k, about=about), window, False)
+
+
+def retrieve(
+    memory: Memory,
+    embedder: TextEmbedder,
+    cfg: RecallConfig,
+    query: str,
+    now: datetime,
+    person: str | None = None,
+    limit: int = RETRIEVED_TOKENS,
+) -> tuple[str, list[Citation], int, tuple[float, float] | None]:
+    """Level 2: what `query` finds, as of `now` (time expressions become a filter), within `limit` tokens."""
+    about = (person,) if person else ()  # the person there is who "you" means: their words are boosted
+    found = find(memory, embedder, cfg, query, now, max(cfg.top_k, 10), about)
+    evidence = found.evidence
+    between = found.window.epoch() if found.window and found.filtered else None
+    budget, cited = _Budget(embedder.count_tokens, limit), []
+    for s in memory.summaries_citing([e.utterance_id for e in evidence]):
+        if budget.add(f"{_iso(s['t_start'])}-{_iso(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):
+            cited.append(Citation("summary", s["id"], None, s["t_start"]))
+    media = memory.media_of([e.utterance_id for e in evidence])
+    for e in evidence:
+        clip = f" (audio {media[e.utterance_id]})" if e.utterance_id in media else ""
+        if not budget.add(f"{_iso(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]{clip}"):
+            break
+        cited.append(Citation("utterance", e.utterance_id, e.person, e.t_start))
+        if clip:
+            cited.append(Citation("media", media[e.utterance_id], e.person, e.t_start))
+    return budget.text, cited, budget.used, between
+
+
+def context(
+    memory: Memory, embedder: TextEmbedder, cfg: RecallConfig, person: str | None, query: str, now: datetime
+) -> Context:
+    """Both levels for `person` (None: nobody known is there) and `query`, as of `now`."""
+    profile, cited, used = "", [], 0
+    pid = memory.person_id(person) if person else None
+    if pid is not None:
+        profile, cited, used = render_profile(memory, pid, embedder.count_tokens)
+    text, found, spent, between = retrieve(memory, embedder, cfg, query, now, person)
+    return Context(person, profile, text, cited + found, used, spent, between)
+
+
+class DialogContext:
+    """Keeps Level 1 for the person there, re-rendered only when the identity changes."""
+
+    def __init__(self, memory: Memory, embedder: TextEmbedder, cfg: RecallConfig) -> None:
+        self.memory, self.embedder, self.cfg = memory, embedder, cfg
+        self.person: str | None = None
+        self.profile: tuple[str, list[Citation], int] = ("", [], 0)
+        self.renders = 0
+
+    def person_changed(self, person: str | None) -> None:
+        if person == self.person:
+            return
+        self.person = person
+        pid = self.memory.person_id(person) if person else None
+        self.profile = render_profile(self.memory, pid, self.embedder.count_tokens) if pid is not None else ("", [], 0)
+        self.renders += 1
+
+    def __call__(self, query: str, now: datetime) -> Context:
+        text, found, spent, between = retrieve(self.memory, self.embedder, self.cfg, query, now, self.person)
+        profile, cited, used = self.profile
+        return Context(self.person, profile, text, cited + found, used, spent, between)

@@ -1,0 +1,170 @@
+"""Time expressions in questions ("last Tuesday", "in May 2023", "two weeks ago", "yesterday evening"),
+turned into event-time windows relative to when the question is asked.
+
+`time_window(question, now)` returns the window and the question without the expression, or None. Windows
+are half-open [start, end) in `now`'s time zone; fuzzy spans ("two weeks ago") get a margin so an event
+told about a little early or late is still inside.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for m in names
+}
+WEEKDAYS = {d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
+NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split(),
+    )
+} | {"a": 1, "an": 1, "a couple of": 2, "a few": 3, "several": 3}
+FUZZY = ("a couple of", "a few", "several")
+UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (18, 30)}
+
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DAY = "|".join(WEEKDAYS)
+_NUM = r"\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
+_PART = "|".join(PARTS)
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    start: datetime
+    end: datetime
+    expression: str  # the words it came from
+
+    def epoch(self) -> tuple[float, float]:
+        return self.start.timestamp(), self.end.timestamp()
+
+
+def _day(d: datetime) -> datetime:
+    return d.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _month_span(year: int, month: int) -> tuple[datetime, datetime]:
+    start = datetime(year, month, 1)
+    end = datetime(year + (month == 12), month % 12 + 1, 1)
+    return start, end
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBERS[word]
+
+
+def _part(day: datetime, part: str | None) -> tuple[datetime, datetime]:
+    if not part:
+        return day, day + timedelta(days=1)
+    h0, h1 = PARTS[part]
+    return day + timedelta(hours=h0), day + timedelta(hours=h1)
+
+
+def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
+    """The event-time window a question names, and the question without those words; None if it names none."""
+    q = question.lower()
+    tz = now.tzinfo
+    today = _day(now.replace(tzinfo=None))
+
+    def found(m: re.Match, start: datetime, end: datetime) -> tuple[TimeWindow, str]:
+        rest = (question[: m.start()] + " " + question[m.end() :]).strip()
+        rest = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s+", " ", rest))
+        return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
+
+    # "on 8 May 2023", "May 8, 2023", "on May 8"
+    if m := re.search(rf"\b(?:on\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s*(\d{{4}})?\b", q):
+        year = int(m.group(3)) if m.group(3) else today.year
+        try:
+            day = datetime(year, MONTHS[m.group(2)], int(m.group(1)))
+        except ValueError:
+            day = None
+        if day is not None:
+            return found(m, day, day + timedelta(days=1))
+    if m := re.search(rf"\b(?:on\s+)?({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(\d{{4}}))?\b", q):
+        year = int(m.group(3)) if m.group(3) else today.year
+        try:
+            day = datetime(year, MONTHS[m.group(1)], int(m.group(2)))
+        except ValueError:
+            day = None
+        if day is not None:
+            return found(m, day, day + timedelta(days=1))
+    # "in May 2023", "May 2023", "in May" (the latest May not after now)
+    m = re.search(rf"\b(?:in\s+|during\s+)?({_MONTH})\.?(?:\s+(?:of\s+)?(\d{{4}}))?\b", q)
+    if m and (m.group(2) or m.group(0).startswith(("in ", "during ")) or m.group(1) != "may"):  # "may": a verb
+        month = MONTHS[m.group(1)]
+        year = int(m.group(2)) if m.group(2) else today.year - (month > today.month)
+        return found(m, *_month_span(year, month))
+    # "in 2023"
+    if m := re.search(r"\b(?:in|during)\s+((?:19|20)\d{2})\b", q):
+        year = int(m.group(1))
+        return found(m, datetime(year, 1, 1), datetime(year + 1, 1, 1))
+    # "yesterday (evening)", "today", "this morning", "last night", "tonight"
+    if m := re.search(rf"\b(yesterday|today)(?:\s+({_PART}))?\b", q):
+        day = today - timedelta(days=m.group(1) == "yesterday")
+        return found(m, *_part(day, m.group(2)))
+    if m := re.search(rf"\bthis\s+({_PART})\b|\btonight\b", q):
+        return found(m, *_part(today, m.group(1) or "night"))
+    if m := re.search(r"\blast\s+night\b", q):
+        return found(m, *_part(today - timedelta(days=1), "night"))
+    # "last Tuesday", "this past Tuesday (evening)": the latest one before today ("on Saturday" alone is as
+    # often a habit as a date: "who plays tennis on Saturday")
+    if m := re.search(rf"\b(?:last|this past)\s+({_DAY})(?:\s+({_PART}))?\b", q):
+        back = (today.weekday() - WEEKDAYS[m.group(1)]) % 7 or 7
+        return found(m, *_part(today - timedelta(days=back), m.group(2)))
+    # "two weeks ago", "3 days ago", "a month ago": the unit around that point; "a few days ago": from half
+    # to twice as long ago
+    if m := re.search(rf"\b({_NUM})\s+(day|week|month|year)s?\s+ago\b", q):
+        span, n = UNITS[m.group(2)], _count(m.group(1))
+        if m.group(1) in FUZZY:
+            return found(m, today - timedelta(days=2 * n * span), today - timedelta(days=max(1, n * span // 2) - 1))
+        centre = today - timedelta(days=n * span)
+        margin = timedelta(days=max(1, span // 2)) if span > 1 else timedelta(0)
+        return found(m, centre - margin, centre + timedelta(days=1) + margin)
+    # "last week/month/year", "this week/month/year", "earlier this week"
+    if m := re.search(r"\b(last|this|past)\s+(week|month|year)(?:'s)?\b", q):
+        if m.group(2) == "week":
+            monday = today - timedelta(days=today.weekday())
+            start = monday - timedelta(days=7) if m.group(1) == "last" else monday
+            end = start + timedelta(days=7)
+            if m.group(1) == "past":
+                start, end = today - timedelta(days=7), today + timedelta(days=1)
+        elif m.group(2) == "month":
+            if m.group(1) == "past":
+                start, end = today - timedelta(days=30), today + timedelta(days=1)
+            else:
+                year, month = (
+                    (today.year, today.month)
+                    if m.group(1) == "this"
+                    else (
+                        today.year - (today.month == 1),
+                        (today.month - 2) % 12 + 1,
+                    )
+                )
+                start, end = _month_span(year, month)
+        else:
+            year = today.year - (m.group(1) == "last")
+            start, end = datetime(year, 1, 1), datetime(year + 1, 1, 1)
+            if m.group(1) == "past":
+                start, end = today - timedelta(days=365), today + timedelta(days=1)
+        return found(m, start, end)
+    return None

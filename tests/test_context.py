@@ -1,0 +1,97 @@
+"""The dialog context: Level 1 (profile) and Level 2 (retrieved) within their token budgets, with citations;
+the profile re-rendered only when the identity changes; retrieval scoped by person and by time."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from app.context import PROFILE_TOKENS, RETRIEVED_TOKENS, DialogContext, context
+from app.recall import search
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
+
+MAY_8 = datetime(2023, 5, 8, 14, 0, tzinfo=timezone.utc).timestamp()
+DAY = 86400.0
+
+
+@pytest.fixture
+def memory(cfg, perception, tmp_path):
+    """Two people over three days, with facts, a relation and a summary citing their words."""
+    lines = [
+        ("Caroline", 0, "I went to an LGBTQ support group yesterday and it was powerful."),
+        ("Melanie", 0, "I painted a sunrise over the lake last week."),
+        ("Caroline", 1, "I am thinking about studying counseling and mental health."),
+        ("Melanie", 1, "My kids and I went camping in the mountains."),
+        ("Caroline", 2, "I adopted a puppy named Luna, she loves tennis balls."),
+        ("Melanie", 2, "I signed up for a pottery class on Saturdays."),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        ids = {name: m.add_person(name).id for name in ("Caroline", "Melanie")}
+        uids = []
+        vectors = perception.text([text for _, _, text in lines])
+        for (name, day, text), vec in zip(lines, vectors, strict=True):
+            t = MAY_8 + day * DAY
+            session = m.start_session("t", t)
+            uids.append(m.add_utterance(NewUtterance(session, ids[name], text, t, t + 5, 1.0, "t", False, vec)))
+        m.add_fact(ids["Caroline"], "plan", "career", "counseling " * 700, [uids[2]], importance=0.9)  # long
+        m.add_fact(ids["Caroline"], "pet", "dog", "Luna", [uids[4]])
+        m.add_relation(ids["Caroline"], "friend", ids["Melanie"], [uids[0]])
+        m.add_summary(1, MAY_8, MAY_8 + 5, "Caroline told Melanie about the support group.", [uids[0]])
+        yield m, uids
+
+
+def test_budgets_are_never_exceeded(memory, perception, cfg):
+    m, _ = memory
+    now = datetime.fromtimestamp(MAY_8 + 3 * DAY, timezone.utc)
+    ctx = context(m, perception.text, cfg.recall, "Caroline", "what does Caroline want to study?", now)
+    assert 0 < ctx.profile_tokens <= PROFILE_TOKENS and 0 < ctx.retrieved_tokens <= RETRIEVED_TOKENS
+    assert perception.text.count_tokens(ctx.profile) <= PROFILE_TOKENS
+    assert perception.text.count_tokens(ctx.retrieved) <= RETRIEVED_TOKENS
+    assert "counseling counseling" not in ctx.profile  # the 700-word fact does not fit: left out, not cut
+    assert "dog = Luna [fact" in ctx.profile and "friend of Melanie" in ctx.profile
+    assert "support group" in ctx.profile  # the summary of a conversation with her
+    kinds = {c.kind for c in ctx.citations}
+    assert {"fact", "relation", "summary", "utterance"} <= kinds
+    assert "[summary" in ctx.retrieved.splitlines()[0]  # the pyramid's top comes first when it covers a hit
+
+
+def test_tiny_budgets_hold_too(memory, perception, cfg):
+    from app.context import render_profile, retrieve
+
+    m, _ = memory
+    pid = m.person_id("Caroline")
+    text, _, used = render_profile(m, pid, perception.text.count_tokens, limit=20)
+    assert used <= 20 and perception.text.count_tokens(text) <= 20
+    text, cited, used, _ = retrieve(m, perception.text, cfg.recall, "puppy", datetime.now(timezone.utc), limit=3)
+    assert used <= 3 and cited == []
+
+
+def test_profile_is_rendered_only_when_the_identity_changes(memory, perception, cfg):
+    m, _ = memory
+    dialog = DialogContext(m, perception.text, cfg.recall)
+    dialog.person_changed("Caroline")
+    dialog.person_changed("Caroline")
+    first = dialog("what is her dog called", datetime.now(timezone.utc))
+    dialog("and what does she study", datetime.now(timezone.utc))
+    assert dialog.renders == 1 and first.person == "Caroline" and "Luna" in first.profile
+    dialog.person_changed("Melanie")
+    dialog.person_changed(None)
+    assert dialog.renders == 3 and dialog("anything", datetime.now(timezone.utc)).profile == ""
+
+
+def test_time_expressions_filter_by_event_time(memory, perception, cfg):
+    m, uids = memory
+    now = datetime.fromtimestamp(MAY_8 + 2 * DAY + 3600, timezone.utc)  # the third day, an hour later
+    ctx = context(m, perception.text, cfg.recall, None, "what did we do yesterday?", now)
+    cited = {c.id for c in ctx.citations if c.kind == "utterance"}
+    assert ctx.time_filter is not None and cited == {uids[2], uids[3]}  # only the second day's words
+
+
+def test_scoping_by_person_and_the_named_person_boost(memory, perception, cfg):
+    m, uids = memory
+    only_melanie = search(m, perception.text, "what happened", cfg.recall, top_k=6, people=["Melanie"])
+    assert {e.person for e in only_melanie} == {"Melanie"} and len(only_melanie) == 3
+    named = search(m, perception.text, "What did Melanie do outdoors?", cfg.recall, top_k=1)
+    assert named[0].utterance_id == uids[3]  # camping, by the person the question names

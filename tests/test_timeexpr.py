@@ -1,0 +1,67 @@
+"""Time expressions in questions become event-time windows relative to a fixed "now"."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from app.timeexpr import time_window
+
+NOW = datetime(2023, 5, 17, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
+
+
+def day(y: int, m: int, d: int, h: int = 0) -> datetime:
+    return datetime(y, m, d, h, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end", "rest"),
+    [
+        ("What did Caroline do last Tuesday?", day(2023, 5, 16), day(2023, 5, 17), "What did Caroline do?"),
+        ("what did we talk about this past Wednesday", day(2023, 5, 10), day(2023, 5, 11), "what did we talk about"),
+        ("Where did we go in May 2023?", day(2023, 5, 1), day(2023, 6, 1), "Where did we go?"),
+        ("who came over in June", day(2022, 6, 1), day(2022, 7, 1), "who came over"),  # the latest June
+        ("what did John say on 8 May 2023", day(2023, 5, 8), day(2023, 5, 9), "what did John say"),
+        ("the party on May 20th", day(2023, 5, 20), day(2023, 5, 21), "the party"),
+        ("who did I meet yesterday evening", day(2023, 5, 16, 17), day(2023, 5, 16, 22), "who did I meet"),
+        ("what did we eat last night", day(2023, 5, 16, 18), day(2023, 5, 17, 6), "what did we eat"),
+        ("who called this morning", day(2023, 5, 17, 5), day(2023, 5, 17, 12), "who called"),
+        ("anything new last week?", day(2023, 5, 8), day(2023, 5, 15), "anything new?"),
+        ("plans from last month's trip", day(2023, 4, 1), day(2023, 5, 1), "plans from trip"),
+        ("what did I do in 2022", day(2022, 1, 1), day(2023, 1, 1), "what did I do"),
+    ],
+)
+def test_windows(question, start, end, rest):
+    window, remaining = time_window(question, NOW)
+    assert (window.start, window.end, remaining) == (start, end, rest)
+
+
+def test_ago_gets_a_margin_around_its_point():
+    window, rest = time_window("what happened two weeks ago", NOW)
+    assert window.start <= day(2023, 5, 3) < window.end and window.end - window.start == timedelta(days=7)
+    window, _ = time_window("what did we discuss 3 days ago", NOW)
+    assert (window.start, window.end) == (day(2023, 5, 14), day(2023, 5, 15))
+    assert rest == "what happened"
+    window, _ = time_window("A few days ago I went to the park. What did I see?", NOW)
+    assert (window.start, window.end) == (day(2023, 5, 11), day(2023, 5, 17))  # 6 days ago to yesterday
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did Melanie paint a sunrise?",
+        "I may go to the gym",
+        "who loves tennis",
+        "May I ask?",
+        "does anyone play tennis on Saturday",  # a habit, not a date
+    ],
+)
+def test_no_time_expression(question):
+    assert time_window(question, NOW) is None
+
+
+def test_windows_follow_the_question_time_zone():
+    tokyo = timezone(timedelta(hours=9))
+    window, _ = time_window("who called yesterday", datetime(2023, 5, 17, 1, 0, tzinfo=tokyo))
+    assert window.start == datetime(2023, 5, 16, tzinfo=tokyo) and window.start.utcoffset() == timedelta(hours=9)
