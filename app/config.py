@@ -225,6 +225,8 @@ class RecallConfig:
         0.2, "weight of the BM25 score (relative to the best candidate's) added to cosine similarity", lo=0.0, hi=10.0
     )
     person_boost: float = _opt(0.15, "added to the score of utterances by a person the question names", lo=0.0, hi=10.0)
+    graph_hops: int = _opt(2, "relations followed from the people a question names or implies", lo=0, hi=5)
+    graph_decay: float = _opt(0.7, "the person boost is multiplied by this per relation followed", lo=0.0, hi=1.0)
 
 
 @dataclass(frozen=True)

@@ -95,3 +95,29 @@ def test_scoping_by_person_and_the_named_person_boost(memory, perception, cfg):
     assert {e.person for e in only_melanie} == {"Melanie"} and len(only_melanie) == 3
     named = search(m, perception.text, "What did Melanie do outdoors?", cfg.recall, top_k=1)
     assert named[0].utterance_id == uids[3]  # camping, by the person the question names
+
+
+def test_relation_words_and_graph_expansion(cfg, perception, tmp_path):
+    """'Does any of my colleagues love tennis?': the people in a colleague relation come first; a friend of a
+    named person is boosted less (one hop, decay 0.7)."""
+    lines = [
+        ("John", "I love tennis, I play every weekend."),
+        ("David", "I love tennis too, since school."),
+        ("Anna", "Tennis is my favourite sport to watch."),
+        ("Emily", "I went hiking on Sunday."),
+    ]
+    with Memory.open(tmp_path / "g.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        ids = {name: m.add_person(name).id for name in ("Emily", "John", "David", "Anna")}
+        session = m.start_session("t", MAY_8)
+        uids = {}
+        for (name, text), vec in zip(lines, perception.text([t for _, t in lines]), strict=True):
+            uids[name] = m.add_utterance(NewUtterance(session, ids[name], text, MAY_8, MAY_8 + 5, 1, "t", False, vec))
+        m.add_relation(ids["John"], "colleague", ids["Emily"], [uids["John"]])
+        m.add_relation(ids["Anna"], "friend", ids["Emily"], [uids["Emily"]])
+        top = search(m, perception.text, "Does any of my colleagues love tennis?", cfg.recall, top_k=3)
+        assert top[0].person == "John"
+        from app.recall import Retriever
+
+        weights = Retriever(m, perception.text, cfg.recall).graph_weights(["Emily"], "who plays tennis")
+        assert weights["Emily"] == 1.0 and abs(weights["John"] - 0.7) < 1e-9 and abs(weights["Anna"] - 0.7) < 1e-9
+        assert "David" not in weights

@@ -23,9 +23,9 @@ def test_fts_query_quotes_every_word_so_syntax_cannot_leak():
 
 
 def test_fusion_adds_relative_bm25_and_the_person_boost():
-    fused = fuse({1: 0.5, 2: 0.45, 3: 0.3}, {2: 8.0, 3: 4.0}, {3}, bm25_weight=0.2, boost=0.15)
+    fused = fuse({1: 0.5, 2: 0.45, 3: 0.3}, {2: 8.0, 3: 4.0}, {3: 0.15}, bm25_weight=0.2)
     assert fused[1] == 0.5 and abs(fused[2] - 0.65) < 1e-9 and abs(fused[3] - 0.55) < 1e-9
-    assert fuse({1: 0.2}, {}, set(), 0.2, 0.15) == {1: 0.2}  # no keyword match: cosine alone
+    assert fuse({1: 0.2}, {}, {}, 0.2) == {1: 0.2}  # no keyword match: cosine alone
 
 
 def test_dense_document_adds_the_end_of_the_previous_turn():

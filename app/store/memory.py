@@ -387,6 +387,14 @@ class Memory:
             "latest": [dict(zip(("id", "text", "t_start"), u, strict=True)) for u in latest],
         }
 
+    def relation_edges(self) -> list[tuple[str, str, str]]:
+        """(subject, relation, object) names of every relation that still holds."""
+        rows = self.con.execute(
+            "SELECT a.name, r.relation, b.name FROM relations r JOIN people a ON a.id = r.subject_id "
+            "JOIN people b ON b.id = r.object_id WHERE r.valid_to IS NULL"
+        )
+        return [(a, rel, b) for a, rel, b in rows]
+
     def summaries_citing(self, utterance_ids: list[int]) -> list[dict]:
         """Summaries built from any of these utterances, highest level first."""
         if not utterance_ids:
