@@ -3,8 +3,9 @@
 Level 1 is the profile of the person there — who they are, what is known about them (facts, relations,
 summaries of past conversations), their latest words — rendered within 512 tokens and re-rendered only
 when the identity changes (`DialogContext.person_changed`). Level 2 is what the question retrieves, within
-256 tokens: summaries that cover the retrieved turns first (the pyramid's top), then the turns themselves
-with who and when, each cited; raw media still within retention is cited as the pyramid's base.
+256 tokens: facts matching its words or about the people it names, and summaries covering the retrieved
+turns (the pyramid's top), then the turns themselves with who and when, each cited; raw media still within
+retention is cited as the pyramid's base.
 Budgets are counted in the text embedder's word pieces and are never exceeded.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.config import RecallConfig
-from app.recall import Evidence, search
+from app.recall import Evidence, Retriever, keywords, search
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.timeexpr import TimeWindow, time_window
@@ -145,6 +146,10 @@ def retrieve(
     evidence = found.evidence
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
+    named = Retriever(memory, embedder, cfg).people_named(query)[0]
+    for f in memory.find_facts(keywords(query), 5, named):
+        if budget.add(f"{f['person'] or 'someone'}: {f['kind']} {f['key']} = {f['value']} [fact {f['id']}]"):
+            cited.append(Citation("fact", f["id"], f["person"]))
     for s in memory.summaries_citing([e.utterance_id for e in evidence]):
         if budget.add(f"{_iso(s['t_start'])}-{_iso(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):
             cited.append(Citation("summary", s["id"], None, s["t_start"]))

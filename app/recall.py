@@ -23,6 +23,8 @@ yourselves said say says tell told remember know anyone anybody someone somethin
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 WINDOW_EXACT = 5000  # a time window with at most this many utterances is searched exhaustively
+COMMON_SHARE = 0.005  # words in more than this share of a large memory's utterances are left out of BM25
+COMMON_FLOOR = 2000
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 
@@ -96,7 +98,8 @@ class Retriever:
         """(people named in the query, the query without their names)."""
         if self._names is None:
             self._names = [
-                (re.compile(rf"\b{re.escape(p.name)}(?:'s|s')?\b", re.IGNORECASE), p.name) for p in self.memory.people()
+                (re.compile(rf"\b{re.escape(name)}(?:'s|s')?\b", re.IGNORECASE), name)
+                for name in self.memory.people_names()
             ]
         named, rest = [], query
         for pattern, name in self._names:
@@ -136,6 +139,20 @@ class Retriever:
     def rank_bm25(self, query: str, k: int) -> list[int]:
         return [uid for uid, _ in self.memory.bm25_search(fts_query(query), k)]
 
+    def bm25_terms(self, query: str) -> str:
+        """The FTS5 query for `query` without the words so common in a large memory that they only slow
+        BM25 down (held by more than `COMMON_SHARE` of the utterances, and more than `COMMON_FLOOR`);
+        the rarest words are always kept."""
+        words = keywords(query)
+        size = self.memory.con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+        limit = max(COMMON_FLOOR, COMMON_SHARE * size)
+        if size <= COMMON_FLOOR or len(words) <= 1:
+            return fts_query(query)
+        cap = int(limit) + 1
+        docs = {w: self.memory.term_docs(w, cap) for w in words}
+        kept = [w for w in words if docs[w] <= limit] or sorted(words, key=docs.get)[:1]
+        return " OR ".join('"' + w.replace('"', '""') + '"' for w in kept)
+
     def scored(
         self,
         query: str,
@@ -153,7 +170,7 @@ class Retriever:
         scope = set(people)
         wide = n * 4 if scope or between else n  # filtered afterwards: look further
         dense = self.memory.dense_search(vector, wide)
-        sparse = self.memory.bm25_search(fts_query(topic), wide, between)
+        sparse = self.memory.bm25_search(self.bm25_terms(topic), wide, between)
         pool = list(dict.fromkeys([uid for uid, _ in dense] + [uid for uid, _ in sparse]))
         if between is not None:
             pool += [uid for uid in self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT) if uid not in pool]

@@ -54,7 +54,8 @@ def test_budgets_are_never_exceeded(memory, perception, cfg):
     assert "support group" in ctx.profile  # the summary of a conversation with her
     kinds = {c.kind for c in ctx.citations}
     assert {"fact", "relation", "summary", "utterance"} <= kinds
-    assert "[summary" in ctx.retrieved.splitlines()[0]  # the pyramid's top comes first when it covers a hit
+    lines = [line for line in ctx.retrieved.splitlines() if "[fact" not in line]
+    assert "[summary" in lines[0]  # the pyramid's top comes before the turns when it covers a hit
 
 
 def test_tiny_budgets_hold_too(memory, perception, cfg):
@@ -121,3 +122,13 @@ def test_relation_words_and_graph_expansion(cfg, perception, tmp_path):
         weights = Retriever(m, perception.text, cfg.recall).graph_weights(["Emily"], "who plays tennis")
         assert weights["Emily"] == 1.0 and abs(weights["John"] - 0.7) < 1e-9 and abs(weights["Anna"] - 0.7) < 1e-9
         assert "David" not in weights
+
+
+def test_facts_matching_the_question_come_first_in_level_2(memory, perception, cfg):
+    m, _ = memory
+    ctx = context(
+        m, perception.text, cfg.recall, None, "what is the name of Caroline's dog?", datetime.now(timezone.utc)
+    )
+    first = ctx.retrieved.splitlines()[0]
+    assert first.startswith("Caroline: pet dog = Luna [fact") and ctx.citations[0].kind == "fact"
+    assert ctx.retrieved_tokens <= RETRIEVED_TOKENS  # the 700-word career fact (about Caroline) did not fit

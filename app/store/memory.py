@@ -84,6 +84,7 @@ class Memory:
         self.dense = DenseIndex(self, cfg or StoreConfig(), MediaVault(path.parent / INDEX_DIR, media_key(key)))
         self._closed = False
         self._after_commit: list = []
+        self._term_docs: dict[str, tuple[int, int, int]] = {}  # term -> (utterances holding it, size then, cap)
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
@@ -131,6 +132,9 @@ class Memory:
         self.close()
 
     # people and identity keys
+    def people_names(self) -> list[str]:
+        return [r[0] for r in self.con.execute("SELECT name FROM people ORDER BY id")]
+
     def people(self) -> list[Person]:
         rows = self.con.execute(
             "SELECT p.id, p.name, count(u.id) FROM people p LEFT JOIN utterances u ON u.person_id = p.id "
@@ -387,6 +391,23 @@ class Memory:
             "latest": [dict(zip(("id", "text", "t_start"), u, strict=True)) for u in latest],
         }
 
+    def find_facts(self, words: list[str], limit: int, people: list[str] = ()) -> list[dict]:
+        """Facts that still hold whose key or value contains any of `words` (or that are about `people`),
+        most matching words first, then by importance."""
+        if not words and not people:
+            return []
+        terms = [f"%{w}%" for w in words]
+        hits = " + ".join(["(f.key LIKE ? OR f.value LIKE ?)"] * len(terms)) or "0"
+        named = ",".join("?" * len(people))
+        rows = self.con.execute(
+            f"SELECT f.id, p.name, f.kind, f.key, f.value, f.valid_from, {hits} AS hits FROM facts f "
+            "LEFT JOIN people p ON p.id = f.person_id WHERE f.valid_to IS NULL "
+            f"AND ({hits} > 0 OR p.name IN ({named or 'NULL'})) ORDER BY hits DESC, f.importance DESC LIMIT ?",
+            [*(t for t in terms for _ in (0, 1)), *(t for t in terms for _ in (0, 1)), *people, limit],
+        ).fetchall()
+        keys = ("id", "person", "kind", "key", "value", "valid_from", "hits")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
     def relation_edges(self) -> list[tuple[str, str, str]]:
         """(subject, relation, object) names of every relation that still holds."""
         rows = self.con.execute(
@@ -576,12 +597,14 @@ class Memory:
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
-        lookup = "SELECT id, embedding FROM utterance_vectors WHERE id = ?"
         out = {}
-        for uid in ids:
-            row = self.con.execute(lookup, (int(uid),)).fetchone()
-            if row is not None:
-                out[int(row[0])] = np.frombuffer(row[1], np.float32)
+        for start in range(0, len(ids), 500):
+            chunk = [int(uid) for uid in ids[start : start + 500]]
+            marks = ",".join("?" * len(chunk))
+            for uid, blob in self.con.execute(
+                f"SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", chunk
+            ):
+                out[int(uid)] = np.frombuffer(blob, np.float32)
         return out
 
     def set_vector(self, uid: int, vector: np.ndarray) -> None:
@@ -628,6 +651,23 @@ class Memory:
                 (fts_query, between[0], between[1], k),
             )
         return [(int(r), float(s)) for r, s in rows]
+
+    def term_docs(self, term: str, cap: int) -> int:
+        """How many utterances hold `term` (as FTS5 tokenizes it), counted up to `cap` (more is reported as
+        cap); cached, refreshed as the memory grows by a tenth: it only guides which words are worth a BM25
+        search, and counting stops early, so a common word costs no more than a rare one."""
+        size = self.con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+        hit = self._term_docs.get(term)
+        if hit is not None and size <= hit[1] * 1.1 and hit[2] == cap:
+            return hit[0]
+        quoted = '"' + term.replace('"', '""') + '"'
+        count = self.con.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM utterances_fts WHERE utterances_fts MATCH ? LIMIT ?)",
+            (quoted, cap),
+        )
+        docs = int(count.fetchone()[0])
+        self._term_docs[term] = (docs, size, cap)
+        return docs
 
     def utterance_ids_between(self, t0: float, t1: float, limit: int) -> list[int]:
         """Ids of the utterances starting within [t0, t1] when there are at most `limit` of them, else []."""

@@ -16,6 +16,7 @@ import numpy as np
 from app.errors import StoreError
 
 _LOGGER = logging.getLogger(__name__)
+RESCORED_PLACES = 20
 DIM = 384
 NPROBE = 64
 TRAIN_PER_LIST = 30  # k-means training sample: this many vectors per inverted list
@@ -118,7 +119,9 @@ class DenseIndex:
             self._load_or_build()
         self._catch_up()
         assert self.ivf is not None
-        candidates = self.ivf.search(query, k * self.cfg.ann_rescore)[0].tolist()
+        # re-score ann_rescore x the first places (where recall@10 is decided), one extra per place beyond
+        extra = (self.cfg.ann_rescore - 1) * min(k, RESCORED_PLACES)
+        candidates = self.ivf.search(query, k + extra)[0].tolist()
         return self.memory.rescore(query, candidates, k)
 
     def added(self, uid: int, vector: np.ndarray) -> None:
