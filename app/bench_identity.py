@@ -8,23 +8,14 @@ are new or have moved (`FaceTracker`); the voice embedding and matching run ever
 from __future__ import annotations
 
 import statistics
-import time
 
 import numpy as np
 
+from app.bench import _ms
 from app.config import Config
 from app.events import SAMPLE_RATE_HZ
 
 PEOPLE = 1000
-
-
-def _ms(fn, repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t) * 1000)
-    return out
 
 
 def _keys(rng: np.random.Generator, people: int, per_person: int, dim: int, scale: float) -> dict[int, np.ndarray]:

@@ -92,21 +92,14 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
     # "on 8 May 2023", "May 8, 2023", "on May 8"
-    if m := re.search(rf"\b(?:on\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s*(\d{{4}})?\b", q):
-        year = int(m.group(3)) if m.group(3) else today.year
-        try:
-            day = datetime(year, MONTHS[m.group(2)], int(m.group(1)))
-        except ValueError:
-            day = None
-        if day is not None:
-            return found(m, day, day + timedelta(days=1))
-    if m := re.search(rf"\b(?:on\s+)?({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(\d{{4}}))?\b", q):
-        year = int(m.group(3)) if m.group(3) else today.year
-        try:
-            day = datetime(year, MONTHS[m.group(1)], int(m.group(2)))
-        except ValueError:
-            day = None
-        if day is not None:
+    day_first = rf"\b(?:on\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\.?,?\s*(?P<y>\d{{4}})?\b"
+    month_first = rf"\b(?:on\s+)?(?P<m>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b"
+    for pattern in (day_first, month_first):
+        if m := re.search(pattern, q):
+            try:
+                day = datetime(int(m["y"] or today.year), MONTHS[m["m"]], int(m["d"]))
+            except ValueError:
+                continue
             return found(m, day, day + timedelta(days=1))
     # "in May 2023", "May 2023", "in May" (the latest May not after now)
     m = re.search(rf"\b(?:in\s+|during\s+)?({_MONTH})\.?(?:\s+(?:of\s+)?(\d{{4}}))?\b", q)
