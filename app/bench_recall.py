@@ -18,25 +18,22 @@ from pathlib import Path
 
 import numpy as np
 
-from app.bench_store import CHECKPOINTS, _base_texts, _corpus
+from app.bench_store import CHECKPOINTS, _base_texts, _corpus, insert_rows
 from app.config import Config
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
 
 INGEST_SAMPLE = 2000
 
 
-def _ingest(cfg: Config, memory: Memory, embed, texts: list[str]) -> float:
+def _ingest(memory: Memory, embed, texts: list[str]) -> float:
     """Utterances per second through the recorder's own path: context document, embedding, insert."""
     from app.recall import dense_document
 
     session, person = memory.start_session("ingest", 1e9), memory.add_person().id
     started = time.perf_counter()
-    docs = [dense_document(t, texts[i - 1] if i else None) for i, t in enumerate(texts)]
-    vectors = embed(docs)
-    with memory.batch():
-        for i, (text, vec) in enumerate(zip(texts, vectors, strict=True)):
-            memory.add_utterance(NewUtterance(session, person, text, 1e9 + i, 1e9 + i + 2, 0.9, "bench", False, vec))
+    vectors = embed([dense_document(t, texts[i - 1] if i else None) for i, t in enumerate(texts)])
+    insert_rows(memory, session, person, texts, vectors, 0)
     return len(texts) / (time.perf_counter() - started)
 
 
@@ -51,7 +48,7 @@ def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         secret = Secret(secrets.token_hex(16).encode(), "bench")
         with Memory.open(Path(tmp) / "ingest.db", secret, cfg.store, create=True) as memory:
-            result["ingest_per_s"] = round(_ingest(cfg, memory, embed, texts[:INGEST_SAMPLE]), 1)
+            result["ingest_per_s"] = round(_ingest(memory, embed, texts[:INGEST_SAMPLE]), 1)
         X, which = _corpus(n, embed(texts))
         with Memory.open(Path(tmp) / "memory.db", secret, cfg.store, create=True) as memory:
             session, person = memory.start_session("bench", 1e9), memory.add_person().id
@@ -59,13 +56,7 @@ def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
             for stop in sorted({c for c in CHECKPOINTS if c < n} | {n}):
                 while done < stop:
                     end = min(stop, done + 5000)
-                    with memory.batch():
-                        for r in range(done, end):
-                            memory.add_utterance(
-                                NewUtterance(
-                                    session, person, texts[which[r]], 1e9 + r, 1e9 + r + 2, 0.9, "bench", False, X[r]
-                                )
-                            )
+                    insert_rows(memory, session, person, [texts[i] for i in which[done:end]], X[done:end], done)
                     done = end
                 retrieve(memory, embed, cfg.recall, questions[0], now)  # builds the ANN index past its threshold
                 times = []

@@ -70,6 +70,13 @@ def _corpus(n: int, base: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.nda
     return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32), i
 
 
+def insert_rows(memory: Memory, session: int, person: int, texts: list[str], X: np.ndarray, first: int) -> None:
+    """Utterances `first`, `first + 1`, ... with these texts and vectors, one second apart, in one transaction."""
+    with memory.batch():
+        for r, (text, vec) in enumerate(zip(texts, X, strict=True), first):
+            memory.add_utterance(NewUtterance(session, person, text, 1e9 + r, 1e9 + r + 2, 0.9, "bench", False, vec))
+
+
 def _quantized(con, vectors: np.ndarray, start: int) -> None:
     ids = range(start + 1, start + 1 + len(vectors))
     q8 = np.clip(np.round(vectors * 127), -127, 127).astype(np.int8)
@@ -164,13 +171,7 @@ def bench_store(cfg: Config, n: int, queries: int = 50, slow_queries: int = 8) -
                 while done < stop:
                     end = min(stop, done + batch)
                     t = time.perf_counter()
-                    with memory.batch():
-                        for r in range(done, end):
-                            memory.add_utterance(
-                                NewUtterance(
-                                    session, person, texts[which[r]], 1e9 + r, 1e9 + r + 2, 0.9, "bench", False, X[r]
-                                )
-                            )
+                    insert_rows(memory, session, person, [texts[i] for i in which[done:end]], X[done:end], done)
                     insert_s += time.perf_counter() - t
                     with memory.batch():
                         _quantized(con, X[done:end], done)

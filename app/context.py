@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.config import RecallConfig
-from app.recall import Evidence, Retriever, keywords, search
+from app.recall import Evidence, Retriever, keywords
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.timeexpr import TimeWindow, time_window
@@ -103,6 +103,12 @@ def render_profile(
     return budget.text, cited, budget.used
 
 
+def _level_one(memory: Memory, person: str | None, count) -> tuple[str, list[Citation], int]:
+    """The profile of `person`, or nothing when nobody known is there."""
+    pid = memory.person_id(person) if person else None
+    return render_profile(memory, pid, count) if pid is not None else ("", [], 0)
+
+
 @dataclass(frozen=True)
 class Found:
     evidence: list[Evidence]
@@ -111,24 +117,18 @@ class Found:
 
 
 def find(
-    memory: Memory,
-    embedder: TextEmbedder,
-    cfg: RecallConfig,
-    question: str,
-    now: datetime,
-    top_k: int | None = None,
-    about: Sequence[str] = (),
+    retriever: Retriever, question: str, now: datetime, top_k: int | None = None, about: Sequence[str] = ()
 ) -> Found:
     """Search as of `now`: a time expression becomes an event-time filter (and leaves the query); when
     nothing falls inside it, the search runs without it rather than answer with nothing."""
     parsed = time_window(question, now)
     if parsed is None:
-        return Found(search(memory, embedder, question, cfg, top_k, about=about), None, False)
+        return Found(retriever.search(question, top_k, about=about), None, False)
     window, rest = parsed
-    evidence = search(memory, embedder, rest, cfg, top_k, between=window.epoch(), about=about)
+    evidence = retriever.search(rest, top_k, between=window.epoch(), about=about)
     if evidence:
         return Found(evidence, window, True)
-    return Found(search(memory, embedder, question, cfg, top_k, about=about), window, False)
+    return Found(retriever.search(question, top_k, about=about), window, False)
 
 
 def retrieve(
@@ -142,11 +142,12 @@ def retrieve(
 ) -> tuple[str, list[Citation], int, tuple[float, float] | None]:
     """Level 2: what `query` finds, as of `now` (time expressions become a filter), within `limit` tokens."""
     about = (person,) if person else ()  # the person there is who "you" means: their words are boosted
-    found = find(memory, embedder, cfg, query, now, max(cfg.top_k, 10), about)
+    retriever = Retriever(memory, embedder, cfg)
+    found = find(retriever, query, now, max(cfg.top_k, 10), about)
     evidence = found.evidence
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
-    named = Retriever(memory, embedder, cfg).people_named(query)[0]
+    named = retriever.people_named(query)[0]
     for f in memory.find_facts(keywords(query), 5, named):
         if budget.add(f"{f['person'] or 'someone'}: {f['kind']} {f['key']} = {f['value']} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], f["person"]))
@@ -168,10 +169,7 @@ def context(
     memory: Memory, embedder: TextEmbedder, cfg: RecallConfig, person: str | None, query: str, now: datetime
 ) -> Context:
     """Both levels for `person` (None: nobody known is there) and `query`, as of `now`."""
-    profile, cited, used = "", [], 0
-    pid = memory.person_id(person) if person else None
-    if pid is not None:
-        profile, cited, used = render_profile(memory, pid, embedder.count_tokens)
+    profile, cited, used = _level_one(memory, person, embedder.count_tokens)
     text, found, spent, between = retrieve(memory, embedder, cfg, query, now, person)
     return Context(person, profile, text, cited + found, used, spent, between)
 
@@ -189,8 +187,7 @@ class DialogContext:
         if person == self.person:
             return
         self.person = person
-        pid = self.memory.person_id(person) if person else None
-        self.profile = render_profile(self.memory, pid, self.embedder.count_tokens) if pid is not None else ("", [], 0)
+        self.profile = _level_one(self.memory, person, self.embedder.count_tokens)
         self.renders += 1
 
     def __call__(self, query: str, now: datetime) -> Context:

@@ -290,7 +290,6 @@ class Recorder:
         """Every poll: embed the window's speech, take the faces in view, and let the tracker decide (on the
         store thread, where the keys change and new people are written)."""
         ident = self.cfg.identity
-        live = self.source.duration_s is None
         min_samples = ident.poll_min_speech_s * SAMPLE_RATE_HZ
         while (item := await self._poll_q.get()) is not _END:
             t_s, speech = item
@@ -298,11 +297,7 @@ class Recorder:
                 voice = None
                 if speech is not None and len(speech) >= min_samples:
                     voice = await self._in("identity", self.models.voice, speech)
-                if self.source.has_video:
-                    try:
-                        await self._faces.wait_until(t_s, 2.0 if live else None)
-                    except asyncio.TimeoutError:
-                        pass
+                await self._faces_until(t_s)
                 faces = self._faces.scene(t_s, ident.window_s)
                 if not self._full:
                     await self._in("store", self._track, t_s, voice, faces)
@@ -385,6 +380,16 @@ class Recorder:
             await self._faces.advance(frame.t_s)
         await self._faces.advance(None)
 
+    async def _faces_until(self, t_s: float) -> None:
+        """Wait until the face stage has seen the video up to `t_s`: a replay waits as long as it takes, a
+        live source at most 2 s (its frames may be dropped)."""
+        if not self.source.has_video:
+            return
+        try:
+            await self._faces.wait_until(t_s, 2.0 if self.source.duration_s is None else None)
+        except asyncio.TimeoutError:
+            pass
+
     async def _store(self) -> None:
         try:
             await self._store_loop()
@@ -392,13 +397,8 @@ class Recorder:
             self._stored_all.set()
 
     async def _store_loop(self) -> None:
-        live = self.source.duration_s is None
         while (utt := await self._utterance_q.get()) is not _END:
-            if self.source.has_video:
-                try:
-                    await self._faces.wait_until((utt.t_start_s + utt.t_end_s) / 2, 2.0 if live else None)
-                except asyncio.TimeoutError:
-                    pass
+            await self._faces_until((utt.t_start_s + utt.t_end_s) / 2)
             seen = self._faces.main_face(utt.t_start_s, utt.t_end_s)
             if seen is not None:
                 utt = dataclasses.replace(utt, face=seen[0], frame_jpeg=seen[1].jpeg)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.config import RecallConfig
-from app.store.memory import Memory
+from app.store.memory import Memory, StoredUtterance
 from app.text.embedder import TextEmbedder
 
 _STOPWORD_TEXT = """
@@ -46,9 +46,14 @@ def keywords(text: str) -> list[str]:
     return list(dict.fromkeys(content or words))
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 MATCH expression: any of the query's content words (each quoted, so no syntax leaks)."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in keywords(text))
+def fts_phrase(word: str) -> str:
+    """One word as an FTS5 phrase (quoted, so no syntax leaks)."""
+    return '"' + word.replace('"', '""') + '"'
+
+
+def fts_query(text: str, words: Sequence[str] | None = None) -> str:
+    """An FTS5 MATCH expression: any of the query's content words (or of `words`, when given)."""
+    return " OR ".join(fts_phrase(w) for w in (keywords(text) if words is None else words))
 
 
 CONTEXT_WORDS = 16
@@ -85,7 +90,8 @@ class Retriever:
 
     People named in the query are taken out of its text (a name says whose words to look at, not what they
     were about: every turn of Caroline's would otherwise match "Caroline") and their utterances are
-    boosted instead. Dense and BM25 candidates are fused by reciprocal rank.
+    boosted instead, as are the people related to them. Dense and BM25 candidates are scored together
+    (`fuse`).
     """
 
     def __init__(self, memory: Memory, embedder: TextEmbedder, cfg: RecallConfig) -> None:
@@ -144,14 +150,14 @@ class Retriever:
         BM25 down (held by more than `COMMON_SHARE` of the utterances, and more than `COMMON_FLOOR`);
         the rarest words are always kept."""
         words = keywords(query)
-        size = self.memory.con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+        size = self.memory.utterance_high_water()
         limit = max(COMMON_FLOOR, COMMON_SHARE * size)
         if size <= COMMON_FLOOR or len(words) <= 1:
-            return fts_query(query)
+            return fts_query(query, words)
         cap = int(limit) + 1
-        docs = {w: self.memory.term_docs(w, cap) for w in words}
+        docs = {w: self.memory.term_docs(fts_phrase(w), cap, size) for w in words}
         kept = [w for w in words if docs[w] <= limit] or sorted(words, key=docs.get)[:1]
-        return " OR ".join('"' + w.replace('"', '""') + '"' for w in kept)
+        return fts_query(query, kept)
 
     def scored(
         self,
@@ -160,10 +166,11 @@ class Retriever:
         people: Sequence[str] = (),
         between: tuple[float, float] | None = None,
         about: Sequence[str] = (),
-    ) -> dict[int, float]:
-        """Fused scores of the candidates for `query` (at least k of them when the memory has them), only of
-        `people`'s utterances when given, only within `between` (epoch seconds) when given; the utterances
-        of the people the query names, and of `about` (the person there), are boosted."""
+    ) -> tuple[dict[int, float], dict[int, StoredUtterance]]:
+        """(fused scores of the candidates for `query`, best first — at least k of them when the memory has
+        them —, the candidates' rows). Only `people`'s utterances when given, only within `between` (epoch
+        seconds) when given; the utterances of the people the query names, and of `about` (the person
+        there), are boosted."""
         n = max(k, self.cfg.candidates)
         named, topic = self.people_named(query)
         vector = self.embedder([topic])[0]
@@ -175,25 +182,51 @@ class Retriever:
         if between is not None:
             pool += [uid for uid in self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT) if uid not in pool]
         rows = self.memory.utterances(pool)
-        keep = [
+        keep = {
             uid
             for uid in pool
             if uid in rows
             and (not scope or rows[uid].person in scope)
             and (between is None or between[0] <= rows[uid].t_start <= between[1])
-        ]
-        similarity = {uid: 1.0 - d for uid, d in dense if uid in set(keep)}
-        missing = [uid for uid in keep if uid not in similarity]
+        }
+        similarity = {uid: 1.0 - d for uid, d in dense if uid in keep}
+        missing = [uid for uid in pool if uid in keep and uid not in similarity]
         similarity.update({uid: 1.0 - d for uid, d in self.memory.rescore(vector, missing, len(missing))})
         bm25 = {uid: -score for uid, score in sparse}
         weights = self.graph_weights([*named, *about], query)
         boost = {uid: self.cfg.person_boost * weights[rows[uid].person] for uid in keep if rows[uid].person in weights}
         fused = fuse(similarity, bm25, boost, self.cfg.bm25_weight)
-        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k, n)])
+        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n]), rows
 
     def rank(self, query: str, k: int, **scope) -> list[int]:
-        fused = self.scored(query, k, **scope)
-        return sorted(fused, key=lambda uid: (-fused[uid], uid))[:k]
+        return list(self.scored(query, k, **scope)[0])[:k]
+
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        people: Sequence[str] = (),
+        between: tuple[float, float] | None = None,
+        about: Sequence[str] = (),
+    ) -> list[Evidence]:
+        """The top utterances for `query`, best first, with who and when (see `scored` for the scope)."""
+        if not query.strip():
+            return []
+        k = top_k or self.cfg.top_k
+        ranked, rows = self.scored(query, k, people, between, about)
+        top = list(ranked.items())[:k]
+        return [
+            Evidence(
+                uid,
+                rows[uid].text,
+                rows[uid].person,
+                rows[uid].t_start,
+                rows[uid].t_end,
+                rows[uid].session_id,
+                round(score, 4),
+            )
+            for uid, score in top
+        ]
 
 
 def search(
@@ -206,23 +239,5 @@ def search(
     between: tuple[float, float] | None = None,
     about: Sequence[str] = (),
 ) -> list[Evidence]:
-    """The top utterances for `query`, best first (see `Retriever.scored` for the scope)."""
-    if not query.strip():
-        return []
-    k = top_k or cfg.top_k
-    ranked = Retriever(memory, embedder, cfg).scored(query, k, people, between, about)
-    top = list(ranked)[:k]
-    rows = memory.utterances(top)
-    return [
-        Evidence(
-            uid,
-            rows[uid].text,
-            rows[uid].person,
-            rows[uid].t_start,
-            rows[uid].t_end,
-            rows[uid].session_id,
-            round(ranked[uid], 4),
-        )
-        for uid in top
-        if uid in rows
-    ]
+    """`Retriever.search` on a fresh retriever."""
+    return Retriever(memory, embedder, cfg).search(query, top_k, people, between, about)

@@ -18,7 +18,7 @@ from app.config import Config
 from app.events import Face, Utterance
 from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
-from app.identity.speakers import Decision, SpeakerAssigner, nearest_face
+from app.identity.speakers import Decision, SpeakerAssigner
 from app.recall import dense_document
 from app.store.memory import Memory, NewUtterance
 
@@ -163,10 +163,7 @@ class UtteranceWriter:
         nobody's biometrics are kept without consent); None when someone has meanwhile got this face."""
         assert self.assigner is not None
         a = self.assigner
-        if self.required or face.defect:
-            return None
-        pid, dist = nearest_face(face.embedding, a.face_keys, a.face_metric)
-        if pid is not None and dist <= a.face_threshold:
+        if self.required or face.defect or a.known_face(face.embedding) is not None:
             return None
         with self.memory.batch():
             person = self.memory.add_person()

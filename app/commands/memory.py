@@ -62,6 +62,7 @@ def _asked_at(text: str | None) -> datetime:
 def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
     from app.context import context, find
     from app.perception import load_text_embedder
+    from app.recall import Retriever
 
     now = _asked_at(args.at)
     embedder = load_text_embedder(cfg)
@@ -69,7 +70,7 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
         if args.person and memory.person_id(args.person) is None:
             raise StoreError(f"nobody called {args.person!r} (see `python -m app people`)")
         about = (args.person,) if args.person else ()
-        found = find(memory, embedder, cfg.recall, args.question, now, args.top, about)
+        found = find(Retriever(memory, embedder, cfg.recall), args.question, now, args.top, about)
         results, window = found.evidence, found.window
         between = window.epoch() if window and found.filtered else None
         ctx = context(memory, embedder, cfg.recall, args.person, args.question, now) if args.context else None

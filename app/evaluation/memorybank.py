@@ -37,7 +37,7 @@ def load(data: Path) -> dict[str, tuple[dict[str, list[dict]], list[str]]]:
 def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
     from app.context import find
     from app.perception import load_text_embedder
-    from app.recall import dense_document
+    from app.recall import Retriever, dense_document
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
@@ -64,8 +64,9 @@ def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
                             mem.add_utterance(NewUtterance(session, ids[who], text, t, t + 30, 1.0, "text", False, vec))
                     last_day = noon
                 now = (last_day or datetime.now(timezone.utc)) + timedelta(days=1)
+                retriever = Retriever(mem, embedder, cfg.recall)
                 for q in questions:
-                    found = find(mem, embedder, cfg.recall, q, now, top, about=(user,))
+                    found = find(retriever, q, now, top, about=(user,))
                     span = found.window.epoch() if found.window and found.filtered else None
                     out.append(
                         {

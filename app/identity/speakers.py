@@ -37,9 +37,6 @@ class KeyBank:
     def get(self, pid: int) -> np.ndarray | None:
         return self.by_person.get(pid)
 
-    def items(self):
-        return self.by_person.items()
-
     def __setitem__(self, pid: int, mat: np.ndarray) -> None:
         self.by_person[pid] = mat
         self._stack = None
@@ -50,9 +47,6 @@ class KeyBank:
 
     def __iter__(self):
         return iter(self.by_person)
-
-    def __len__(self) -> int:
-        return len(self.by_person)
 
     def stacked(self) -> tuple[np.ndarray, np.ndarray]:
         """(all keys, the person of each row)."""
@@ -66,13 +60,9 @@ class KeyBank:
         return self._stack
 
 
-def _bank(keys: dict[int, np.ndarray] | KeyBank) -> KeyBank:
-    return keys if isinstance(keys, KeyBank) else KeyBank(keys)
-
-
-def best_voice(query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank) -> tuple[int | None, float]:
+def best_voice(query: np.ndarray, keys: KeyBank) -> tuple[int | None, float]:
     """(person, cosine similarity) of the nearest voice key; (None, -1) with no keys."""
-    mat, owners = _bank(keys).stacked()
+    mat, owners = keys.stacked()
     if not len(owners):
         return None, -1.0
     scores = mat @ query
@@ -80,11 +70,9 @@ def best_voice(query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank) -> tupl
     return int(owners[i]), float(scores[i])
 
 
-def face_distances(
-    query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank, metric: str, within: float
-) -> dict[int, float]:
+def face_distances(query: np.ndarray, keys: KeyBank, metric: str, within: float) -> dict[int, float]:
     """The nearest face key distance of each person who has one within `within`."""
-    mat, owners = _bank(keys).stacked()
+    mat, owners = keys.stacked()
     if not len(owners):
         return {}
     d = distances(mat, query, metric)
@@ -95,9 +83,9 @@ def face_distances(
     return nearest
 
 
-def nearest_face(query: np.ndarray, keys: dict[int, np.ndarray] | KeyBank, metric: str) -> tuple[int | None, float]:
+def nearest_face(query: np.ndarray, keys: KeyBank, metric: str) -> tuple[int | None, float]:
     """(person, distance) of the nearest face key; (None, inf) with no keys."""
-    mat, owners = _bank(keys).stacked()
+    mat, owners = keys.stacked()
     if not len(owners):
         return None, float("inf")
     d = distances(mat, query, metric)
@@ -143,9 +131,11 @@ class SpeakerAssigner:
         return Decision(None, "none", score)
 
     def _known_face(self, utt: Utterance) -> int | None:
-        if utt.face is None:
-            return None
-        fid, dist = nearest_face(utt.face.embedding, self.face_keys, self.face_metric)
+        return self.known_face(utt.face.embedding) if utt.face is not None else None
+
+    def known_face(self, embedding: np.ndarray) -> int | None:
+        """The person whose face key is nearest to `embedding`, if within the face threshold."""
+        fid, dist = nearest_face(embedding, self.face_keys, self.face_metric)
         return fid if fid is not None and dist <= self.face_threshold else None
 
     def face_is_new_key(self, person_id: int, face_embedding: np.ndarray) -> bool:

@@ -84,7 +84,7 @@ class Memory:
         self.dense = DenseIndex(self, cfg or StoreConfig(), MediaVault(path.parent / INDEX_DIR, media_key(key)))
         self._closed = False
         self._after_commit: list = []
-        self._term_docs: dict[str, tuple[int, int, int]] = {}  # term -> (utterances holding it, size then, cap)
+        self._term_docs: dict[str, tuple[int, int, int]] = {}  # phrase -> (utterances matching, size then, cap)
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
@@ -652,21 +652,23 @@ class Memory:
             )
         return [(int(r), float(s)) for r, s in rows]
 
-    def term_docs(self, term: str, cap: int) -> int:
-        """How many utterances hold `term` (as FTS5 tokenizes it), counted up to `cap` (more is reported as
-        cap); cached, refreshed as the memory grows by a tenth: it only guides which words are worth a BM25
-        search, and counting stops early, so a common word costs no more than a rare one."""
-        size = self.con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
-        hit = self._term_docs.get(term)
+    def utterance_high_water(self) -> int:
+        """The largest utterance id: the memory's size, near enough, at the cost of one index lookup."""
+        return self.con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+
+    def term_docs(self, phrase: str, cap: int, size: int) -> int:
+        """How many utterances match an FTS5 `phrase`, counted up to `cap` (more is reported as cap); cached
+        until the memory (`size`, its high-water mark) grows by a tenth: it only guides which words are worth
+        a BM25 search, and counting stops early, so a common word costs no more than a rare one."""
+        hit = self._term_docs.get(phrase)
         if hit is not None and size <= hit[1] * 1.1 and hit[2] == cap:
             return hit[0]
-        quoted = '"' + term.replace('"', '""') + '"'
         count = self.con.execute(
             "SELECT count(*) FROM (SELECT rowid FROM utterances_fts WHERE utterances_fts MATCH ? LIMIT ?)",
-            (quoted, cap),
+            (phrase, cap),
         )
         docs = int(count.fetchone()[0])
-        self._term_docs[term] = (docs, size, cap)
+        self._term_docs[phrase] = (docs, size, cap)
         return docs
 
     def utterance_ids_between(self, t0: float, t1: float, limit: int) -> list[int]:
