@@ -1,4 +1,4 @@
-"""`bench recall --n N`: ingest throughput of the real path (text embedding with context, encrypted insert)
+"""`bench recall --n N`: ingest throughput of the real path (text embedding, encrypted insert)
 and end-to-end query latency (embed the question, dense + BM25 search, fuse, render the Level-2 context)
 at 10k / 100k / 1M utterances, in a temporary encrypted memory.
 
@@ -24,15 +24,15 @@ from app.store.keys import Secret
 from app.store.memory import Memory
 
 INGEST_SAMPLE = 2000
+SESSION_TURNS = 40  # the large memories are conversations of this many turns
+PEOPLE = 20  # taking turns at being the other speaker
 
 
 def _ingest(memory: Memory, embed, texts: list[str]) -> float:
-    """Utterances per second through the recorder's own path: context document, embedding, insert."""
-    from app.recall import dense_document
-
+    """Utterances per second through the recorder's own path: embedding, encrypted insert."""
     session, person = memory.start_session("ingest", 1e9), memory.add_person().id
     started = time.perf_counter()
-    vectors = embed([dense_document(t, texts[i - 1] if i else None) for i, t in enumerate(texts)])
+    vectors = embed(texts)
     insert_rows(memory, session, person, texts, vectors, 0)
     return len(texts) / (time.perf_counter() - started)
 
@@ -51,13 +51,19 @@ def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
             result["ingest_per_s"] = round(_ingest(memory, embed, texts[:INGEST_SAMPLE]), 1)
         X, which = _corpus(n, embed(texts))
         with Memory.open(Path(tmp) / "memory.db", secret, cfg.store, create=True) as memory:
-            session, person = memory.start_session("bench", 1e9), memory.add_person().id
+            people = [memory.add_person().id for _ in range(PEOPLE)]
             done = 0
             for stop in sorted({c for c in CHECKPOINTS if c < n} | {n}):
                 while done < stop:
-                    end = min(stop, done + 5000)
-                    insert_rows(memory, session, person, [texts[i] for i in which[done:end]], X[done:end], done)
-                    done = end
+                    with memory.batch():
+                        for start in range(done, min(stop, done + 5000), SESSION_TURNS):
+                            end = min(stop, start + SESSION_TURNS)
+                            session = memory.start_session("bench", 1e9 + start)
+                            person = people[(start // SESSION_TURNS) % PEOPLE]
+                            insert_rows(
+                                memory, session, person, [texts[i] for i in which[start:end]], X[start:end], start
+                            )
+                    done = min(stop, done + 5000)
                 retrieve(memory, embed, cfg.recall, questions[0], now)  # builds the ANN index past its threshold
                 times = []
                 for q in questions[: result["queries"]]:

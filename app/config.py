@@ -224,9 +224,18 @@ class RecallConfig:
     bm25_weight: float = _opt(
         0.2, "weight of the BM25 score (relative to the best candidate's) added to cosine similarity", lo=0.0, hi=10.0
     )
-    person_boost: float = _opt(0.15, "added to the score of utterances by a person the question names", lo=0.0, hi=10.0)
+    person_boost: float = _opt(0.25, "added to the score of utterances by a person the question names", lo=0.0, hi=10.0)
     graph_hops: int = _opt(2, "relations followed from the people a question names or implies", lo=0, hi=5)
     graph_decay: float = _opt(0.7, "the person boost is multiplied by this per relation followed", lo=0.0, hi=1.0)
+    session_weight: float = _opt(
+        0.4, "weight of the best score in an utterance's session added to its own (0: turns alone)", lo=0.0, hi=2.0
+    )
+    context_weight: float = _opt(
+        0.5,
+        "weight of the turns just before and after an utterance in its dense score (0: the turn alone)",
+        lo=0.0,
+        hi=2.0,
+    )
 
 
 @dataclass(frozen=True)

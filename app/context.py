@@ -125,6 +125,8 @@ def find(
     if parsed is None:
         return Found(retriever.search(question, top_k, about=about), None, False)
     window, rest = parsed
+    if not retriever.memory.any_between(*window.epoch()):  # nothing then: do not search for nothing
+        return Found(retriever.search(question, top_k, about=about), window, False)
     evidence = retriever.search(rest, top_k, between=window.epoch(), about=about)
     if evidence:
         return Found(evidence, window, True)

@@ -19,7 +19,6 @@ from app.events import Face, Utterance
 from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import Decision, SpeakerAssigner
-from app.recall import dense_document
 from app.store.memory import Memory, NewUtterance
 
 _LOGGER = logging.getLogger(__name__)
@@ -54,7 +53,6 @@ class UtteranceWriter:
         self.names: dict[int, str] = {}
         self.consented: set[int] = set()
         self.session: tuple[int, float] | None = None  # (id, end time) of the open session
-        self.last_text: str | None = None  # the open session's latest words, context for the next vector
         self.recent: list[tuple[int, Turn]] = []  # (utterance id, turn) of the open session's latest turns
         self.previous: int | None = None
         self.people_seen: set[int] = set()
@@ -108,7 +106,7 @@ class UtteranceWriter:
         assert self.assigner is not None
         t0, t1 = self.origin + utt.t_start_s, self.origin + utt.t_end_s
         new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
-        embedding = self.text_embed([dense_document(utt.text, None if new_session else self.last_text)])[0]
+        embedding = self.text_embed([utt.text])[0]
         if new_session:
             self._start_session()
         decision = self.assigner.decide(utt, self.previous)
@@ -145,7 +143,6 @@ class UtteranceWriter:
                     self.memory.add_key(kind, pid, key, quality, cap, model, uid)
                 self._keep_media(utt, uid, pid, session, t0, t1)
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
-        self.last_text = utt.text
         self._name_from_speech(utt, pid)
         self._split_if_participants_changed(
             Turn(

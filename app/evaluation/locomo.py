@@ -5,7 +5,10 @@ people, each session starts at its date-time (turns 30 s apart), and a shared im
 the turn's text. Offline, every question is asked after the whole conversation; online (LifeDialBench §3.6)
 the sessions go in in time order and each question is asked right after the last session its evidence
 needs, against the memory as it was then. Recall@k of a question is the share of its evidence turns among
-the first k results; BM25-only and dense-only baselines run on the same memories.
+the first k results. Questions are asked the way `ask` asks them: a time expression in one ("on 9 November,
+2022") becomes an event-time filter, as of the last turn ingested. BM25-only (over the same memories) and
+dense-only baselines run in the same pass; the dense baseline embeds each turn as "speaker: text", as the
+common LoCoMo baseline does (0.44 recall@10 that way, 0.31 for the text alone).
 """
 
 from __future__ import annotations
@@ -124,7 +127,7 @@ def eval_locomo(
     cfg: Config, data: Path, ks: list[int], mode: str = "offline", out_dir: Path | None = None, limit: int = 0
 ) -> dict:
     from app.perception import load_text_embedder
-    from app.recall import Retriever, dense_document
+    from app.recall import Retriever
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
@@ -139,19 +142,16 @@ def eval_locomo(
     with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
         for sample_id, turns, qs, speakers in conversations:
             started = time.perf_counter()
-            vectors = embedder(
-                [
-                    dense_document(t.text, turns[i - 1].text if i and turns[i - 1].session == t.session else None)
-                    for i, t in enumerate(turns)
-                ]
-            )
+            vectors = embedder([t.text for t in turns])
             ingest_s += time.perf_counter() - started
+            baseline = embedder([f"{t.speaker}: {t.text}" for t in turns])
             with Memory.open(Path(tmp) / f"{sample_id}.db", Secret(b"locomo eval", "eval"), store_cfg, True) as mem:
                 started = time.perf_counter()
                 people = {name: mem.add_person(name).id for name in speakers}
                 ingest_s += time.perf_counter() - started
                 retriever = Retriever(mem, embedder, cfg.recall)
-                uid_of: dict[str, int] = {}
+                asker = _Asker(retriever, embedder, turns, baseline, depth)
+                uid_of = asker.uid_of
                 by_session: dict[int, list[int]] = {}
                 for i, t in enumerate(turns):
                     by_session.setdefault(t.session, []).append(i)
@@ -177,12 +177,13 @@ def eval_locomo(
                                     vectors[i],
                                 )
                             )
+                            asker.ingested.append(i)
                     ingest_s += time.perf_counter() - started
                     if mode == "online":
                         for q in asked_online.get(session, []):
-                            _ask(retriever, q, uid_of, depth, scores["online"])
+                            asker.ask(q, scores["online"])
                 for q in qs:
-                    _ask(retriever, q, uid_of, depth, scores["offline"])
+                    asker.ask(q, scores["offline"])
                     questions += 1
     offline = scores["offline"]
     result: dict = {
@@ -207,14 +208,33 @@ def eval_locomo(
     return result
 
 
-def _ask(retriever, q: Question, uid_of: dict[str, int], depth: int, scores: _Scores) -> None:
-    evidence = {uid_of[e] for e in q.evidence if e in uid_of}
-    rankings = {
-        "ours": retriever.rank(q.text, depth),
-        "bm25": retriever.rank_bm25(q.text, depth),
-        "dense": retriever.rank_dense(q.text, depth),
-    }
-    scores.add(q.category, rankings, evidence)
+class _Asker:
+    """Asks one conversation's questions of its memory as it is so far, with the baselines."""
+
+    def __init__(self, retriever, embedder, turns: list[Turn], baseline: np.ndarray, depth: int) -> None:
+        self.retriever, self.embedder, self.turns, self.baseline, self.depth = (
+            retriever,
+            embedder,
+            turns,
+            baseline,
+            depth,
+        )
+        self.uid_of: dict[str, int] = {}
+        self.ingested: list[int] = []  # indices of the turns in the memory so far
+
+    def ask(self, q: Question, scores: _Scores) -> None:
+        from app.context import find
+
+        now = datetime.fromtimestamp(self.turns[self.ingested[-1]].t + TURN_S, timezone.utc)
+        seen = np.array(self.ingested)
+        similarity = self.baseline[seen] @ self.embedder([q.text])[0]
+        nearest = seen[np.argsort(-similarity, kind="stable")[: self.depth]]
+        rankings = {
+            "ours": [e.utterance_id for e in find(self.retriever, q.text, now, self.depth).evidence],
+            "bm25": self.retriever.rank_bm25(q.text, self.depth),
+            "dense": [self.uid_of[self.turns[i].dia_id] for i in nearest],
+        }
+        scores.add(q.category, rankings, {self.uid_of[e] for e in q.evidence if e in self.uid_of})
 
 
 def _plot(result: dict, ks: list[int], path: Path) -> Path | None:

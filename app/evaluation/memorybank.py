@@ -37,7 +37,7 @@ def load(data: Path) -> dict[str, tuple[dict[str, list[dict]], list[str]]]:
 def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
     from app.context import find
     from app.perception import load_text_embedder
-    from app.recall import Retriever, dense_document
+    from app.recall import Retriever
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
@@ -55,8 +55,7 @@ def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
                     turns = [
                         (who, text) for p in pairs for who, text in ((user, p["query"]), (COMPANION, p["response"]))
                     ]
-                    docs = [dense_document(t, turns[i - 1][1] if i else None) for i, (_, t) in enumerate(turns)]
-                    vectors = embedder(docs)
+                    vectors = embedder([t for _, t in turns])
                     with mem.batch():
                         session = mem.start_session(user, noon.timestamp())
                         for i, ((who, text), vec) in enumerate(zip(turns, vectors, strict=True)):

@@ -105,6 +105,26 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
     return con, key
 
 
+def connect_reader(path: Path, key: bytes, cfg: StoreConfig):
+    """A second, read-only connection to an open memory (same raw key: no key derivation), for searches
+    that run beside the main connection's."""
+    driver = _driver()
+    with path.open("rb") as fh:
+        salt = fh.read(SALT_BYTES)
+    con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+    try:
+        con.execute("PRAGMA cipher_log_level = NONE")
+        con.execute(f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\"")
+        con.execute("PRAGMA query_only = ON")
+        con.execute("PRAGMA temp_store = MEMORY")
+        con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except driver.DatabaseError as e:
+        con.close()
+        raise StoreError(f"{path}: cannot open a reader: {e}") from None
+    return con
+
+
 @contextlib.contextmanager
 def transaction(con) -> Iterator[None]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; inside an open transaction, part of it."""

@@ -27,7 +27,9 @@ def rekey(memory: Memory, new: Secret, cfg: StoreConfig) -> int:
     names = [m.path for m in memory.media()]
     for name in names:
         memory.vault.reseal(name, target, suffix=REKEY_SUFFIX)
+    memory.close_reader()  # keyed with the old key
     memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
+    memory.set_key(key)
     memory.vault = target
     finish_rekey(memory)
     memory.dense.drop_file()  # sealed under the old key; rebuilt (and sealed anew) when next needed

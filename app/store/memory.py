@@ -6,6 +6,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,11 @@ class Memory:
         self._closed = False
         self._after_commit: list = []
         self._term_docs: dict[str, tuple[int, int, int]] = {}  # phrase -> (utterances matching, size then, cap)
+        self._key = key
+        self._cfg = cfg or StoreConfig()
+        self._reader = None  # a read-only connection for BM25 beside the dense search (see bm25_search_async)
+        self._reading: ThreadPoolExecutor | None = None
+        self._scoped: dict[int, np.ndarray] | None = None  # vectors read during one search (see search_scope)
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
@@ -123,7 +129,21 @@ class Memory:
         except (self.con.OperationalError, DiskFullError) as e:  # a full disk (already reported): replayed on open
             _LOGGER.info("could not checkpoint the memory on close (%s); it will be on the next open", e)
         finally:
+            self.close_reader()
             self.con.close()
+
+    def close_reader(self) -> None:
+        """Close the read-only BM25 connection, if one was opened (it opens again when next needed)."""
+        if self._reading is not None:
+            self._reading.shutdown()
+            self._reading = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def set_key(self, key: bytes) -> None:
+        """The raw key after a rekey (a reader opened later needs it)."""
+        self._key = key
 
     def __enter__(self) -> Memory:
         return self
@@ -595,9 +615,23 @@ class Memory:
         """(utterance id, cosine distance) of the k nearest utterances (exact, or IVF + exact re-scoring)."""
         return self.dense.search(query, k)
 
+    @contextlib.contextmanager
+    def search_scope(self) -> Iterator[None]:
+        """Within it, a vector read once (by the dense search's re-scoring, say) is not read again. For the
+        span of one search, with no writes in between."""
+        self._scoped = {}
+        try:
+            yield
+        finally:
+            self._scoped = None
+
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
+        scoped = self._scoped
         out = {}
+        if scoped is not None:
+            out = {uid: scoped[uid] for uid in ids if uid in scoped}
+            ids = [uid for uid in ids if uid not in scoped]
         for start in range(0, len(ids), 500):
             chunk = [int(uid) for uid in ids[start : start + 500]]
             marks = ",".join("?" * len(chunk))
@@ -605,7 +639,32 @@ class Memory:
                 f"SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", chunk
             ):
                 out[int(uid)] = np.frombuffer(blob, np.float32)
+        if scoped is not None:
+            scoped.update(out)
         return out
+
+    def neighbours(self, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        """The utterances just before and just after each of these in its session (None at either end),
+        one index seek each."""
+        out: dict[int, tuple[int | None, int | None]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = [int(uid) for uid in ids[start : start + 500]]
+            marks = ",".join("?" * len(chunk))
+            for uid, before, after in self.con.execute(
+                "SELECT u.id, "
+                "(SELECT max(b.id) FROM utterances b WHERE b.session_id = u.session_id AND b.id < u.id), "
+                "(SELECT min(a.id) FROM utterances a WHERE a.session_id = u.session_id AND a.id > u.id) "
+                f"FROM utterances u WHERE u.id IN ({marks})",
+                chunk,
+            ):
+                out[int(uid)] = (before, after)
+        return out
+
+    def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """Vectors good enough to mix in as context: decoded from the in-RAM ANN index when there is one
+        (no store reads), else the stored ones."""
+        approx = self.dense.approximate(ids)
+        return approx if approx is not None else self.vectors(ids)
 
     def set_vector(self, uid: int, vector: np.ndarray) -> None:
         """Replace an utterance's vector (after its text changed), noting it for the approximate index."""
@@ -631,26 +690,21 @@ class Memory:
         order = np.argsort(-similarity, kind="stable")[:k]
         return [(int(ids[i]), float(1.0 - similarity[i])) for i in order]
 
-    def bm25_search(
-        self, fts_query: str, k: int, between: tuple[float, float] | None = None
-    ) -> list[tuple[int, float]]:
+    def bm25_search(self, fts_query: str, k: int, ids: tuple[int, int] | None = None) -> list[tuple[int, float]]:
         """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression, optionally only of
-        utterances starting within `between` (epoch seconds)."""
-        if not fts_query:
-            return []
-        if between is None:
-            rows = self.con.execute(
-                "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
-                "ORDER BY s LIMIT ?",
-                (fts_query, k),
-            )
-        else:
-            rows = self.con.execute(
-                "SELECT f.rowid, bm25(utterances_fts) AS s FROM utterances_fts f JOIN utterances u ON u.id = f.rowid "
-                "WHERE utterances_fts MATCH ? AND u.t_start BETWEEN ? AND ? ORDER BY s LIMIT ?",
-                (fts_query, between[0], between[1], k),
-            )
-        return [(int(r), float(s)) for r, s in rows]
+        utterances with ids in the range `ids` (inclusive)."""
+        return _bm25(self.con, fts_query, k, ids)
+
+    def bm25_search_async(self, fts_query: str, k: int, ids: tuple[int, int] | None = None) -> Future:
+        """`bm25_search` on a second, read-only connection in a worker thread (SQLite lets go of the GIL
+        while it works), so a caller can embed and run the dense search meanwhile. It sees what is
+        committed."""
+        if self._reading is None:
+            from app.store.db import connect_reader
+
+            self._reader = connect_reader(self.path, self._key, self._cfg)
+            self._reading = ThreadPoolExecutor(1, "bm25")
+        return self._reading.submit(_bm25, self._reader, fts_query, k, ids)
 
     def utterance_high_water(self) -> int:
         """The largest utterance id: the memory's size, near enough, at the cost of one index lookup."""
@@ -671,12 +725,19 @@ class Memory:
         self._term_docs[phrase] = (docs, size, cap)
         return docs
 
-    def utterance_ids_between(self, t0: float, t1: float, limit: int) -> list[int]:
-        """Ids of the utterances starting within [t0, t1] when there are at most `limit` of them, else []."""
+    def any_between(self, t0: float, t1: float) -> bool:
+        """Whether any utterance starts within [t0, t1] (one index seek)."""
+        return (
+            self.con.execute("SELECT 1 FROM utterances WHERE t_start BETWEEN ? AND ? LIMIT 1", (t0, t1)).fetchone()
+            is not None
+        )
+
+    def utterance_ids_between(self, t0: float, t1: float, limit: int) -> list[int] | None:
+        """Ids of the utterances starting within [t0, t1] when there are at most `limit` of them, else None."""
         rows = self.con.execute(
             "SELECT id FROM utterances WHERE t_start BETWEEN ? AND ? LIMIT ?", (t0, t1, limit + 1)
         ).fetchall()
-        return [int(r[0]) for r in rows] if len(rows) <= limit else []
+        return [int(r[0]) for r in rows] if len(rows) <= limit else None
 
     # state
     def stats(self) -> dict:
@@ -693,3 +754,21 @@ class Memory:
             "dense_index": self.dense.describe(),
             "size_bytes": sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")),
         }
+
+
+def _bm25(con, fts_query: str, k: int, ids: tuple[int, int] | None) -> list[tuple[int, float]]:
+    if not fts_query:
+        return []
+    if ids is None:
+        rows = con.execute(
+            "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
+            "ORDER BY s LIMIT ?",
+            (fts_query, k),
+        )
+    else:  # FTS5 reads only this stretch of each word's postings
+        rows = con.execute(
+            "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
+            "AND rowid BETWEEN ? AND ? ORDER BY s LIMIT ?",
+            (fts_query, ids[0], ids[1], k),
+        )
+    return [(int(r), float(s)) for r, s in rows]
