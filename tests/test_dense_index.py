@@ -120,3 +120,31 @@ def test_a_damaged_index_file_is_rebuilt_and_rekey_drops_it(store, caplog):
     with Memory.open(path, Secret(b"new", "test"), cfg) as memory:
         assert memory.dense_search(X[5], 1)[0][1] < 1e-5
     assert index_file.exists()  # rebuilt and sealed under the new key
+
+
+def test_context_vectors_come_from_the_index_and_follow_deletions(store):
+    path, cfg = store
+    X = _vectors(1200)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        first = _fill(memory, X[:600])
+        second = _fill(memory, X[600:])
+        memory.dense_search(X[0], 1)  # past the threshold: the index is built
+        decoded = memory.context_vectors(first[:50])
+        assert set(decoded) == set(first[:50])
+        cosines = [float(decoded[u] @ X[i]) / float(np.linalg.norm(decoded[u])) for i, u in enumerate(first[:50])]
+        assert min(cosines) > 0.99  # 8-bit codes decoded: close to the stored vectors
+        forget_session(memory, memory.utterances([second[0]])[second[0]].session_id)
+        assert memory.dense.approximate(second[:5]) is None  # gone from the index: no stale vectors
+        assert memory.context_vectors(second[:5]) == {}  # and none from the store either
+
+
+def test_bm25_beside_the_dense_search_survives_a_rekey(store):
+    path, cfg = store
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        session = memory.start_session("test", 0.0)
+        vec = _vectors(1)[0]
+        uid = memory.add_utterance(NewUtterance(session, None, "the violinist tuned up", 0, 1, 1.0, "t", False, vec))
+        assert memory.bm25_search_async('"violinist"', 5).result()[0][0] == uid
+        rekey(memory, Secret(b"new", "test"), cfg)
+        later = memory.add_utterance(NewUtterance(session, None, "a second violinist", 2, 3, 1.0, "t", False, vec))
+        assert {u for u, _ in memory.bm25_search_async('"violinist"', 5).result()} == {uid, later}
