@@ -82,9 +82,11 @@ def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
 
 
 def render(r: dict) -> str:
-    lines = [f"ingest (embed with context + encrypted insert): {r['ingest_per_s']:.0f} utterances/s"]
+    lines = [f"ingest (embed + encrypted insert): {r['ingest_per_s']:.0f} utterances/s"]
     lines.append(f"{'utterances':>12s} {'p50 ms':>8s} {'p95 ms':>8s}  dense search")
     for q in r["query"]:
         lines.append(f"{q['n']:12,d} {q['p50_ms']:8.2f} {q['p95_ms']:8.2f}  {q['dense']}")
-    lines.append(f"(end to end per question: embed, dense + BM25, fuse, Level-2 context; {r['queries']} questions)")
+    lines.append(
+        f"(end to end per question: embed, dense + BM25, neighbours, fuse, Level-2 context; {r['queries']} questions)"
+    )
     return "\n".join(lines) + "\n"

@@ -193,60 +193,50 @@ class Retriever:
         n = max(k, self.cfg.candidates)
         named, topic = self.people_named(query)
         scope = set(people)
-        with self.memory.search_scope():
-            return self._scored(query, topic, named, n, scope, between, about)
-
-    def _scored(
-        self,
-        query: str,
-        topic: str,
-        named: list[str],
-        n: int,
-        scope: set[str],
-        between: tuple[float, float] | None,
-        about: Sequence[str],
-    ) -> tuple[dict[int, float], dict[int, StoredUtterance]]:
-        wide = n * 4 if scope or between else n  # filtered afterwards: look further
-        window = None if between is None else self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT)
-        span = (min(window), max(window)) if window else None  # a small window: BM25 over its stretch of ids
-        sparse_later = self.memory.bm25_search_async(self.bm25_terms(topic), wide, span)
-        vector = self.embedder([topic])[0]
-        dense = self.memory.dense_search(vector, wide)
-        sparse = sparse_later.result()
-        pool = list(dict.fromkeys([uid for uid, _ in dense] + [uid for uid, _ in sparse]))
-        if window:  # searched exhaustively
-            pool += [uid for uid in window if uid not in pool]
-        context = self.cfg.context_weight > 0
-        around = self.memory.neighbours(pool) if context else {}
-        if context:  # an utterance next to a close match may be the one meant
-            near = {x for uid, _ in dense[:EXPAND] for x in around.get(uid, ()) if x is not None}
-            extra = [uid for uid in near if uid not in around]
-            pool += extra
-            around.update(self.memory.neighbours(extra))
-        rows = self.memory.utterances(pool)
-        keep = [
-            uid
-            for uid in pool
-            if uid in rows
-            and (not scope or rows[uid].person in scope)
-            and (between is None or between[0] <= rows[uid].t_start <= between[1])
-        ]
-        # the dense search's own candidates exactly (already read by its re-scoring); the other candidates and
-        # the turns around them from the in-RAM index when there is one (no store reads)
-        found = {uid for uid, _ in dense}
-        vectors = self.memory.vectors([uid for uid in keep if uid in found])
-        needed = {x for uid in keep for x in (uid, *around.get(uid, ())) if x is not None and x not in vectors}
-        vectors.update(self.memory.context_vectors(sorted(needed)))
-        similarity = {
-            uid: float(in_context(vectors, around, uid, self.cfg.context_weight) @ vector)
-            for uid in keep
-            if uid in vectors
-        }
-        bm25 = {uid: -score for uid, score in sparse}
-        weights = self.graph_weights([*named, *about], query)
-        boost = {uid: self.cfg.person_boost * weights[rows[uid].person] for uid in keep if rows[uid].person in weights}
-        fused = with_session(fuse(similarity, bm25, boost, self.cfg.bm25_weight), rows, self.cfg.session_weight)
-        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n]), rows
+        with self.memory.search_scope():  # a vector read once in this search is not read again
+            wide = n * 4 if scope or between else n  # filtered afterwards: look further
+            window = None if between is None else self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT)
+            span = (min(window), max(window)) if window else None  # a small window: BM25 over its stretch of ids
+            sparse_later = self.memory.bm25_search_async(self.bm25_terms(topic), wide, span)
+            vector = self.embedder([topic])[0]
+            dense = self.memory.dense_search(vector, wide)
+            sparse = sparse_later.result()
+            pool = list(dict.fromkeys([uid for uid, _ in dense] + [uid for uid, _ in sparse]))
+            if window:  # searched exhaustively
+                pool += [uid for uid in window if uid not in pool]
+            context = self.cfg.context_weight > 0
+            around = self.memory.neighbours(pool) if context else {}
+            if context:  # an utterance next to a close match may be the one meant
+                near = {x for uid, _ in dense[:EXPAND] for x in around.get(uid, ()) if x is not None}
+                extra = [uid for uid in near if uid not in around]
+                pool += extra
+                around.update(self.memory.neighbours(extra))
+            rows = self.memory.utterances(pool)
+            keep = [
+                uid
+                for uid in pool
+                if uid in rows
+                and (not scope or rows[uid].person in scope)
+                and (between is None or between[0] <= rows[uid].t_start <= between[1])
+            ]
+            # the dense search's own candidates exactly (already read by its re-scoring); the other candidates and
+            # the turns around them from the in-RAM index when there is one (no store reads)
+            found = {uid for uid, _ in dense}
+            vectors = self.memory.vectors([uid for uid in keep if uid in found])
+            needed = {x for uid in keep for x in (uid, *around.get(uid, ())) if x is not None and x not in vectors}
+            vectors.update(self.memory.context_vectors(sorted(needed)))
+            similarity = {
+                uid: float(in_context(vectors, around, uid, self.cfg.context_weight) @ vector)
+                for uid in keep
+                if uid in vectors
+            }
+            bm25 = {uid: -score for uid, score in sparse}
+            weights = self.graph_weights([*named, *about], query)
+            boost = {
+                uid: self.cfg.person_boost * weights[rows[uid].person] for uid in keep if rows[uid].person in weights
+            }
+            fused = with_session(fuse(similarity, bm25, boost, self.cfg.bm25_weight), rows, self.cfg.session_weight)
+            return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n]), rows
 
     def search(
         self,

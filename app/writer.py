@@ -105,8 +105,8 @@ class UtteranceWriter:
     def write(self, utt: Utterance) -> None:
         assert self.assigner is not None
         t0, t1 = self.origin + utt.t_start_s, self.origin + utt.t_end_s
-        new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
         embedding = self.text_embed([utt.text])[0]
+        new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
         if new_session:
             self._start_session()
         decision = self.assigner.decide(utt, self.previous)

@@ -56,6 +56,17 @@ def kdf_cost(path: Path, cfg: StoreConfig, exists: bool) -> int:
     return cfg.kdf_log2_n
 
 
+def _key(con, key: bytes, salt: bytes) -> None:
+    """SQLCipher's raw key (no PBKDF2 of its own: the key is already derived) and its salt."""
+    con.execute("PRAGMA cipher_log_level = NONE")
+    con.execute(f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\"")
+
+
+def _cache(con, cfg: StoreConfig) -> None:
+    con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
+    con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
+
+
 def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> tuple:
     """(connection, raw key): open, keyed, migrated. Wrong key or a damaged file: StoreKeyError, one line."""
     driver = _driver()
@@ -74,8 +85,7 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
     key = derive_key(secret, salt, kdf_cost(path, cfg, exists))
     con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
     try:
-        con.execute("PRAGMA cipher_log_level = NONE")
-        con.execute(f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\"")
+        _key(con, key, salt)
         try:
             con.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except driver.DatabaseError:
@@ -89,8 +99,7 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
         con.execute("PRAGMA foreign_keys = ON")
         con.execute("PRAGMA recursive_triggers = ON")  # deleting a summary deletes the summaries built on it
         con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
-        con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
-        con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
+        _cache(con, cfg)
         from app.store.migrations import migrate
 
         migrate(con)
@@ -113,11 +122,9 @@ def connect_reader(path: Path, key: bytes, cfg: StoreConfig):
         salt = fh.read(SALT_BYTES)
     con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
     try:
-        con.execute("PRAGMA cipher_log_level = NONE")
-        con.execute(f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\"")
+        _key(con, key, salt)
         con.execute("PRAGMA query_only = ON")
-        con.execute("PRAGMA temp_store = MEMORY")
-        con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
+        _cache(con, cfg)
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except driver.DatabaseError as e:
         con.close()
