@@ -175,13 +175,14 @@ class StoreConfig:
     kdf_log2_n: int = _opt(15, "scrypt cost: N = 2**this (memory = 128 * 8 * N bytes)", lo=10, hi=22)
     ann_min_utterances: int = _opt(
         30000,
-        "from this many utterances on, dense search uses the FAISS IVF-SQ8 "
-        "index with exact re-scoring instead of an exact scan",
+        "from this many utterances on, dense search uses the FAISS IVF-SQ8 index instead of an exact scan",
         lo=100,
         hi=10**9,
     )
     ann_nprobe: int = _opt(128, "inverted lists the IVF index probes per query", lo=1, hi=65536)
-    ann_rescore: int = _opt(5, "IVF candidates re-scored exactly per result wanted", lo=1, hi=100)
+    ann_rescore: int = _opt(
+        0, "IVF candidates re-scored exactly per result wanted (0: the 8-bit scores, no store reads)", lo=0, hi=100
+    )
 
 
 @dataclass(frozen=True)

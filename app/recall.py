@@ -25,8 +25,7 @@ yourselves said say says tell told remember know anyone anybody someone somethin
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 WINDOW_EXACT = 5000  # a time window with at most this many utterances is searched exhaustively
-COMMON_SHARE = 0.005  # words in more than this share of a large memory's utterances are left out of BM25
-COMMON_FLOOR = 2000
+BM25_POSTINGS = 3000  # BM25 scores at most about this many (utterance, word) matches per query
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 
@@ -48,33 +47,29 @@ def keywords(text: str) -> list[str]:
     return list(dict.fromkeys(content or words))
 
 
-def fts_phrase(word: str) -> str:
-    """One word as an FTS5 phrase (quoted, so no syntax leaks)."""
-    return '"' + word.replace('"', '""') + '"'
-
-
-def fts_query(text: str, words: Sequence[str] | None = None) -> str:
-    """An FTS5 MATCH expression: any of the query's content words (or of `words`, when given)."""
-    return " OR ".join(fts_phrase(w) for w in (keywords(text) if words is None else words))
-
-
 EXPAND = 50  # the turns around this many of the nearest utterances join the candidates
 
 
 def in_context(
-    vectors: dict[int, np.ndarray], around: dict[int, tuple[int | None, int | None]], uid: int, weight: float
+    vectors: dict[int, np.ndarray], around: dict[int, tuple[int | None, int | None]], ids: Sequence[int], weight: float
 ) -> np.ndarray:
-    """An utterance's vector with the turns just before and after it in its session mixed in at `weight`
-    (unit length): an answer's subject is often in the question before it, a question's answer in the turn
-    after. Mixed at query time, so each turn is embedded once, alone. On LoCoMo recall@10: 0.720 for the
-    turn alone, 0.757 for the turn embedded with the last 16 words of the one before (twice the tokens to
-    embed), 0.763 for this."""
-    v = vectors[uid]
+    """The vectors of `ids` (rows, unit length), each with the turns just before and after it in its session
+    mixed in at `weight`: an answer's subject is often in the question before it, a question's answer in
+    the turn after. Mixed at query time, so each turn is embedded once, alone. On LoCoMo recall@10: 0.720
+    for the turn alone, 0.757 for the turn embedded with the last 16 words of the one before (twice the
+    tokens to embed), 0.763 for this."""
+    if not ids:
+        return np.zeros((0, 0), np.float32)
+    known = list(vectors)
+    row = {uid: i for i, uid in enumerate(known)}
+    table = np.vstack([np.stack([vectors[uid] for uid in known]), np.zeros((1, len(vectors[known[0]])), np.float32)])
+    none = len(known)  # the zero row: no turn there
+    mixed = table[[row[uid] for uid in ids]]
     if weight > 0:
-        for other in around.get(uid, (None, None)):
-            if other is not None and other in vectors:
-                v = v + weight * vectors[other]
-    return v / max(float(np.linalg.norm(v)), 1e-12)
+        for side in (0, 1):
+            other = [row.get(around.get(uid, (None, None))[side], none) for uid in ids]  # type: ignore[arg-type]
+            mixed = mixed + weight * table[other]
+    return mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
 
 
 def fuse(
@@ -162,21 +157,7 @@ class Retriever:
         return weights
 
     def rank_bm25(self, query: str, k: int) -> list[int]:
-        return [uid for uid, _ in self.memory.bm25_search(fts_query(query), k)]
-
-    def bm25_terms(self, query: str) -> str:
-        """The FTS5 query for `query` without the words so common in a large memory that they only slow
-        BM25 down (held by more than `COMMON_SHARE` of the utterances, and more than `COMMON_FLOOR`);
-        the rarest words are always kept."""
-        words = keywords(query)
-        size = self.memory.utterance_high_water()
-        limit = max(COMMON_FLOOR, COMMON_SHARE * size)
-        if size <= COMMON_FLOOR or len(words) <= 1:
-            return fts_query(query, words)
-        cap = int(limit) + 1
-        docs = {w: self.memory.term_docs(fts_phrase(w), cap, size) for w in words}
-        kept = [w for w in words if docs[w] <= limit] or sorted(words, key=docs.get)[:1]
-        return fts_query(query, kept)
+        return [uid for uid, _ in self.memory.bm25_search(keywords(query), k)]
 
     def scored(
         self,
@@ -193,50 +174,42 @@ class Retriever:
         n = max(k, self.cfg.candidates)
         named, topic = self.people_named(query)
         scope = set(people)
-        with self.memory.search_scope():  # a vector read once in this search is not read again
-            wide = n * 4 if scope or between else n  # filtered afterwards: look further
-            window = None if between is None else self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT)
-            span = (min(window), max(window)) if window else None  # a small window: BM25 over its stretch of ids
-            sparse_later = self.memory.bm25_search_async(self.bm25_terms(topic), wide, span)
-            vector = self.embedder([topic])[0]
-            dense = self.memory.dense_search(vector, wide)
-            sparse = sparse_later.result()
-            pool = list(dict.fromkeys([uid for uid, _ in dense] + [uid for uid, _ in sparse]))
-            if window:  # searched exhaustively
-                pool += [uid for uid in window if uid not in pool]
-            context = self.cfg.context_weight > 0
-            around = self.memory.neighbours(pool) if context else {}
-            if context:  # an utterance next to a close match may be the one meant
-                near = {x for uid, _ in dense[:EXPAND] for x in around.get(uid, ()) if x is not None}
-                extra = [uid for uid in near if uid not in around]
-                pool += extra
-                around.update(self.memory.neighbours(extra))
-            rows = self.memory.utterances(pool)
-            keep = [
-                uid
-                for uid in pool
-                if uid in rows
-                and (not scope or rows[uid].person in scope)
-                and (between is None or between[0] <= rows[uid].t_start <= between[1])
-            ]
-            # the dense search's own candidates exactly (already read by its re-scoring); the other candidates and
-            # the turns around them from the in-RAM index when there is one (no store reads)
-            found = {uid for uid, _ in dense}
-            vectors = self.memory.vectors([uid for uid in keep if uid in found])
-            needed = {x for uid in keep for x in (uid, *around.get(uid, ())) if x is not None and x not in vectors}
-            vectors.update(self.memory.context_vectors(sorted(needed)))
-            similarity = {
-                uid: float(in_context(vectors, around, uid, self.cfg.context_weight) @ vector)
-                for uid in keep
-                if uid in vectors
-            }
-            bm25 = {uid: -score for uid, score in sparse}
-            weights = self.graph_weights([*named, *about], query)
-            boost = {
-                uid: self.cfg.person_boost * weights[rows[uid].person] for uid in keep if rows[uid].person in weights
-            }
-            fused = with_session(fuse(similarity, bm25, boost, self.cfg.bm25_weight), rows, self.cfg.session_weight)
-            return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n]), rows
+        wide = n * 4 if scope or between else n  # filtered afterwards: look further
+        window = None if between is None else self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT)
+        span = (min(window), max(window)) if window else None  # a small window: BM25 over its stretch of ids
+        sparse_later = self.memory.bm25_search_async(keywords(topic), wide, span, BM25_POSTINGS)
+        vector = self.embedder([topic])[0]
+        dense = [uid for uid, _ in self.memory.dense_search(vector, wide)]
+        context = self.cfg.context_weight > 0
+        around = self.memory.neighbours(dense) if context else {}  # while BM25 runs
+        extra: list[int] = []
+        if context:  # an utterance next to a close match may be the one meant
+            near = {x for uid in dense[:EXPAND] for x in around.get(uid, ()) if x is not None}
+            extra = [uid for uid in near if uid not in around]
+            around.update(self.memory.neighbours(extra))
+        sparse = sparse_later.result()
+        pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse] + extra + (window or [])))
+        if context:
+            around.update(self.memory.neighbours([uid for uid in pool if uid not in around]))
+        rows = self.memory.utterances(pool)
+        keep = [
+            uid
+            for uid in pool
+            if uid in rows
+            and (not scope or rows[uid].person in scope)
+            and (between is None or between[0] <= rows[uid].t_start <= between[1])
+        ]
+        # the candidates' and their neighbours' vectors: from the in-RAM index when there is one (no store reads)
+        needed = {x for uid in keep for x in (uid, *around.get(uid, ())) if x is not None}
+        vectors = self.memory.context_vectors(sorted(needed))
+        scorable = [uid for uid in keep if uid in vectors]
+        mixed = in_context(vectors, around, scorable, self.cfg.context_weight)
+        similarity = dict(zip(scorable, (mixed @ vector).tolist(), strict=True)) if scorable else {}
+        bm25 = {uid: -score for uid, score in sparse}
+        weights = self.graph_weights([*named, *about], query)
+        boost = {uid: self.cfg.person_boost * weights[rows[uid].person] for uid in keep if rows[uid].person in weights}
+        fused = with_session(fuse(similarity, bm25, boost, self.cfg.bm25_weight), rows, self.cfg.session_weight)
+        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n]), rows
 
     def search(
         self,

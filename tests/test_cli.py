@@ -97,3 +97,4 @@ def test_bench_recall_reports_ingest_and_query_latency(capsys):
     assert report["ingest_per_s"] > 0
     (point,) = report["query"]
     assert point["n"] == 3000 and point["p95_ms"] >= point["p50_ms"] > 0
+    assert point["first_p95_ms"] >= point["first_p50_ms"] > 0

@@ -1,4 +1,4 @@
-"""Dense search at scale: past a threshold, FAISS IVF-SQ8 with exact re-scoring, saved sealed beside the
+"""Dense search at scale: past a threshold, FAISS IVF-SQ8 (8-bit scores, or exact re-scoring), saved sealed beside the
 database, caught up across processes, and never returning (or keeping on disk) what was deleted."""
 
 from __future__ import annotations
@@ -54,8 +54,11 @@ def test_small_memories_search_exactly(store):
         assert memory.dense.ivf is None and len(hits) == 5 and set(u for u, _ in hits) <= set(ids)
 
 
-def test_large_memories_use_the_index_with_exact_rescoring(store):
+@pytest.mark.parametrize("rescore", [5, 0])
+def test_large_memories_use_the_index_with_exact_or_8_bit_scores(store, rescore):
     path, cfg = store
+    cfg = replace(cfg, ann_rescore=rescore)
+    tolerance = 1e-5 if rescore else 5e-3  # exact re-scoring, or the 8-bit codes' own scores
     X = _vectors(3000)
     with Memory.open(path, SECRET, cfg, create=True) as memory:
         ids = _fill(memory, X)
@@ -66,9 +69,9 @@ def test_large_memories_use_the_index_with_exact_rescoring(store):
             want = _exact(table, q, 10)
             recalls.append(len({u for u, _ in got} & set(want)) / 10)
             exact_d = {u: 1 - table[u] @ q for u in want}
-            for u, d in got:  # distances are the exact ones, not the 8-bit approximations
-                assert abs(d - (1 - table[u] @ q)) < 1e-5
-            assert got[0][1] <= min(exact_d.values()) + 1e-5 or got[0][0] not in exact_d
+            for u, d in got:
+                assert abs(d - (1 - table[u] @ q)) < tolerance
+            assert got[0][1] <= min(exact_d.values()) + tolerance or got[0][0] not in exact_d
         assert memory.dense.ivf is not None and np.mean(recalls) >= 0.9
     sealed = (path.parent / "index" / DenseIndex.FILE).read_bytes()
     assert sealed.startswith(b"LMM1") and X[0].tobytes()[:32] not in sealed
@@ -81,11 +84,11 @@ def test_the_saved_index_is_caught_up_across_processes(store):
         _fill(memory, X[:1000])
         memory.dense_search(X[0], 1)  # builds the index; saved on close
     with Memory.open(path, SECRET, cfg) as reader, Memory.open(path, SECRET, cfg) as writer:
-        assert reader.dense_search(X[0], 1)[0][1] < 1e-5
+        assert reader.dense_search(X[0], 1)[0][1] < 5e-3  # itself (8-bit scores)
         assert reader.dense.loaded_from_file
         new_ids = _fill(writer, X[1000:])  # another process adds rows after the reader loaded
         hit = reader.dense_search(X[1100], 1)[0]
-        assert hit[0] == new_ids[100] and hit[1] < 1e-5
+        assert hit[0] == new_ids[100] and hit[1] < 5e-3
 
 
 def test_deleted_rows_never_come_back_nor_stay_on_disk(store):
@@ -113,12 +116,12 @@ def test_a_damaged_index_file_is_rebuilt_and_rekey_drops_it(store, caplog):
     index_file = path.parent / "index" / DenseIndex.FILE
     index_file.write_bytes(index_file.read_bytes()[:-100])
     with Memory.open(path, SECRET, cfg) as memory:
-        assert memory.dense_search(X[3], 1)[0][1] < 1e-5
+        assert memory.dense_search(X[3], 1)[0][1] < 5e-3
         assert "rebuilding" in caplog.text and not memory.dense.loaded_from_file
         rekey(memory, Secret(b"new", "test"), cfg)
         assert not index_file.exists()
     with Memory.open(path, Secret(b"new", "test"), cfg) as memory:
-        assert memory.dense_search(X[5], 1)[0][1] < 1e-5
+        assert memory.dense_search(X[5], 1)[0][1] < 5e-3
     assert index_file.exists()  # rebuilt and sealed under the new key
 
 
@@ -144,7 +147,7 @@ def test_bm25_beside_the_dense_search_survives_a_rekey(store):
         session = memory.start_session("test", 0.0)
         vec = _vectors(1)[0]
         uid = memory.add_utterance(NewUtterance(session, None, "the violinist tuned up", 0, 1, 1.0, "t", False, vec))
-        assert memory.bm25_search_async('"violinist"', 5).result()[0][0] == uid
+        assert memory.bm25_search_async(["violinist"], 5).result()[0][0] == uid
         rekey(memory, Secret(b"new", "test"), cfg)
         later = memory.add_utterance(NewUtterance(session, None, "a second violinist", 2, 3, 1.0, "t", False, vec))
-        assert {u for u, _ in memory.bm25_search_async('"violinist"', 5).result()} == {uid, later}
+        assert {u for u, _ in memory.bm25_search_async(["violinist"], 5).result()} == {uid, later}

@@ -100,7 +100,7 @@ def test_forget_person_leaves_no_trace_and_spares_the_rest(world):
     assert con.execute("SELECT count(*) FROM rederive").fetchone()[0] == 2  # to be rebuilt from what is left
     texts = sorted(u.text for u in memory.all_utterances())
     assert "[someone] plays too loudly" in texts and len(texts) == 3
-    hit = memory.bm25_search('"someone"', 5)
+    hit = memory.bm25_search(["someone"], 5)
     assert hit and memory.utterances([hit[0][0]])[hit[0][0]].person == "Siegfried"
     assert len(memory.media()) == 2  # Siegfried's own, less the clip in which he said her name
     assert set(memory.voice_keys("resemblyzer")) == {world["sieg"]}

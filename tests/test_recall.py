@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.recall import fts_query, fuse, in_context, keywords, search
+from app.recall import fuse, in_context, keywords, search
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory, NewUtterance, fts_match
 
 
 def test_keywords_drop_stopwords_keep_order():
@@ -17,11 +17,12 @@ def test_keywords_drop_stopwords_keep_order():
     assert keywords("who is it") == ["who", "is", "it"]  # all stopwords: keep them rather than nothing
 
 
-def test_fts_query_quotes_every_word_so_syntax_cannot_leak():
-    assert fts_query('tennis" OR (chess') == '"tennis" OR "chess"'
-    assert fts_query("NEAR(apples pears) AND c*") == '"near" OR "apples" OR "pears"'
-    assert fts_query("o'clock") == '"o\'clock"'
-    assert fts_query("   ") == ""
+def test_fts_match_quotes_every_word_so_syntax_cannot_leak():
+    assert fts_match(keywords('tennis" OR (chess')) == '"tennis" OR "chess"'
+    assert fts_match(keywords("NEAR(apples pears) AND c*")) == '"near" OR "apples" OR "pears"'
+    assert fts_match(keywords("o'clock")) == '"o\'clock"'
+    assert fts_match(['say "hi"']) == '"say ""hi"""'
+    assert fts_match(keywords("   ")) == ""
 
 
 def test_fusion_adds_relative_bm25_and_the_person_boost():
@@ -34,12 +35,14 @@ def test_an_utterance_is_scored_with_the_turns_around_it():
     e = np.eye(3, dtype=np.float32)
     vectors = {1: e[0], 2: e[1], 3: e[2]}
     around = {1: (None, 2), 2: (1, 3), 3: (2, None)}
-    middle = in_context(vectors, around, 2, 0.5)
+    middle = in_context(vectors, around, [2], 0.5)[0]
     assert np.allclose(middle, np.array([0.5, 1.0, 0.5]) / np.linalg.norm([0.5, 1.0, 0.5]))
-    assert np.allclose(in_context(vectors, around, 2, 0.0), e[1])  # weight 0: the turn alone
-    assert np.allclose(in_context(vectors, {}, 1, 0.5), e[0])  # no neighbours known
-    first = in_context(vectors, around, 1, 0.5)
+    assert np.allclose(in_context(vectors, around, [2], 0.0)[0], e[1])  # weight 0: the turn alone
+    assert np.allclose(in_context(vectors, {}, [1], 0.5)[0], e[0])  # no neighbours known
+    first = in_context(vectors, around, [1], 0.5)[0]
     assert abs(float(np.linalg.norm(first)) - 1.0) < 1e-6 and first[2] == 0.0  # only the session's own turns
+    rows = in_context(vectors, around, [3, 1, 2], 0.5)  # many at once, in the order asked
+    assert np.allclose(rows[0], in_context(vectors, around, [3], 0.5)[0]) and np.allclose(rows[2], middle)
 
 
 def test_neighbours_stay_within_a_session(cfg, tmp_path):
@@ -54,6 +57,15 @@ def test_neighbours_stay_within_a_session(cfg, tmp_path):
     assert around[ids[0]] == (None, ids[2])  # the next turn of session a, not b's interleaved one
     assert around[ids[2]] == (ids[0], ids[3]) and around[ids[3]] == (ids[2], None)
     assert around[ids[1]] == (None, ids[4]) and around[ids[4]] == (ids[1], None)
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store) as memory:
+        c = memory.start_session("test", 1e9)
+        run = [
+            memory.add_utterance(NewUtterance(c, None, f"c {i}", 1e9 + i, 1e9 + i, 1.0, "t", False, vec))
+            for i in range(4)
+        ]
+        memory.con.execute("DELETE FROM utterances WHERE id = ?", (run[1],))  # a gap in the session's ids
+        around = memory.neighbours([run[0], run[2], run[3]])
+    assert around == {run[0]: (None, run[2]), run[2]: (run[0], run[3]), run[3]: (run[2], None)}
 
 
 def test_the_answer_after_a_question_is_found_by_the_question(cfg, perception, tmp_path):

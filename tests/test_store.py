@@ -98,10 +98,26 @@ def test_migrations_from_empty_and_idempotent(tmp_path, cfg):
 def test_deleting_an_utterance_removes_its_index_entries(tmp_path, cfg):
     with Memory.open(tmp_path / "memory.db", SECRET, cfg.store, create=True) as memory:
         ids = _fill(memory, ["the violinist sang", "a quiet morning"])
-        assert memory.bm25_search('"violinist"', 5)[0][0] == ids[0]
+        assert memory.bm25_search(["violinist"], 5)[0][0] == ids[0]
         memory.con.execute("DELETE FROM utterances WHERE id = ?", (ids[0],))
-        assert memory.bm25_search('"violinist"', 5) == []
+        assert memory.bm25_search(["violinist"], 5) == []
         assert ids[0] not in [uid for uid, _ in memory.dense_search(_unit(0), 5)]
+
+
+def test_bm25_keeps_the_rarest_words_within_its_postings_budget(tmp_path, cfg):
+    texts = [f"common chatter {i}" for i in range(20)] + ["mid topic"] * 8 + ["rare mid topic", "rare again"]
+    with Memory.open(tmp_path / "memory.db", SECRET, cfg.store, create=True) as memory:
+        ids = _fill(memory, texts)
+        words = ["common", "mid", "rare"]
+        everything = {uid for uid, _ in memory.bm25_search(words, 50)}
+        assert everything == set(ids[:20]) | set(ids[20:])  # no budget: every utterance holding any word
+        # 2 hold "rare", 9 "mid", 20 "common": a budget of 12 takes rare + mid and leaves common out
+        within = {uid for uid, _ in memory.bm25_search(words, 50, postings=12)}
+        assert within == set(ids[20:])
+        assert {uid for uid, _ in memory.bm25_search(words, 50, postings=5)} == set(ids[28:])  # rare alone
+        assert memory.bm25_search(words, 50, postings=1) == []  # even the rarest is held by too many
+        assert {uid for uid, _ in memory.bm25_search_async(words, 50, postings=12).result()} == within
+        assert memory.bm25_search(words, 50, postings=100) == memory.bm25_search(words, 50)  # a small memory
 
 
 def test_people_are_numbered_and_keys_capped_by_quality(tmp_path, cfg):
@@ -171,5 +187,5 @@ def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkey
     with Memory.open(path, SECRET, cfg.store) as memory:
         assert version(memory.con) == MIGRATIONS[-1][0]
         assert memory.utterances([7])[7].text == "written before the upgrade"
-        assert memory.bm25_search('"upgrade"', 1)[0][0] == 7
+        assert memory.bm25_search(["upgrade"], 1)[0][0] == 7
         assert np.array_equal(memory.vectors([7])[7], _unit(7))  # carried into the new vector table

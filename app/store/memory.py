@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +54,11 @@ class NewUtterance:
     embedding: np.ndarray  # text embedding, float32 unit vector
 
 
+def fts_match(words: Sequence[str]) -> str:
+    """An FTS5 MATCH expression for any of `words`, each quoted as a phrase so no query syntax leaks in."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
 def _blob(vec: np.ndarray) -> bytes:
     return np.ascontiguousarray(vec, dtype=np.float32).tobytes()
 
@@ -85,12 +90,11 @@ class Memory:
         self.dense = DenseIndex(self, cfg or StoreConfig(), MediaVault(path.parent / INDEX_DIR, media_key(key)))
         self._closed = False
         self._after_commit: list = []
-        self._term_docs: dict[str, tuple[int, int, int]] = {}  # phrase -> (utterances matching, size then, cap)
+        self._word_docs: dict[str, tuple[int, int, int]] = {}  # word -> (utterances holding it, size then, cap)
         self._key = key
         self._cfg = cfg or StoreConfig()
         self._reader = None  # a read-only connection for BM25 beside the dense search (see bm25_search_async)
         self._reading: ThreadPoolExecutor | None = None
-        self._scoped: dict[int, np.ndarray] | None = None  # vectors read during one search (see search_scope)
 
     @classmethod
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
@@ -612,26 +616,12 @@ class Memory:
 
     # search primitives
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(utterance id, cosine distance) of the k nearest utterances (exact, or IVF + exact re-scoring)."""
+        """(utterance id, cosine distance) of the k nearest utterances (exact, or by the IVF index: `DenseIndex`)."""
         return self.dense.search(query, k)
-
-    @contextlib.contextmanager
-    def search_scope(self) -> Iterator[None]:
-        """Within it, a vector read once (by the dense search's re-scoring, say) is not read again. For the
-        span of one search, with no writes in between."""
-        self._scoped = {}
-        try:
-            yield
-        finally:
-            self._scoped = None
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
-        scoped = self._scoped
         out = {}
-        if scoped is not None:
-            out = {uid: scoped[uid] for uid in ids if uid in scoped}
-            ids = [uid for uid in ids if uid not in scoped]
         for start in range(0, len(ids), 500):
             chunk = [int(uid) for uid in ids[start : start + 500]]
             marks = ",".join("?" * len(chunk))
@@ -639,16 +629,30 @@ class Memory:
                 f"SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", chunk
             ):
                 out[int(uid)] = np.frombuffer(blob, np.float32)
-        if scoped is not None:
-            scoped.update(out)
         return out
 
     def neighbours(self, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
-        """The utterances just before and just after each of these in its session (None at either end),
-        one index seek each."""
+        """The utterances just before and just after each of these in its session (None at either end).
+        A session's turns mostly have consecutive ids, so the ids on either side are read first (row
+        lookups on the pages already being read); only where one of them is in another session or gone is
+        the session's index asked."""
+        wanted = sorted({x for uid in ids for x in (uid - 1, uid, uid + 1)})
+        session: dict[int, int] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = [int(uid) for uid in wanted[start : start + 500]]
+            marks = ",".join("?" * len(chunk))
+            session.update(self.con.execute(f"SELECT id, session_id FROM utterances WHERE id IN ({marks})", chunk))
         out: dict[int, tuple[int | None, int | None]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = [int(uid) for uid in ids[start : start + 500]]
+        unsure = []
+        for uid in ids:
+            if uid in session:
+                before = uid - 1 if session.get(uid - 1) == session[uid] else None
+                after = uid + 1 if session.get(uid + 1) == session[uid] else None
+                out[uid] = (before, after)
+                if before is None or after is None:
+                    unsure.append(int(uid))
+        for start in range(0, len(unsure), 500):
+            chunk = unsure[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for uid, before, after in self.con.execute(
                 "SELECT u.id, "
@@ -661,8 +665,8 @@ class Memory:
         return out
 
     def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
-        """Vectors good enough to mix in as context: decoded from the in-RAM ANN index when there is one
-        (no store reads), else the stored ones."""
+        """Vectors good enough to score with: decoded from the in-RAM ANN index when there is one (cosine to
+        the stored ones >= 0.999; no store reads), else the stored ones."""
         approx = self.dense.approximate(ids)
         return approx if approx is not None else self.vectors(ids)
 
@@ -690,12 +694,19 @@ class Memory:
         order = np.argsort(-similarity, kind="stable")[:k]
         return [(int(ids[i]), float(1.0 - similarity[i])) for i in order]
 
-    def bm25_search(self, fts_query: str, k: int, ids: tuple[int, int] | None = None) -> list[tuple[int, float]]:
-        """(utterance id, bm25 score; lower is better) for an FTS5 MATCH expression, optionally only of
-        utterances with ids in the range `ids` (inclusive)."""
-        return _bm25(self.con, fts_query, k, ids)
+    def bm25_search(
+        self, words: Sequence[str], k: int, ids: tuple[int, int] | None = None, postings: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(utterance id, bm25 score; lower is better) of the utterances holding any of `words`, optionally
+        only of those with ids in the range `ids` (inclusive). With `postings`, in a memory larger than that
+        the words are taken rarest first while the utterances holding them add up to at most that many
+        (BM25 scores every utterance holding a word, so its time grows with their number; a word held by
+        more than that many is left out)."""
+        return self._bm25(self.con, words, k, ids, postings)
 
-    def bm25_search_async(self, fts_query: str, k: int, ids: tuple[int, int] | None = None) -> Future:
+    def bm25_search_async(
+        self, words: Sequence[str], k: int, ids: tuple[int, int] | None = None, postings: int | None = None
+    ) -> Future:
         """`bm25_search` on a second, read-only connection in a worker thread (SQLite lets go of the GIL
         while it works), so a caller can embed and run the dense search meanwhile. It sees what is
         committed."""
@@ -704,25 +715,53 @@ class Memory:
 
             self._reader = connect_reader(self.path, self._key, self._cfg)
             self._reading = ThreadPoolExecutor(1, "bm25")
-        return self._reading.submit(_bm25, self._reader, fts_query, k, ids)
+            self._reading.submit(_warm_fts, self._reader, self._cfg.ann_min_utterances)
+        return self._reading.submit(self._bm25, self._reader, words, k, ids, postings)
 
-    def utterance_high_water(self) -> int:
-        """The largest utterance id: the memory's size, near enough, at the cost of one index lookup."""
-        return self.con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+    def _bm25(
+        self, con, words: Sequence[str], k: int, ids: tuple[int, int] | None, postings: int | None
+    ) -> list[tuple[int, float]]:
+        if postings is not None:
+            size = con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+            if size > postings:
+                docs = {w: self._term_docs(con, w, postings + 1, size) for w in words}
+                kept, total = set(), 0
+                for w in sorted(words, key=docs.__getitem__):
+                    if total + docs[w] > postings:
+                        break
+                    kept.add(w)
+                    total += docs[w]
+                words = [w for w in words if w in kept]
+        match = fts_match(words)
+        if not match:
+            return []
+        if ids is None:
+            rows = con.execute(
+                "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
+                "ORDER BY s LIMIT ?",
+                (match, k),
+            )
+        else:  # FTS5 reads only this stretch of each word's postings
+            rows = con.execute(
+                "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
+                "AND rowid BETWEEN ? AND ? ORDER BY s LIMIT ?",
+                (match, ids[0], ids[1], k),
+            )
+        return [(int(r), float(s)) for r, s in rows]
 
-    def term_docs(self, phrase: str, cap: int, size: int) -> int:
-        """How many utterances match an FTS5 `phrase`, counted up to `cap` (more is reported as cap); cached
-        until the memory (`size`, its high-water mark) grows by a tenth: it only guides which words are worth
-        a BM25 search, and counting stops early, so a common word costs no more than a rare one."""
-        hit = self._term_docs.get(phrase)
+    def _term_docs(self, con, word: str, cap: int, size: int) -> int:
+        """How many utterances hold `word`, counted up to `cap` (more is reported as cap); cached until the
+        memory (`size`, its high-water mark) grows by a tenth: it only guides which words are worth a BM25
+        search, and counting stops early, so a common word costs no more than a rare one."""
+        hit = self._word_docs.get(word)
         if hit is not None and size <= hit[1] * 1.1 and hit[2] == cap:
             return hit[0]
-        count = self.con.execute(
+        count = con.execute(
             "SELECT count(*) FROM (SELECT rowid FROM utterances_fts WHERE utterances_fts MATCH ? LIMIT ?)",
-            (phrase, cap),
+            (fts_match([word]), cap),
         )
         docs = int(count.fetchone()[0])
-        self._term_docs[phrase] = (docs, size, cap)
+        self._word_docs[word] = (docs, size, cap)
         return docs
 
     def any_between(self, t0: float, t1: float) -> bool:
@@ -756,19 +795,10 @@ class Memory:
         }
 
 
-def _bm25(con, fts_query: str, k: int, ids: tuple[int, int] | None) -> list[tuple[int, float]]:
-    if not fts_query:
-        return []
-    if ids is None:
-        rows = con.execute(
-            "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
-            "ORDER BY s LIMIT ?",
-            (fts_query, k),
-        )
-    else:  # FTS5 reads only this stretch of each word's postings
-        rows = con.execute(
-            "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
-            "AND rowid BETWEEN ? AND ? ORDER BY s LIMIT ?",
-            (fts_query, ids[0], ids[1], k),
-        )
-    return [(int(r), float(s)) for r, s in rows]
+def _warm_fts(con, large: int) -> None:
+    """Read a large memory's word index and document lengths into this connection's page cache (at a
+    million utterances ~85 MB, ~0.5 s from disk): BM25 looks up the length of every utterance it scores,
+    and on a cold cache each lookup is a random read (a 3,000-utterance search took 30 ms instead of 3)."""
+    if con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0] >= large:
+        con.execute("SELECT sum(length(sz)) FROM utterances_fts_docsize").fetchone()
+        con.execute("SELECT sum(length(substr(block, -1))) FROM utterances_fts_data").fetchone()  # whole blocks
