@@ -151,3 +151,14 @@ def test_bm25_beside_the_dense_search_survives_a_rekey(store):
         rekey(memory, Secret(b"new", "test"), cfg)
         later = memory.add_utterance(NewUtterance(session, None, "a second violinist", 2, 3, 1.0, "t", False, vec))
         assert {u for u, _ in memory.bm25_search_async(["violinist"], 5).result()} == {uid, later}
+
+
+def test_bm25_on_the_warmed_reader_of_a_large_memory_matches_the_writer(store):
+    """Past ann_min_utterances the reader first reads the word index into its cache; results are the same."""
+    path, cfg = store
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        ids = _fill(memory, _vectors(600))
+        memory.con.execute("UPDATE utterances SET text = 'the violinist tuned up' WHERE id = ?", (ids[7],))
+        words = ["violinist", "utterance"]
+        assert memory.bm25_search_async(words, 5, postings=100).result() == memory.bm25_search(words, 5, postings=100)
+        assert memory.bm25_search(words, 5, postings=100)[0][0] == ids[7]  # "utterance" is in 599: left out
