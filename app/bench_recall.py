@@ -50,7 +50,6 @@ def _timed(memory: Memory, embed, cfg: Config, questions: list[str], now: dateti
 
 
 def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
-    from app.context import retrieve
     from app.perception import load_text_embedder
 
     texts, questions = _base_texts()
@@ -76,7 +75,7 @@ def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
                                 memory, session, person, [texts[i] for i in which[start:end]], X[start:end], start
                             )
                     done = min(stop, done + 5000)
-                retrieve(memory, embed, cfg.recall, questions[0], now)  # builds the ANN index past its threshold
+                _timed(memory, embed, cfg, questions[:1], now)  # builds the ANN index past its threshold
                 first = _timed(memory, embed, cfg, questions[: result["queries"]], now)
                 then = _timed(memory, embed, cfg, questions[result["queries"] : 2 * result["queries"]], now)
                 result["query"].append(

@@ -621,15 +621,8 @@ class Memory:
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
-        out = {}
-        for start in range(0, len(ids), 500):
-            chunk = [int(uid) for uid in ids[start : start + 500]]
-            marks = ",".join("?" * len(chunk))
-            for uid, blob in self.con.execute(
-                f"SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", chunk
-            ):
-                out[int(uid)] = np.frombuffer(blob, np.float32)
-        return out
+        rows = _in_chunks(self.con, "SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", ids)
+        return {int(uid): np.frombuffer(blob, np.float32) for uid, blob in rows}
 
     def neighbours(self, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
         """The utterances just before and just after each of these in its session (None at either end).
@@ -637,11 +630,7 @@ class Memory:
         lookups on the pages already being read); only where one of them is in another session or gone is
         the session's index asked."""
         wanted = sorted({x for uid in ids for x in (uid - 1, uid, uid + 1)})
-        session: dict[int, int] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = [int(uid) for uid in wanted[start : start + 500]]
-            marks = ",".join("?" * len(chunk))
-            session.update(self.con.execute(f"SELECT id, session_id FROM utterances WHERE id IN ({marks})", chunk))
+        session = dict(_in_chunks(self.con, "SELECT id, session_id FROM utterances WHERE id IN ({marks})", wanted))
         out: dict[int, tuple[int | None, int | None]] = {}
         unsure = []
         for uid in ids:
@@ -650,18 +639,15 @@ class Memory:
                 after = uid + 1 if session.get(uid + 1) == session[uid] else None
                 out[uid] = (before, after)
                 if before is None or after is None:
-                    unsure.append(int(uid))
-        for start in range(0, len(unsure), 500):
-            chunk = unsure[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for uid, before, after in self.con.execute(
-                "SELECT u.id, "
-                "(SELECT max(b.id) FROM utterances b WHERE b.session_id = u.session_id AND b.id < u.id), "
-                "(SELECT min(a.id) FROM utterances a WHERE a.session_id = u.session_id AND a.id > u.id) "
-                f"FROM utterances u WHERE u.id IN ({marks})",
-                chunk,
-            ):
-                out[int(uid)] = (before, after)
+                    unsure.append(uid)
+        exact = (
+            "SELECT u.id, "
+            "(SELECT max(b.id) FROM utterances b WHERE b.session_id = u.session_id AND b.id < u.id), "
+            "(SELECT min(a.id) FROM utterances a WHERE a.session_id = u.session_id AND a.id > u.id) "
+            "FROM utterances u WHERE u.id IN ({marks})"
+        )
+        for uid, before, after in _in_chunks(self.con, exact, unsure):
+            out[int(uid)] = (before, after)
         return out
 
     def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
@@ -722,7 +708,7 @@ class Memory:
         self, con, words: Sequence[str], k: int, ids: tuple[int, int] | None, postings: int | None
     ) -> list[tuple[int, float]]:
         if postings is not None:
-            size = con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+            size = _high_water(con)
             if size > postings:
                 docs = {w: self._term_docs(con, w, postings + 1, size) for w in words}
                 kept, total = set(), 0
@@ -795,10 +781,22 @@ class Memory:
         }
 
 
+def _in_chunks(con, sql: str, ids: Sequence[int]) -> Iterator[tuple]:
+    """The rows of `sql`, whose `{marks}` is an IN list, over `ids` 500 at a time (SQLite caps parameters)."""
+    for start in range(0, len(ids), 500):
+        chunk = [int(uid) for uid in ids[start : start + 500]]
+        yield from con.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
+
+
+def _high_water(con) -> int:
+    """The largest utterance id: the memory's size, near enough, at the cost of one index lookup."""
+    return con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0]
+
+
 def _warm_fts(con, large: int) -> None:
     """Read a large memory's word index and document lengths into this connection's page cache (at a
     million utterances ~85 MB, ~0.5 s from disk): BM25 looks up the length of every utterance it scores,
-    and on a cold cache each lookup is a random read (a 3,000-utterance search took 30 ms instead of 3)."""
-    if con.execute("SELECT coalesce(max(id), 0) FROM utterances").fetchone()[0] >= large:
+    and on a cold cache each lookup is a random read (a 1,200-utterance search took 16 ms instead of 1.7)."""
+    if _high_water(con) >= large:
         con.execute("SELECT sum(length(sz)) FROM utterances_fts_docsize").fetchone()
         con.execute("SELECT sum(length(substr(block, -1))) FROM utterances_fts_data").fetchone()  # whole blocks
