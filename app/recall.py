@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.config import RecallConfig
-from app.store.memory import Memory, StoredUtterance
+from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 
 _STOPWORD_TEXT = """
@@ -41,9 +41,11 @@ class Evidence:
 
 
 def keywords(text: str) -> list[str]:
-    """Content words of a query, lower-cased, in order, without duplicates."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    content = [w for w in words if w not in STOPWORDS and len(w) > 1]
+    """Content words of a query, lower-cased, in order, without duplicates; a possessive is the word
+    ("caroline's" -> "caroline": FTS5 would look for the phrase "caroline s", which costs a scan of both
+    words' positions and misses "caroline" alone), and a negation ("hadn't") a stopword."""
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(text)]
+    content = [w for w in words if w not in STOPWORDS and len(w) > 1 and not w.endswith("n't")]
     return list(dict.fromkeys(content or words))
 
 
@@ -85,7 +87,7 @@ def fuse(
     }
 
 
-def with_session(fused: dict[int, float], rows: dict[int, StoredUtterance], weight: float) -> dict[int, float]:
+def with_session(fused: dict[int, float], sessions: dict[int, int], weight: float) -> dict[int, float]:
     """Each score plus `weight` x the best score in its session: a turn of the conversation that holds the
     strongest match is likelier to be wanted than an equal-scoring turn elsewhere (session, then turn, as in
     OmniMem's pyramid). On LoCoMo recall@10: 0.777 without, 0.787 at 0.3, 0.788 at 0.5, 0.781 at 1.0."""
@@ -93,9 +95,8 @@ def with_session(fused: dict[int, float], rows: dict[int, StoredUtterance], weig
         return fused
     best: dict[int, float] = {}
     for uid, score in fused.items():
-        session = rows[uid].session_id
-        best[session] = max(best.get(session, score), score)
-    return {uid: score + weight * best[rows[uid].session_id] for uid, score in fused.items()}
+        best[sessions[uid]] = max(best.get(sessions[uid], score), score)
+    return {uid: score + weight * best[sessions[uid]] for uid, score in fused.items()}
 
 
 def _singular(word: str) -> str:
@@ -166,11 +167,11 @@ class Retriever:
         people: Sequence[str] = (),
         between: tuple[float, float] | None = None,
         about: Sequence[str] = (),
-    ) -> tuple[dict[int, float], dict[int, StoredUtterance]]:
-        """(fused scores of the candidates for `query`, best first — at least k of them when the memory has
-        them —, the candidates' rows). Only `people`'s utterances when given, only within `between` (epoch
-        seconds) when given; the utterances of the people the query names, and of `about` (the person
-        there), are boosted."""
+    ) -> dict[int, float]:
+        """Fused scores of the candidates for `query`, best first (at least k of them when the memory has
+        them). Only `people`'s utterances when given, only within `between` (epoch seconds) when given; the
+        utterances of the people the query names, and of `about` (the person there), are boosted. Where the
+        candidates sit (session, speaker, time) comes from RAM on a large memory: no row is read here."""
         n = max(k, self.cfg.candidates)
         named, topic = self.people_named(query)
         scope = set(people)
@@ -191,13 +192,15 @@ class Retriever:
         pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse] + extra + (window or [])))
         if context:
             around.update(self.memory.neighbours([uid for uid in pool if uid not in around]))
-        rows = self.memory.utterances(pool)
+        turns = self.memory.turns(pool)
+        person_ids = self.memory.person_ids()
+        scope_ids = {person_ids.get(name) for name in scope}
         keep = [
             uid
             for uid in pool
-            if uid in rows
-            and (not scope or rows[uid].person in scope)
-            and (between is None or between[0] <= rows[uid].t_start <= between[1])
+            if uid in turns
+            and (not scope or turns[uid].person_id in scope_ids)
+            and (between is None or between[0] <= turns[uid].t_start <= between[1])
         ]
         # the candidates' and their neighbours' vectors: from the in-RAM index when there is one (no store reads)
         needed = {x for uid in keep for x in (uid, *around.get(uid, ())) if x is not None}
@@ -206,10 +209,12 @@ class Retriever:
         mixed = in_context(vectors, around, scorable, self.cfg.context_weight)
         similarity = dict(zip(scorable, (mixed @ vector).tolist(), strict=True)) if scorable else {}
         bm25 = {uid: -score for uid, score in sparse}
-        weights = self.graph_weights([*named, *about], query)
-        boost = {uid: self.cfg.person_boost * weights[rows[uid].person] for uid in keep if rows[uid].person in weights}
-        fused = with_session(fuse(similarity, bm25, boost, self.cfg.bm25_weight), rows, self.cfg.session_weight)
-        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n]), rows
+        graph = self.graph_weights([*named, *about], query)
+        weights = {person_ids[name]: w for name, w in graph.items() if name in person_ids}
+        boost = {uid: self.cfg.person_boost * weights[who] for uid in keep if (who := turns[uid].person_id) in weights}
+        fused = fuse(similarity, bm25, boost, self.cfg.bm25_weight)
+        fused = with_session(fused, {uid: turns[uid].session for uid in fused}, self.cfg.session_weight)
+        return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n])
 
     def search(
         self,
@@ -223,8 +228,8 @@ class Retriever:
         if not query.strip():
             return []
         k = top_k or self.cfg.top_k
-        ranked, rows = self.scored(query, k, people, between, about)
-        top = list(ranked.items())[:k]
+        top = list(self.scored(query, k, people, between, about).items())[:k]
+        rows = self.memory.utterances([uid for uid, _ in top])
         return [
             Evidence(
                 uid,
@@ -236,6 +241,7 @@ class Retriever:
                 round(score, 4),
             )
             for uid, score in top
+            if uid in rows  # deleted meanwhile
         ]
 
 

@@ -132,3 +132,43 @@ def test_facts_matching_the_question_come_first_in_level_2(memory, perception, c
     first = ctx.retrieved.splitlines()[0]
     assert first.startswith("Caroline: pet dog = Luna [fact") and ctx.citations[0].kind == "fact"
     assert ctx.retrieved_tokens <= RETRIEVED_TOKENS  # the 700-word career fact (about Caroline) did not fit
+
+
+def test_the_same_answers_from_the_ann_index_and_its_turn_table(memory, perception, cfg, tmp_path):
+    """Past `store.ann_min_utterances` sessions, speakers and times come from RAM beside the index instead of
+    the store: scoping by person and time, the named-person boost and Level 2 answer the same."""
+    from dataclasses import replace
+
+    m, uids = memory
+    things, places = ["parcel", "dry cleaning", "bike", "prescription"], ["post office", "shop", "garage", "pharmacy"]
+    fillers = [f"Reminder {i}: collect the {things[i % 4]} from the {places[i // 4 % 4]}." for i in range(300)]
+    with m.batch():
+        for start in range(0, 300, 20):  # nobody known said these, ten days before
+            t = MAY_8 - 10 * DAY + start
+            session = m.start_session("t", t)
+            for i, vec in enumerate(perception.text(fillers[start : start + 20])):
+                text = fillers[start + i]
+                m.add_utterance(NewUtterance(session, None, text, t + i, t + i + 1, 1.0, "t", False, vec))
+    at_scale = replace(cfg.store, ann_min_utterances=200, ann_nprobe=16)
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), at_scale) as big:
+        answers = []
+        for mem in (m, big):
+            scoped = search(mem, perception.text, "what happened", cfg.recall, top_k=6, people=["Melanie"])
+            named = search(mem, perception.text, "What did Melanie do outdoors?", cfg.recall, top_k=1)
+            day = (MAY_8 + DAY - 1, MAY_8 + DAY + 10)
+            window = search(mem, perception.text, "what did they do", cfg.recall, top_k=5, between=day)
+            errands = search(mem, perception.text, "where is the bike", cfg.recall, top_k=5)
+            now = datetime.fromtimestamp(MAY_8 + 2 * DAY + 3600, timezone.utc)
+            ctx = context(mem, perception.text, cfg.recall, "Caroline", "what did we do yesterday?", now)
+            answers.append(
+                (
+                    {e.utterance_id for e in scoped},
+                    named[0].utterance_id,
+                    {e.utterance_id for e in window},
+                    {e.person for e in errands},
+                    [c.id for c in ctx.citations if c.kind == "utterance"],
+                )
+            )
+        assert big.dense.ivf is not None and m.dense.ivf is None  # one searched through the index, one exactly
+    assert answers[0] == answers[1]
+    assert answers[0][:3] == ({uids[1], uids[3], uids[5]}, uids[3], {uids[2], uids[3]}) and answers[0][3] == {None}

@@ -162,3 +162,58 @@ def test_bm25_on_the_warmed_reader_of_a_large_memory_matches_the_writer(store):
         words = ["violinist", "utterance"]
         assert memory.bm25_search_async(words, 5, postings=100).result() == memory.bm25_search(words, 5, postings=100)
         assert memory.bm25_search(words, 5, postings=100)[0][0] == ids[7]  # "utterance" is in 599: left out
+
+
+def _stored_turns(memory: Memory, ids: list[int]) -> dict:
+    rows = memory.con.execute(
+        f"SELECT id, session_id, person_id, t_start FROM utterances WHERE id IN ({','.join('?' * len(ids))})", ids
+    )
+    return {uid: (session, person, t) for uid, session, person, t in rows}
+
+
+def test_where_utterances_sit_follows_moves_in_this_and_another_process(store):
+    """Past the threshold sessions, speakers and neighbours come from RAM; splits, merges and deletions,
+    here or in another process, reach it (the vec_dirty trigger)."""
+    path, cfg = store
+    X = _vectors(900)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        ann, bob = memory.add_person("Ann").id, memory.add_person("Bob").id
+        ids = []
+        with memory.batch():
+            sessions = [memory.start_session("test", float(s)) for s in range(3)]
+            for i, v in enumerate(X):  # three interleaved conversations, Ann and Bob taking turns
+                who = ann if i % 2 else bob
+                u = NewUtterance(sessions[i % 3], who, f"utterance {i}", i, i + 1, 1.0, "t", False, v)
+                ids.append(memory.add_utterance(u))
+        memory.dense_search(X[0], 1)
+        assert memory.dense.ivf is not None
+        memory.dense.save()
+        with Memory.open(path, SECRET, cfg) as other:  # another process splits a session and merges Bob
+            other.split_session(sessions[0], ids[0:30:3], "test")
+            other.merge_people("Ann", "Bob")
+        forget_session(memory, sessions[2])  # and this one forgets a conversation
+        asked = ids[:60]
+        stored = _stored_turns(memory, asked)
+        assert {u: tuple(t) for u, t in memory.turns(asked).items()} == stored
+        assert {t.person_id for t in memory.turns(asked).values()} == {ann}
+        by_store = memory._neighbours_by_session(asked)
+        assert memory.neighbours(asked) == by_store and len(by_store) == len(stored) == 40
+        assert memory.dense.neighbours(asked)[1] == []  # all answered from RAM
+
+
+def test_an_index_saved_before_the_turn_table_reads_it_from_the_store(store):
+    path, cfg = store
+    X = _vectors(700)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        ids = _fill(memory, X)
+        memory.dense_search(X[0], 1)
+        vault, ivf = memory.dense.vault, memory.dense.ivf
+        vault.put_named(DenseIndex.FILE, b'{"max_id": %d, "size": 700}\n' % ids[-1] + ivf.to_bytes())  # old format
+        memory.dense.ivf = None
+        memory.dense.unsaved = 0
+    with Memory.open(path, SECRET, cfg) as memory:
+        assert memory.dense_search(X[3], 1)[0][0] == ids[3] and memory.dense.loaded_from_file
+        assert memory.neighbours([ids[5]]) == {ids[5]: (ids[4], ids[6])}
+    with Memory.open(path, SECRET, cfg) as memory:  # saved again, now with the table
+        memory.dense._load_or_build()
+        assert memory.dense.unsaved == 0 and memory.turns([ids[0]])[ids[0]].t_start == 0.0

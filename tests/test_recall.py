@@ -15,6 +15,7 @@ from app.store.memory import Memory, NewUtterance, fts_match
 def test_keywords_drop_stopwords_keep_order():
     assert keywords("Does any of my colleagues love tennis?") == ["colleagues", "love", "tennis"]
     assert keywords("who is it") == ["who", "is", "it"]  # all stopwords: keep them rather than nothing
+    assert keywords("Why hadn't Caroline's dog's vet called?") == ["caroline", "dog", "vet", "called"]
 
 
 def test_fts_match_quotes_every_word_so_syntax_cannot_leak():

@@ -173,9 +173,10 @@ def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkey
     from app.store.db import connect
 
     path = tmp_path / "memory.db"
-    monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:-1])  # a memory made by the previous release
+    before_vector_rows = [m for m in MIGRATIONS if m[0] < 6]  # a memory made before migrations 6 and 7
+    monkeypatch.setattr(migrations, "MIGRATIONS", before_vector_rows)
     con, _ = connect(path, SECRET, cfg.store, create=True)
-    assert version(con) == MIGRATIONS[-2][0]
+    assert version(con) == 5
     con.execute("INSERT INTO sessions(id, source, t_start, t_end) VALUES (1, 'old', 0, 1)")
     con.execute(
         "INSERT INTO utterances(id, session_id, text, t_start, t_end, ingested_at, asr_confidence, "
@@ -189,3 +190,5 @@ def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkey
         assert memory.utterances([7])[7].text == "written before the upgrade"
         assert memory.bm25_search(["upgrade"], 1)[0][0] == 7
         assert np.array_equal(memory.vectors([7])[7], _unit(7))  # carried into the new vector table
+        memory.split_session(1, [7], "old")  # moved utterances are noted for the index (7)
+        assert memory.con.execute("SELECT id FROM vec_dirty").fetchall() == [(7,)]

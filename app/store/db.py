@@ -6,7 +6,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from app.config import StoreConfig
@@ -163,3 +163,10 @@ def _is_full(err: BaseException) -> bool:
         return err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
     text = str(err)
     return type(err).__name__ == "OperationalError" and ("full" in text or "disk I/O error" in text)
+
+
+def in_chunks(con, sql: str, ids: Sequence[int]) -> Iterator[tuple]:
+    """The rows of `sql`, whose `{marks}` is an IN list, over `ids` 500 at a time (SQLite caps parameters)."""
+    for start in range(0, len(ids), 500):
+        chunk = [int(uid) for uid in ids[start : start + 500]]
+        yield from con.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)

@@ -14,9 +14,10 @@ import numpy as np
 
 from app.config import StoreConfig
 from app.errors import DiskFullError, StoreError
-from app.store.db import connect, transaction
+from app.store.db import connect, in_chunks, transaction
 from app.store.keys import Secret
 from app.store.migrations import version
+from app.store.turns import Turn, read_turns
 from app.store.vault import MediaVault, media_key
 from app.store.vector_index import DenseIndex
 
@@ -159,6 +160,10 @@ class Memory:
     def people_names(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT name FROM people ORDER BY id")]
 
+    def person_ids(self) -> dict[str, int]:
+        """name -> id of everyone."""
+        return {name: int(pid) for pid, name in self.con.execute("SELECT id, name FROM people")}
+
     def people(self) -> list[Person]:
         rows = self.con.execute(
             "SELECT p.id, p.name, count(u.id) FROM people p LEFT JOIN utterances u ON u.person_id = p.id "
@@ -245,8 +250,9 @@ class Memory:
             self.con.execute(f"UPDATE utterances SET session_id = ? WHERE id IN ({marks})", [new, *utterance_ids])
             self.con.execute(f"UPDATE media SET session_id = ? WHERE utterance_id IN ({marks})", [new, *utterance_ids])
             self.con.execute(
-                "UPDATE sessions SET t_start = (SELECT min(t_start) FROM utterances WHERE session_id = ?), "
-                "t_end = (SELECT max(t_end) FROM utterances WHERE session_id = ?) WHERE id = ?",
+                "UPDATE sessions SET t_start = coalesce((SELECT min(t_start) FROM utterances WHERE session_id = ?), "
+                "t_start), t_end = coalesce((SELECT max(t_end) FROM utterances WHERE session_id = ?), t_end) "
+                "WHERE id = ?",
                 (session_id, session_id, session_id),
             )
         return new
@@ -292,7 +298,8 @@ class Memory:
             self.con.execute("INSERT INTO utterances_vec(rowid, embedding) VALUES (?, ?)", (uid, _blob(u.embedding)))
             self.con.execute("INSERT INTO utterance_vectors(id, embedding) VALUES (?, ?)", (uid, _blob(u.embedding)))
             self.con.execute("UPDATE sessions SET t_end = max(t_end, ?) WHERE id = ?", (u.t_end, u.session_id))
-            self._after_commit.append(lambda: self.dense.added(uid, u.embedding))
+            turn = Turn(u.session_id, u.person_id, u.t_start)
+            self._after_commit.append(lambda: self.dense.added(uid, u.embedding, turn))
         return uid
 
     def utterances(self, ids: list[int]) -> dict[int, StoredUtterance]:
@@ -621,16 +628,34 @@ class Memory:
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
-        rows = _in_chunks(self.con, "SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", ids)
+        rows = in_chunks(self.con, "SELECT id, embedding FROM utterance_vectors WHERE id IN ({marks})", ids)
         return {int(uid): np.frombuffer(blob, np.float32) for uid, blob in rows}
 
+    def turns(self, ids: list[int]) -> dict[int, Turn]:
+        """Where these utterances sit (session, speaker, start), those that exist: from RAM beside the ANN
+        index when there is one, else from the store."""
+        found = self.dense.where(ids)
+        if found is not None:
+            return found
+        uids, sessions, people, starts = read_turns(self.con, ids)
+        return {
+            int(u): Turn(int(s), None if p < 0 else int(p), float(t))
+            for u, s, p, t in zip(uids, sessions, people, starts, strict=True)
+        }
+
     def neighbours(self, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
-        """The utterances just before and just after each of these in its session (None at either end).
-        A session's turns mostly have consecutive ids, so the ids on either side are read first (row
-        lookups on the pages already being read); only where one of them is in another session or gone is
-        the session's index asked."""
+        """The utterances just before and just after each of these in its session (None at either end),
+        those that exist. From RAM beside the ANN index when there is one (the store is asked only where a
+        session's turns are far apart). Otherwise, a session's turns mostly having consecutive ids, the ids
+        on either side are read first; only where one of them is in another session or gone is the
+        session's index asked."""
+        known = self.dense.neighbours(ids)
+        if known is not None:
+            out, unsure = known
+            out.update(self._neighbours_by_session(unsure))
+            return out
         wanted = sorted({x for uid in ids for x in (uid - 1, uid, uid + 1)})
-        session = dict(_in_chunks(self.con, "SELECT id, session_id FROM utterances WHERE id IN ({marks})", wanted))
+        session = dict(in_chunks(self.con, "SELECT id, session_id FROM utterances WHERE id IN ({marks})", wanted))
         out: dict[int, tuple[int | None, int | None]] = {}
         unsure = []
         for uid in ids:
@@ -640,15 +665,17 @@ class Memory:
                 out[uid] = (before, after)
                 if before is None or after is None:
                     unsure.append(uid)
+        out.update(self._neighbours_by_session(unsure))
+        return out
+
+    def _neighbours_by_session(self, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
         exact = (
             "SELECT u.id, "
             "(SELECT max(b.id) FROM utterances b WHERE b.session_id = u.session_id AND b.id < u.id), "
             "(SELECT min(a.id) FROM utterances a WHERE a.session_id = u.session_id AND a.id > u.id) "
             "FROM utterances u WHERE u.id IN ({marks})"
         )
-        for uid, before, after in _in_chunks(self.con, exact, unsure):
-            out[int(uid)] = (before, after)
-        return out
+        return {int(uid): (before, after) for uid, before, after in in_chunks(self.con, exact, ids)}
 
     def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """Vectors good enough to score with: decoded from the in-RAM ANN index when there is one (cosine to
@@ -779,13 +806,6 @@ class Memory:
             "dense_index": self.dense.describe(),
             "size_bytes": sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")),
         }
-
-
-def _in_chunks(con, sql: str, ids: Sequence[int]) -> Iterator[tuple]:
-    """The rows of `sql`, whose `{marks}` is an IN list, over `ids` 500 at a time (SQLite caps parameters)."""
-    for start in range(0, len(ids), 500):
-        chunk = [int(uid) for uid in ids[start : start + 500]]
-        yield from con.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
 
 
 def _high_water(con) -> int:

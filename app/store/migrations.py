@@ -238,6 +238,19 @@ def _m006_vector_rows(con) -> None:
     )
 
 
+def _m007_moved_utterances(con) -> None:
+    """Utterances moved to another session or person (a split, a merge) are noted like re-embedded ones:
+    the approximate index keeps where each utterance sits beside its vector."""
+    _script(
+        con,
+        """
+    CREATE TRIGGER utterances_au_dirty AFTER UPDATE OF session_id, person_id, t_start ON utterances BEGIN
+        INSERT OR IGNORE INTO vec_dirty(id) VALUES (new.id);
+    END;
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
@@ -245,6 +258,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (4, "the utterance each identity key came from", _m004_key_provenance),
     (5, "vector changes since the approximate index was saved", _m005_vector_changes),
     (6, "float32 vectors by row for point lookups", _m006_vector_rows),
+    (7, "utterances moved to another session or person are noted for the index", _m007_moved_utterances),
 ]
 
 

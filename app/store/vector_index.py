@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from app.errors import StoreError
+from app.store.turns import Turn, Turns, read_turns
 
 _LOGGER = logging.getLogger(__name__)
 RESCORED_PLACES = 20
@@ -116,9 +117,10 @@ class IvfIndex:
 
 
 class DenseIndex:
-    """Dense search for one Memory: exact (sqlite-vec) while small; past `ann_min_utterances` an IvfIndex,
-    loaded from its encrypted file (or built from the store), caught up with rows added since it was saved,
-    and cleared of rows deleted or re-embedded since (the `vec_dirty` table)."""
+    """Dense search for one Memory: exact (sqlite-vec) while small; past `ann_min_utterances` an IvfIndex and
+    the table of where each utterance sits (`Turns`), loaded from their encrypted file (or built from the
+    store), caught up with rows added since it was saved, and cleared of rows deleted, re-embedded, moved to
+    another session or person since (the `vec_dirty` table)."""
 
     FILE = "dense.ivf"
 
@@ -127,6 +129,7 @@ class DenseIndex:
         self.cfg = cfg
         self.vault = vault  # the index file is sealed like media: AES-GCM under the media key
         self.ivf: IvfIndex | None = None
+        self.turns = Turns()  # kept with `ivf` (empty while the search is exact)
         self.max_id = 0  # every utterance up to this id is in `ivf` (unless dirty)
         self.unsaved = 0
         self.loaded_from_file = False
@@ -161,10 +164,26 @@ class DenseIndex:
             return None
         return dict(zip(ids, decoded, strict=True))
 
-    def added(self, uid: int, vector: np.ndarray) -> None:
+    def where(self, ids: list[int]) -> dict[int, Turn] | None:
+        """Where these utterances sit, from RAM (those that exist); None while the search is exact."""
+        if self.ivf is None:
+            return None
+        self._catch_up()
+        return self.turns.get(ids)
+
+    def neighbours(self, ids: list[int]) -> tuple[dict[int, tuple[int | None, int | None]], list[int]] | None:
+        """`Turns.neighbours` of the current memory; None while the search is exact."""
+        if self.ivf is None:
+            return None
+        self._catch_up()
+        return self.turns.neighbours(ids)
+
+    def added(self, uid: int, vector: np.ndarray, turn: Turn) -> None:
         """A committed utterance (called after its transaction)."""
         if self.ivf is not None and uid > self.max_id:
             self.ivf.add(vector[None, :], np.array([uid]))
+            person = -1 if turn.person_id is None else turn.person_id
+            self.turns.set(np.array([uid]), np.array([turn.session]), np.array([person]), np.array([turn.t_start]))
             self.max_id = uid
             self.unsaved += 1
 
@@ -179,18 +198,18 @@ class DenseIndex:
             return
         if dirty:
             self.ivf.remove(dirty)
+            self.turns.remove(dirty)
         changed = sorted(set(dirty) | set(newer))
         vectors = self.memory.vectors(changed)  # deleted rows have none
         if vectors:
             ids = np.array(sorted(vectors), np.int64)
             self.ivf.add(np.stack([vectors[i] for i in ids]), ids)
+        self.turns.set(*read_turns(con, changed))
         self.max_id = max([self.max_id, *newer])
         self.unsaved += len(changed)
         self._applied.update(dirty)
 
     def _load_or_build(self) -> None:
-        from app.errors import StoreError
-
         try:
             data = self.vault.get(self.FILE) if (self.vault.folder / self.FILE).exists() else None
         except StoreError as e:  # derived data: a damaged index is rebuilt, never trusted
@@ -198,7 +217,15 @@ class DenseIndex:
             data = None
         if data is not None:
             header, _, body = data.partition(b"\n")
-            self.max_id = int(json.loads(header)["max_id"])
+            meta = json.loads(header)
+            self.max_id = int(meta["max_id"])
+            if "turns" in meta:
+                self.turns = Turns.from_bytes(body[: meta["turns"]])
+                body = body[meta["turns"] :]
+            else:  # saved before the turn table existed: read it once from the store
+                self.turns = Turns()
+                self.turns.set(*read_turns(self.memory.con))
+                self.unsaved += 1
             self.ivf = IvfIndex.from_bytes(body)
             self.loaded_from_file = True
         else:
@@ -208,8 +235,10 @@ class DenseIndex:
     def _build(self) -> None:
         """Train on a sample of the stored vectors, then stream all of them in."""
         con = self.memory.con
-        ids = np.array([r[0] for r in con.execute("SELECT id FROM utterances ORDER BY id")], np.int64)
         started = time.monotonic()
+        self.turns = Turns()
+        self.turns.set(*read_turns(con))
+        ids = np.flatnonzero(self.turns.session >= 0)
         nlist = max(8, min(int(4 * math.sqrt(len(ids))), len(ids) // TRAIN_PER_LIST))
         rng = np.random.default_rng(0)
         sample_ids = sorted(rng.choice(ids, min(len(ids), TRAIN_PER_LIST * nlist * 2), replace=False).tolist())
@@ -240,8 +269,9 @@ class DenseIndex:
         self._catch_up()
         if not self.unsaved and (self.vault.folder / self.FILE).exists():
             return
-        header = json.dumps({"max_id": self.max_id, "size": self.ivf.size}).encode()
-        self.vault.put_named(self.FILE, header + b"\n" + self.ivf.to_bytes())
+        turns = self.turns.to_bytes()
+        header = json.dumps({"max_id": self.max_id, "size": self.ivf.size, "turns": len(turns)}).encode()
+        self.vault.put_named(self.FILE, header + b"\n" + turns + self.ivf.to_bytes())
         if self._applied:
             self.memory.con.executemany("DELETE FROM vec_dirty WHERE id = ?", [(i,) for i in self._applied])
             self._applied.clear()
