@@ -231,6 +231,12 @@ class RecallConfig:
     session_weight: float = _opt(
         0.4, "weight of the best score in an utterance's session added to its own (0: turns alone)", lo=0.0, hi=2.0
     )
+    session_bm25_weight: float = _opt(
+        0.15,
+        "weight of its session's BM25 score (sessions as documents, relative to the best) added to an utterance's",
+        lo=0.0,
+        hi=2.0,
+    )
     context_weight: float = _opt(
         0.5,
         "weight of the turns just before and after an utterance in its dense score (0: the turn alone)",

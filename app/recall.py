@@ -99,6 +99,28 @@ def with_session(fused: dict[int, float], sessions: dict[int, int], weight: floa
     return {uid: score + weight * best[sessions[uid]] for uid, score in fused.items()}
 
 
+def session_bm25(memory: Memory, holders: dict[str, np.ndarray]) -> dict[int, float]:
+    """BM25 with sessions as the documents, relative to the best session: a session holds a word as many
+    times as it has turns holding it and is as long as its number of turns (k1 1.2, b 0.75). A conversation
+    whose turns between them hold the question's words is likelier to hold the answer, though no one turn
+    matches well (OmniMem's pyramid: find the session, then the turn). `holders`: each word -> the
+    utterances holding it. On LoCoMo recall@10 0.796 -> 0.804 at weight 0.15 (0.1: 0.804, 0.2: 0.808;
+    with words counted exactly per session: 0.805)."""
+    per_word = [np.unique(s[s >= 0], return_counts=True) for s in map(memory.sessions_of, holders.values())]
+    per_word = [(s, tf) for s, tf in per_word if len(s)]
+    if not per_word:
+        return {}
+    held, where = np.unique(np.concatenate([s for s, _ in per_word]), return_inverse=True)
+    sizes, sessions, utterances = memory.session_sizes(held)
+    length = np.maximum(sizes[where], 1) / (utterances / max(sessions, 1))
+    tf = np.concatenate([tf for _, tf in per_word]).astype(np.float64)
+    df = np.concatenate([np.full(len(s), len(s)) for s, _ in per_word])
+    idf = np.log(1 + (max(sessions, 1) - df + 0.5) / (df + 0.5))
+    score = np.bincount(where, idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length)), minlength=len(held))
+    top = score.max()
+    return dict(zip(held.tolist(), (score / top).tolist(), strict=True)) if top > 0 else {}
+
+
 def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
 
@@ -189,7 +211,7 @@ class Retriever:
             extra = [uid for uid in near if uid not in around]
             around.update(self.memory.neighbours(extra))
         sparse = sparse_later.result()
-        pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse] + extra + (window or [])))
+        pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse.ranked] + extra + (window or [])))
         if context:
             around.update(self.memory.neighbours([uid for uid in pool if uid not in around]))
         turns = self.memory.turns(pool)
@@ -208,12 +230,16 @@ class Retriever:
         scorable = [uid for uid in keep if uid in vectors]
         mixed = in_context(vectors, around, scorable, self.cfg.context_weight)
         similarity = dict(zip(scorable, (mixed @ vector).tolist(), strict=True)) if scorable else {}
-        bm25 = {uid: -score for uid, score in sparse}
+        bm25 = {uid: -score for uid, score in sparse.ranked}
         graph = self.graph_weights([*named, *about], query)
         weights = {person_ids[name]: w for name, w in graph.items() if name in person_ids}
         boost = {uid: self.cfg.person_boost * weights[who] for uid in keep if (who := turns[uid].person_id) in weights}
         fused = fuse(similarity, bm25, boost, self.cfg.bm25_weight)
         fused = with_session(fused, {uid: turns[uid].session for uid in fused}, self.cfg.session_weight)
+        if self.cfg.session_bm25_weight > 0:
+            by_session = session_bm25(self.memory, sparse.holders)
+            weight = self.cfg.session_bm25_weight
+            fused = {uid: score + weight * by_session.get(turns[uid].session, 0.0) for uid, score in fused.items()}
         return dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:n])
 
     def search(

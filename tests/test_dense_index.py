@@ -147,10 +147,10 @@ def test_bm25_beside_the_dense_search_survives_a_rekey(store):
         session = memory.start_session("test", 0.0)
         vec = _vectors(1)[0]
         uid = memory.add_utterance(NewUtterance(session, None, "the violinist tuned up", 0, 1, 1.0, "t", False, vec))
-        assert memory.bm25_search_async(["violinist"], 5).result()[0][0] == uid
+        assert memory.bm25_search_async(["violinist"], 5).result().ranked[0][0] == uid
         rekey(memory, Secret(b"new", "test"), cfg)
         later = memory.add_utterance(NewUtterance(session, None, "a second violinist", 2, 3, 1.0, "t", False, vec))
-        assert {u for u, _ in memory.bm25_search_async(["violinist"], 5).result()} == {uid, later}
+        assert {u for u, _ in memory.bm25_search_async(["violinist"], 5).result().ranked} == {uid, later}
 
 
 def test_bm25_on_the_warmed_reader_of_a_large_memory_matches_the_writer(store):
@@ -160,7 +160,9 @@ def test_bm25_on_the_warmed_reader_of_a_large_memory_matches_the_writer(store):
         ids = _fill(memory, _vectors(600))
         memory.con.execute("UPDATE utterances SET text = 'the violinist tuned up' WHERE id = ?", (ids[7],))
         words = ["violinist", "utterance"]
-        assert memory.bm25_search_async(words, 5, postings=100).result() == memory.bm25_search(words, 5, postings=100)
+        assert memory.bm25_search_async(words, 5, postings=100).result().ranked == memory.bm25_search(
+            words, 5, postings=100
+        )
         assert memory.bm25_search(words, 5, postings=100)[0][0] == ids[7]  # "utterance" is in 599: left out
 
 
@@ -198,7 +200,13 @@ def test_where_utterances_sit_follows_moves_in_this_and_another_process(store):
         assert {t.person_id for t in memory.turns(asked).values()} == {ann}
         by_store = memory._neighbours_by_session(asked)
         assert memory.neighbours(asked) == by_store and len(by_store) == len(stored) == 40
-        assert memory.dense.neighbours(asked)[1] == []  # all answered from RAM
+        assert memory.dense.current_turns().neighbours(asked)[1] == []  # all answered from RAM
+        sizes, sessions_now, utterances = memory.session_sizes(np.array(sessions))
+        stored_sizes = [
+            memory.con.execute("SELECT count(*) FROM utterances WHERE session_id = ?", (s,)).fetchone()[0]
+            for s in sessions
+        ]
+        assert sizes.tolist() == stored_sizes and (sessions_now, utterances) == (3, 600)  # two, and one split off
 
 
 def test_an_index_saved_before_the_turn_table_reads_it_from_the_store(store):

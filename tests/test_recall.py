@@ -114,3 +114,25 @@ def test_ask_finds_a_stored_utterance(cfg, perception, tmp_path):
     assert by_word[0].text == texts[1] and by_word[0].t_start == 1e9 + 10
     assert all(isinstance(e.score, float) for e in by_meaning)
     assert np.all(np.diff([e.score for e in by_meaning]) <= 0)
+
+
+def test_session_bm25_favours_the_conversation_whose_turns_hold_the_words_between_them(cfg, tmp_path):
+    from app.recall import session_bm25
+
+    conversations = [
+        ["we booked the ferry", "the island hotel has a pool", "see you at the harbour"],  # both words, two turns
+        ["the ferry was late again", "lunch was fine", "nothing else happened today", "bye"],  # one of them
+        ["my sister called", "the weather is awful"],  # neither
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
+        vec = np.ones(384, np.float32) / np.sqrt(384)
+        sessions = []
+        for turns in conversations:
+            sessions.append(memory.start_session("test", 1e9))
+            for i, text in enumerate(turns):
+                memory.add_utterance(NewUtterance(sessions[-1], None, text, 1e9 + i, 1e9 + i, 1.0, "t", False, vec))
+        found = memory.bm25_search_async(["ferry", "island"], 10).result()
+        assert {w: len(ids) for w, ids in found.holders.items()} == {"ferry": 2, "island": 1}
+        scores = session_bm25(memory, found.holders)
+    assert scores[sessions[0]] == 1.0 and 0 < scores[sessions[1]] < 0.5 and sessions[2] not in scores
+    assert session_bm25(memory, {}) == {}

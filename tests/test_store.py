@@ -116,7 +116,7 @@ def test_bm25_keeps_the_rarest_words_within_its_postings_budget(tmp_path, cfg):
         assert within == set(ids[20:])
         assert {uid for uid, _ in memory.bm25_search(words, 50, postings=5)} == set(ids[28:])  # rare alone
         assert memory.bm25_search(words, 50, postings=1) == []  # even the rarest is held by too many
-        assert {uid for uid, _ in memory.bm25_search_async(words, 50, postings=12).result()} == within
+        assert {uid for uid, _ in memory.bm25_search_async(words, 50, postings=12).result().ranked} == within
         assert memory.bm25_search(words, 50, postings=100) == memory.bm25_search(words, 50)  # a small memory
 
 

@@ -45,9 +45,12 @@ def test_a_neighbour_further_than_the_scan_is_left_to_the_store():
 def test_where_each_utterance_sits():
     turns = _table({3: 7, 4: 7, 9: 8}, people={3: 2})
     assert turns.get([3, 4, 5, 9, -1, 100]) == {3: Turn(7, 2, 30.0), 4: Turn(7, None, 40.0), 9: Turn(8, None, 90.0)}
+    assert turns.sessions() == (2, 3) and turns.size[[7, 8]].tolist() == [2, 1]
     turns.set(np.array([4]), np.array([8]), np.array([5]), np.array([41.0]))  # moved to another session
-    assert turns.get([4]) == {4: Turn(8, 5, 41.0)}
+    assert turns.get([4]) == {4: Turn(8, 5, 41.0)} and turns.size[[7, 8]].tolist() == [1, 2]
     assert turns.neighbours([4, 9])[0] == {4: (None, 9), 9: (4, None)}
+    turns.remove([3, 3, 12])
+    assert turns.sessions() == (1, 2) and Turns.from_bytes(turns.to_bytes()).size.tolist() == turns.size.tolist()
 
 
 def test_the_table_survives_a_round_trip_and_rejects_a_torn_one():

@@ -55,6 +55,14 @@ class NewUtterance:
     embedding: np.ndarray  # text embedding, float32 unit vector
 
 
+@dataclass(frozen=True)
+class Sparse:
+    """What a BM25 search found."""
+
+    ranked: list[tuple[int, float]]  # (utterance id, bm25 score; lower is better), best first
+    holders: dict[str, np.ndarray]  # each word searched (within the postings budget) -> the utterances holding it
+
+
 def fts_match(words: Sequence[str]) -> str:
     """An FTS5 MATCH expression for any of `words`, each quoted as a phrase so no query syntax leaks in."""
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
@@ -634,9 +642,9 @@ class Memory:
     def turns(self, ids: list[int]) -> dict[int, Turn]:
         """Where these utterances sit (session, speaker, start), those that exist: from RAM beside the ANN
         index when there is one, else from the store."""
-        found = self.dense.where(ids)
-        if found is not None:
-            return found
+        turns = self.dense.current_turns()
+        if turns is not None:
+            return turns.get(ids)
         uids, sessions, people, starts = read_turns(self.con, ids)
         return {
             int(u): Turn(int(s), None if p < 0 else int(p), float(t))
@@ -649,9 +657,9 @@ class Memory:
         session's turns are far apart). Otherwise, a session's turns mostly having consecutive ids, the ids
         on either side are read first; only where one of them is in another session or gone is the
         session's index asked."""
-        known = self.dense.neighbours(ids)
-        if known is not None:
-            out, unsure = known
+        turns = self.dense.current_turns()
+        if turns is not None:
+            out, unsure = turns.neighbours(ids)
             out.update(self._neighbours_by_session(unsure))
             return out
         wanted = sorted({x for uid in ids for x in (uid - 1, uid, uid + 1)})
@@ -676,6 +684,31 @@ class Memory:
             "FROM utterances u WHERE u.id IN ({marks})"
         )
         return {int(uid): (before, after) for uid, before, after in in_chunks(self.con, exact, ids)}
+
+    def sessions_of(self, ids: np.ndarray) -> np.ndarray:
+        """The session of each of these utterances (-1 where there is none): from RAM beside the ANN index
+        when there is one, else from the store."""
+        ids = np.asarray(ids, np.int64)
+        turns = self.dense.current_turns()
+        if turns is not None:
+            inside = (ids >= 0) & (ids < len(turns.session))
+            return np.where(inside, turns.session[np.where(inside, ids, 0)], -1)
+        uids, sessions, _, _ = read_turns(self.con, sorted(set(ids.tolist())))
+        known = dict(zip(uids.tolist(), sessions.tolist(), strict=True))
+        return np.array([known.get(uid, -1) for uid in ids.tolist()], np.int64)
+
+    def session_sizes(self, sessions: np.ndarray) -> tuple[np.ndarray, int, int]:
+        """(utterances in each of these sessions, sessions, utterances in the memory): from RAM beside the ANN
+        index when there is one, else from the store."""
+        sessions = np.asarray(sessions, np.int64)
+        turns = self.dense.current_turns()
+        if turns is not None:
+            inside = sessions < len(turns.size)
+            return np.where(inside, turns.size[np.where(inside, sessions, 0)], 0), *turns.sessions()
+        sql = "SELECT session_id, count(*) FROM utterances WHERE session_id IN ({marks}) GROUP BY 1"
+        sizes = dict(in_chunks(self.con, sql, sessions.tolist()))
+        n, total = self.con.execute("SELECT (SELECT count(*) FROM sessions), count(*) FROM utterances").fetchone()
+        return np.array([sizes.get(s, 0) for s in sessions.tolist()], np.int64), int(n), int(total)
 
     def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """Vectors good enough to score with: decoded from the in-RAM ANN index when there is one (cosine to
@@ -715,25 +748,31 @@ class Memory:
         the words are taken rarest first while the utterances holding them add up to at most that many
         (BM25 scores every utterance holding a word, so its time grows with their number; a word held by
         more than that many is left out)."""
-        return self._bm25(self.con, words, k, ids, postings)
+        return self._bm25(self.con, words, k, ids, postings).ranked
 
     def bm25_search_async(
         self, words: Sequence[str], k: int, ids: tuple[int, int] | None = None, postings: int | None = None
-    ) -> Future:
+    ) -> Future[Sparse]:
         """`bm25_search` on a second, read-only connection in a worker thread (SQLite lets go of the GIL
         while it works), so a caller can embed and run the dense search meanwhile. It sees what is
-        committed."""
+        committed. Its result also lists the utterances holding each word searched."""
         if self._reading is None:
             from app.store.db import connect_reader
 
             self._reader = connect_reader(self.path, self._key, self._cfg)
             self._reading = ThreadPoolExecutor(1, "bm25")
             self._reading.submit(_warm_fts, self._reader, self._cfg.ann_min_utterances)
-        return self._reading.submit(self._bm25, self._reader, words, k, ids, postings)
+        return self._reading.submit(self._bm25, self._reader, words, k, ids, postings, True)
 
     def _bm25(
-        self, con, words: Sequence[str], k: int, ids: tuple[int, int] | None, postings: int | None
-    ) -> list[tuple[int, float]]:
+        self,
+        con,
+        words: Sequence[str],
+        k: int,
+        ids: tuple[int, int] | None,
+        postings: int | None,
+        holders: bool = False,
+    ) -> Sparse:
         if postings is not None:
             size = _high_water(con)
             if size > postings:
@@ -747,20 +786,22 @@ class Memory:
                 words = [w for w in words if w in kept]
         match = fts_match(words)
         if not match:
-            return []
-        if ids is None:
-            rows = con.execute(
-                "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
-                "ORDER BY s LIMIT ?",
-                (match, k),
-            )
-        else:  # FTS5 reads only this stretch of each word's postings
-            rows = con.execute(
-                "SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? "
-                "AND rowid BETWEEN ? AND ? ORDER BY s LIMIT ?",
-                (match, ids[0], ids[1], k),
-            )
-        return [(int(r), float(s)) for r, s in rows]
+            return Sparse([], {})
+        span = "" if ids is None else "AND rowid BETWEEN ? AND ? "  # FTS5 reads only this stretch of postings
+        within = () if ids is None else ids
+        rows = con.execute(
+            f"SELECT rowid, bm25(utterances_fts) AS s FROM utterances_fts WHERE utterances_fts MATCH ? {span}"
+            "ORDER BY s LIMIT ?",
+            (match, *within, k),
+        )
+        ranked = [(int(r), float(s)) for r, s in rows]
+        held = {}
+        for w in words if holders else ():  # one string per word: SQLite's loop, not Python's, while the
+            # caller's thread works beside this one (a row at a time, each handing the GIL over, cost 15 ms)
+            listed = f"SELECT group_concat(rowid) FROM utterances_fts WHERE utterances_fts MATCH ? {span}"
+            text = con.execute(listed, (fts_match([w]), *within)).fetchone()[0]
+            held[w] = np.fromstring(text or "", dtype=np.int64, sep=",")
+        return Sparse(ranked, held)
 
     def _term_docs(self, con, word: str, cap: int, size: int) -> int:
         """How many utterances hold `word`, counted up to `cap` (more is reported as cap); cached until the

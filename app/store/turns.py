@@ -33,6 +33,7 @@ class Turns:
         self.start = np.zeros(0, np.float64)
         self.first = np.zeros(0, np.int64)  # by session id
         self.last = np.zeros(0, np.int64)
+        self.size = np.zeros(0, np.int64)  # by session id: its utterances now (not saved: counted on load)
 
     @property
     def nbytes(self) -> int:
@@ -44,18 +45,26 @@ class Turns:
             return
         ids, sessions = np.asarray(ids, np.int64), np.asarray(sessions, np.int64)
         self._grow_ids(int(ids.max()) + 1)
+        self.remove(ids.tolist())
         self.session[ids], self.person[ids], self.start[ids] = sessions, people, starts
         top = int(sessions.max()) + 1
         if top > len(self.first):
             grown = max(top, 2 * len(self.first))
             self.first = np.concatenate([self.first, np.full(grown - len(self.first), np.iinfo(np.int64).max)])
             self.last = np.concatenate([self.last, np.full(grown - len(self.last), -1)])
+            self.size = np.concatenate([self.size, np.zeros(grown - len(self.size), np.int64)])
         np.minimum.at(self.first, sessions, ids)
         np.maximum.at(self.last, sessions, ids)
+        np.add.at(self.size, sessions, 1)
 
     def remove(self, ids: list[int]) -> None:
-        ids = [i for i in ids if i < len(self.session)]
-        self.session[ids] = -1
+        uid = np.unique(self._existing(ids))
+        np.subtract.at(self.size, self.session[uid], 1)
+        self.session[uid] = -1
+
+    def sessions(self) -> tuple[int, int]:
+        """(sessions with any utterance, utterances)."""
+        return int(np.count_nonzero(self.size)), int(self.size.sum())
 
     def get(self, ids: list[int]) -> dict[int, Turn]:
         """Those of `ids` that exist, with where they sit."""
@@ -133,6 +142,8 @@ class Turns:
             offset += size
         if offset != len(body):
             raise ValueError("the turn table's size does not match its header")
+        alive = turns.session[turns.session >= 0]
+        turns.size = np.bincount(alive, minlength=len(turns.first)).astype(np.int64)
         return turns
 
 

@@ -164,19 +164,12 @@ class DenseIndex:
             return None
         return dict(zip(ids, decoded, strict=True))
 
-    def where(self, ids: list[int]) -> dict[int, Turn] | None:
-        """Where these utterances sit, from RAM (those that exist); None while the search is exact."""
+    def current_turns(self) -> Turns | None:
+        """Where every utterance sits, caught up with the store; None while the search is exact."""
         if self.ivf is None:
             return None
         self._catch_up()
-        return self.turns.get(ids)
-
-    def neighbours(self, ids: list[int]) -> tuple[dict[int, tuple[int | None, int | None]], list[int]] | None:
-        """`Turns.neighbours` of the current memory; None while the search is exact."""
-        if self.ivf is None:
-            return None
-        self._catch_up()
-        return self.turns.neighbours(ids)
+        return self.turns
 
     def added(self, uid: int, vector: np.ndarray, turn: Turn) -> None:
         """A committed utterance (called after its transaction)."""
