@@ -135,8 +135,8 @@ def test_facts_matching_the_question_come_first_in_level_2(memory, perception, c
 
 
 def test_the_same_answers_from_the_ann_index_and_its_turn_table(memory, perception, cfg, tmp_path):
-    """Past `store.ann_min_utterances` sessions, speakers and times come from RAM beside the index instead of
-    the store: scoping by person and time, the named-person boost and Level 2 answer the same."""
+    """Past `store.ann_min_utterances` the dense search runs on the IVF index, its 8-bit scores and the turn
+    table saved with it: scoping by person and time, the named-person boost and Level 2 answer the same."""
     from dataclasses import replace
 
     m, uids = memory

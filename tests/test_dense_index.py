@@ -173,10 +173,13 @@ def _stored_turns(memory: Memory, ids: list[int]) -> dict:
     return {uid: (session, person, t) for uid, session, person, t in rows}
 
 
-def test_where_utterances_sit_follows_moves_in_this_and_another_process(store):
-    """Past the threshold sessions, speakers and neighbours come from RAM; splits, merges and deletions,
-    here or in another process, reach it (the vec_dirty trigger)."""
+@pytest.mark.parametrize("indexed", [True, False])
+def test_where_utterances_sit_follows_moves_in_this_and_another_process(store, indexed):
+    """Sessions, speakers and neighbours come from RAM (read from the store while the search is exact, saved
+    with the index past the threshold); splits, merges and deletions, here or in another process, reach it
+    (the vec_dirty trigger)."""
     path, cfg = store
+    cfg = cfg if indexed else replace(cfg, ann_min_utterances=10**6)
     X = _vectors(900)
     with Memory.open(path, SECRET, cfg, create=True) as memory:
         ann, bob = memory.add_person("Ann").id, memory.add_person("Bob").id
@@ -188,7 +191,8 @@ def test_where_utterances_sit_follows_moves_in_this_and_another_process(store):
                 u = NewUtterance(sessions[i % 3], who, f"utterance {i}", i, i + 1, 1.0, "t", False, v)
                 ids.append(memory.add_utterance(u))
         memory.dense_search(X[0], 1)
-        assert memory.dense.ivf is not None
+        memory.neighbours(ids[:3])  # the turn table is in RAM from here on
+        assert (memory.dense.ivf is not None) == indexed and memory.dense.turns is not None
         memory.dense.save()
         with Memory.open(path, SECRET, cfg) as other:  # another process splits a session and merges Bob
             other.split_session(sessions[0], ids[0:30:3], "test")
@@ -198,7 +202,12 @@ def test_where_utterances_sit_follows_moves_in_this_and_another_process(store):
         stored = _stored_turns(memory, asked)
         assert {u: tuple(t) for u, t in memory.turns(asked).items()} == stored
         assert {t.person_id for t in memory.turns(asked).values()} == {ann}
-        by_store = memory._neighbours_by_session(asked)
+        by_session = (  # the answer from the session index alone
+            "SELECT u.id, (SELECT max(b.id) FROM utterances b WHERE b.session_id = u.session_id AND b.id < u.id), "
+            "(SELECT min(a.id) FROM utterances a WHERE a.session_id = u.session_id AND a.id > u.id) "
+            f"FROM utterances u WHERE u.id IN ({','.join('?' * len(asked))})"
+        )
+        by_store = {uid: (before, after) for uid, before, after in memory.con.execute(by_session, asked)}
         assert memory.neighbours(asked) == by_store and len(by_store) == len(stored) == 40
         assert memory.dense.current_turns().neighbours(asked)[1] == []  # all answered from RAM
         sizes, sessions_now, utterances = memory.session_sizes(np.array(sessions))

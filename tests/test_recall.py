@@ -9,7 +9,8 @@ import numpy as np
 
 from app.recall import fuse, in_context, keywords, search
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance, fts_match
+from app.store.memory import Memory, NewUtterance
+from app.store.search import fts_match
 
 
 def test_keywords_drop_stopwords_keep_order():

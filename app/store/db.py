@@ -9,6 +9,8 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from app.config import StoreConfig
 from app.errors import DiskFullError, StoreError, StoreKeyError
 from app.store.keys import SALT_BYTES, Secret, derive_key
@@ -170,3 +172,8 @@ def in_chunks(con, sql: str, ids: Sequence[int]) -> Iterator[tuple]:
     for start in range(0, len(ids), 500):
         chunk = [int(uid) for uid in ids[start : start + 500]]
         yield from con.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
+
+
+def vector_blob(vec: np.ndarray) -> bytes:
+    """A vector as stored: float32 bytes."""
+    return np.ascontiguousarray(vec, dtype=np.float32).tobytes()

@@ -18,7 +18,8 @@ import numpy as np
 
 from app.errors import StoreError
 from app.identity.naming import AUTO_NAME
-from app.store.memory import Memory, _blob
+from app.store.db import vector_blob
+from app.store.memory import Memory
 from app.store.migrations import TEXT_DIM
 
 _LOGGER = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def _counts(memory: Memory) -> dict[str, int]:
 def _delete_utterances(memory: Memory, where: str, args: tuple) -> None:
     con = memory.con
     ids = [r[0] for r in con.execute(f"SELECT id FROM utterances WHERE {where}", args)]
-    zero = _blob(np.zeros(TEXT_DIM, np.float32))
+    zero = vector_blob(np.zeros(TEXT_DIM, np.float32))
     con.executemany("UPDATE utterances_vec SET embedding = ? WHERE rowid = ?", [(zero, i) for i in ids])
     con.execute(f"DELETE FROM utterances WHERE {where}", args)
 

@@ -1,0 +1,155 @@
+"""Derived memory — facts, relations, summaries — each row citing the utterances it came from, and the
+profile of a person that gathers them."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.store.db import transaction
+
+
+class DerivedMixin:
+    """The derived-memory part of `Memory`."""
+
+    con: Any
+
+    def add_fact(
+        self,
+        person_id: int | None,
+        kind: str,
+        key: str,
+        value: str,
+        sources: list[int],
+        valid_from: float | None = None,
+        valid_to: float | None = None,
+        importance: float = 0.5,
+    ) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO facts(person_id, kind, key, value, valid_from, valid_to, learned_at, importance) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (person_id, kind, key, value, valid_from, valid_to, time.time(), importance),
+            )
+            fid = int(cur.lastrowid)
+            self.con.executemany("INSERT INTO fact_sources VALUES (?, ?)", [(fid, u) for u in sources])
+        return fid
+
+    def add_relation(
+        self,
+        subject_id: int,
+        relation: str,
+        object_id: int,
+        sources: list[int],
+        valid_from: float | None = None,
+        valid_to: float | None = None,
+    ) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO relations(subject_id, relation, object_id, valid_from, valid_to, learned_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (subject_id, relation, object_id, valid_from, valid_to, time.time()),
+            )
+            rid = int(cur.lastrowid)
+            self.con.executemany("INSERT INTO relation_sources VALUES (?, ?)", [(rid, u) for u in sources])
+        return rid
+
+    def add_summary(
+        self, level: int, t_start: float, t_end: float, text: str, utterances: list[int] = (), children: list[int] = ()
+    ) -> int:
+        with transaction(self.con):
+            cur = self.con.execute(
+                "INSERT INTO summaries(level, t_start, t_end, text, created_at) VALUES (?, ?, ?, ?, ?)",
+                (level, t_start, t_end, text, time.time()),
+            )
+            sid = int(cur.lastrowid)
+            self.con.executemany(
+                "INSERT INTO summary_sources(summary_id, utterance_id, child_id) VALUES (?, ?, ?)",
+                [(sid, u, None) for u in utterances] + [(sid, None, c) for c in children],
+            )
+        return sid
+
+    def profile(self, person_id: int, recent: int = 5) -> dict:
+        """What the memory holds about a person, most useful first: who they are, current facts by
+        importance, relations, summaries of conversations with them, their latest words."""
+        one = self.con.execute
+        name, consent = one("SELECT name, consent FROM people WHERE id = ?", (person_id,)).fetchone()
+        first, last, count, sessions = one(
+            "SELECT min(t_start), max(t_end), count(*), count(DISTINCT session_id) FROM utterances WHERE person_id = ?",
+            (person_id,),
+        ).fetchone()
+        facts = one(
+            "SELECT f.id, f.kind, f.key, f.value, f.valid_from, (SELECT min(utterance_id) FROM fact_sources s "
+            "WHERE s.fact_id = f.id) FROM facts f WHERE f.person_id = ? AND f.valid_to IS NULL "
+            "ORDER BY f.importance DESC, f.learned_at DESC",
+            (person_id,),
+        ).fetchall()
+        relations = one(
+            "SELECT r.id, a.name, r.relation, b.name, (SELECT min(utterance_id) FROM relation_sources s "
+            "WHERE s.relation_id = r.id) FROM relations r JOIN people a ON a.id = r.subject_id "
+            "JOIN people b ON b.id = r.object_id WHERE (r.subject_id = ? OR r.object_id = ?) AND r.valid_to IS NULL "
+            "ORDER BY r.learned_at DESC",
+            (person_id, person_id),
+        ).fetchall()
+        summaries = one(
+            "SELECT DISTINCT m.id, m.level, m.t_start, m.t_end, m.text FROM summaries m "
+            "JOIN summary_sources s ON s.summary_id = m.id JOIN utterances u ON u.id = s.utterance_id "
+            "WHERE u.person_id = ? ORDER BY m.t_end DESC LIMIT 10",
+            (person_id,),
+        ).fetchall()
+        latest = one(
+            "SELECT id, text, t_start FROM utterances WHERE person_id = ? ORDER BY t_start DESC LIMIT ?",
+            (person_id, recent),
+        ).fetchall()
+        return {
+            "id": person_id,
+            "name": name,
+            "consent": consent,
+            "first_seen": first,
+            "last_seen": last,
+            "utterances": count,
+            "sessions": sessions,
+            "facts": [dict(zip(("id", "kind", "key", "value", "valid_from", "source"), f, strict=True)) for f in facts],
+            "relations": [
+                dict(zip(("id", "subject", "relation", "object", "source"), r, strict=True)) for r in relations
+            ],
+            "summaries": [dict(zip(("id", "level", "t_start", "t_end", "text"), m, strict=True)) for m in summaries],
+            "latest": [dict(zip(("id", "text", "t_start"), u, strict=True)) for u in latest],
+        }
+
+    def find_facts(self, words: list[str], limit: int, people: list[str] = ()) -> list[dict]:
+        """Facts that still hold whose key or value contains any of `words` (or that are about `people`),
+        most matching words first, then by importance."""
+        if not words and not people:
+            return []
+        terms = [f"%{w}%" for w in words]
+        hits = " + ".join(["(f.key LIKE ? OR f.value LIKE ?)"] * len(terms)) or "0"
+        named = ",".join("?" * len(people))
+        rows = self.con.execute(
+            f"SELECT f.id, p.name, f.kind, f.key, f.value, f.valid_from, {hits} AS hits FROM facts f "
+            "LEFT JOIN people p ON p.id = f.person_id WHERE f.valid_to IS NULL "
+            f"AND ({hits} > 0 OR p.name IN ({named or 'NULL'})) ORDER BY hits DESC, f.importance DESC LIMIT ?",
+            [*(t for t in terms for _ in (0, 1)), *(t for t in terms for _ in (0, 1)), *people, limit],
+        ).fetchall()
+        keys = ("id", "person", "kind", "key", "value", "valid_from", "hits")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def relation_edges(self) -> list[tuple[str, str, str]]:
+        """(subject, relation, object) names of every relation that still holds."""
+        rows = self.con.execute(
+            "SELECT a.name, r.relation, b.name FROM relations r JOIN people a ON a.id = r.subject_id "
+            "JOIN people b ON b.id = r.object_id WHERE r.valid_to IS NULL"
+        )
+        return [(a, rel, b) for a, rel, b in rows]
+
+    def summaries_citing(self, utterance_ids: list[int]) -> list[dict]:
+        """Summaries built from any of these utterances, highest level first."""
+        if not utterance_ids:
+            return []
+        marks = ",".join("?" * len(utterance_ids))
+        rows = self.con.execute(
+            "SELECT DISTINCT m.id, m.level, m.t_start, m.t_end, m.text FROM summaries m JOIN summary_sources s "
+            f"ON s.summary_id = m.id WHERE s.utterance_id IN ({marks}) ORDER BY m.level DESC, m.t_start",
+            utterance_ids,
+        ).fetchall()
+        return [dict(zip(("id", "level", "t_start", "t_end", "text"), r, strict=True)) for r in rows]
