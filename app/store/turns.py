@@ -24,8 +24,8 @@ class Turn(NamedTuple):
 
 class Turns:
     """Three arrays indexed by utterance id (session -1: no such utterance; person -1: nobody known) and
-    each session's first and last id ever seen (a deletion leaves them wider than the session, which only
-    makes a scan look further)."""
+    three by session id: its first and last utterance id ever seen (a deletion leaves them wider than the
+    session, which only makes a scan look further) and its number of utterances now."""
 
     def __init__(self) -> None:
         self.session = np.full(0, -1, np.int64)
@@ -34,10 +34,6 @@ class Turns:
         self.first = np.zeros(0, np.int64)  # by session id
         self.last = np.zeros(0, np.int64)
         self.size = np.zeros(0, np.int64)  # by session id: its utterances now (not saved: counted on load)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.session, self.person, self.start, self.first, self.last))
 
     def set(self, ids: np.ndarray, sessions: np.ndarray, people: np.ndarray, starts: np.ndarray) -> None:
         """Record (or correct) where these utterances sit; a person of -1 is nobody known."""
