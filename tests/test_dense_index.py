@@ -91,6 +91,27 @@ def test_the_saved_index_is_caught_up_across_processes(store):
         assert hit[0] == new_ids[100] and hit[1] < 5e-3
 
 
+def test_a_forget_in_another_process_reaches_a_loaded_index(store):
+    """The recorder holds the index in RAM while `forget` runs in another process, which saves the index
+    without the forgotten rows and prunes the change log: the recorder notices and loads the saved one."""
+    path, cfg = store
+    X = _vectors(1200)
+    with Memory.open(path, SECRET, cfg, create=True) as recorder:
+        _fill(recorder, X[:1000])
+        doomed = recorder.start_session("doomed", 0.0)
+        gone = _fill(recorder, X[1000:], doomed)
+        assert recorder.dense_search(X[1000], 1)[0][0] == gone[0]  # built, with the doomed rows
+        recorder.dense.save()
+        assert not recorder.dense.loaded_from_file
+        with Memory.open(path, SECRET, cfg) as other:
+            forget_session(other, doomed)
+        assert recorder.con.execute("SELECT count(*) FROM vec_changes").fetchone()[0] == 0  # pruned
+        assert all(recorder.dense_search(X[1000 + i], 5)[0][0] not in gone for i in range(0, 200, 20))
+        assert recorder.turns(gone) == {} and recorder.dense.loaded_from_file
+        later = _fill(recorder, X[:10], recorder.start_session("later", 0.0))  # and it goes on from there
+        assert recorder.dense_search(X[5], 2)[0][0] in (later[5], 6)
+
+
 def test_deleted_rows_never_come_back_nor_stay_on_disk(store):
     path, cfg = store
     X = _vectors(1200)
@@ -177,7 +198,7 @@ def _stored_turns(memory: Memory, ids: list[int]) -> dict:
 def test_where_utterances_sit_follows_moves_in_this_and_another_process(store, indexed):
     """Sessions, speakers and neighbours come from RAM (read from the store while the search is exact, saved
     with the index past the threshold); splits, merges and deletions, here or in another process, reach it
-    (the vec_dirty trigger)."""
+    (the vec_changes log)."""
     path, cfg = store
     cfg = cfg if indexed else replace(cfg, ann_min_utterances=10**6)
     X = _vectors(900)

@@ -190,5 +190,5 @@ def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkey
         assert memory.utterances([7])[7].text == "written before the upgrade"
         assert memory.bm25_search(["upgrade"], 1)[0][0] == 7
         assert np.array_equal(memory.vectors([7])[7], _unit(7))  # carried into the new vector table
-        memory.split_session(1, [7], "old")  # moved utterances are noted for the index (7)
-        assert memory.con.execute("SELECT id FROM vec_dirty").fetchall() == [(7,)]
+        memory.split_session(1, [7], "old")  # moved utterances are logged for the index (7)
+        assert memory.con.execute("SELECT id FROM vec_changes").fetchall() == [(7,)]

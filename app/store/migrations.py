@@ -238,14 +238,24 @@ def _m006_vector_rows(con) -> None:
     )
 
 
-def _m007_moved_utterances(con) -> None:
-    """Utterances moved to another session or person (a split, a merge) are noted like re-embedded ones:
-    the approximate index keeps where each utterance sits beside its vector."""
+def _m007_change_log(con) -> None:
+    """The set of changed utterances becomes a numbered log, so each process applies only the changes it has
+    not seen (and learns when ones it has not seen were pruned); utterances moved to another session or
+    person (a split, a merge) are logged too: the in-RAM turn table keeps where each utterance sits."""
     _script(
         con,
         """
-    CREATE TRIGGER utterances_au_dirty AFTER UPDATE OF session_id, person_id, t_start ON utterances BEGIN
-        INSERT OR IGNORE INTO vec_dirty(id) VALUES (new.id);
+    CREATE TABLE vec_changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL);
+    CREATE TABLE vec_changes_pruned(upto INTEGER NOT NULL);  -- one row: changes up to here are in the saved index
+    INSERT INTO vec_changes_pruned VALUES (0);
+    INSERT INTO vec_changes(id) SELECT id FROM vec_dirty ORDER BY id;
+    DROP TRIGGER utterances_ad_dirty;
+    DROP TABLE vec_dirty;
+    CREATE TRIGGER utterances_ad_changed AFTER DELETE ON utterances BEGIN
+        INSERT INTO vec_changes(id) VALUES (old.id);
+    END;
+    CREATE TRIGGER utterances_au_changed AFTER UPDATE OF session_id, person_id, t_start ON utterances BEGIN
+        INSERT INTO vec_changes(id) VALUES (new.id);
     END;
     """,
     )
@@ -258,7 +268,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (4, "the utterance each identity key came from", _m004_key_provenance),
     (5, "vector changes since the approximate index was saved", _m005_vector_changes),
     (6, "float32 vectors by row for point lookups", _m006_vector_rows),
-    (7, "utterances moved to another session or person are noted for the index", _m007_moved_utterances),
+    (7, "a numbered log of changed utterances, moves included", _m007_change_log),
 ]
 
 

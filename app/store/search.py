@@ -86,7 +86,7 @@ class SearchMixin:
         """Replace an utterance's vector (after its text changed), noting it for the approximate index."""
         self.con.execute("UPDATE utterances_vec SET embedding = ? WHERE rowid = ?", (vector_blob(vector), uid))
         self.con.execute("UPDATE utterance_vectors SET embedding = ? WHERE id = ?", (vector_blob(vector), uid))
-        self.con.execute("INSERT OR IGNORE INTO vec_dirty(id) VALUES (?)", (uid,))
+        self.con.execute("INSERT INTO vec_changes(id) VALUES (?)", (uid,))
 
     def dense_search_exact(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Exact KNN in sqlite-vec (a scan of every float32 vector)."""

@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from app.errors import StoreError
+from app.store.db import transaction
 from app.store.turns import Turn, Turns, read_turns
 
 _LOGGER = logging.getLogger(__name__)
@@ -119,8 +120,9 @@ class IvfIndex:
 class DenseIndex:
     """Dense search for one Memory, and where each utterance sits (`Turns`, read from the store on first use).
     Exact (sqlite-vec) while small; past `ann_min_utterances` an IvfIndex, saved with the turn table in one
-    encrypted file (or built from the store). Both are caught up with rows added since, and cleared of rows
-    deleted, re-embedded, moved to another session or person since (the `vec_dirty` table)."""
+    encrypted file (or built from the store). Both are caught up with rows added since and with the changes
+    logged since (`vec_changes`: rows deleted, re-embedded, moved to another session or person), here or by
+    another process."""
 
     FILE = "dense.ivf"
 
@@ -130,10 +132,10 @@ class DenseIndex:
         self.vault = vault  # the index file is sealed like media: AES-GCM under the media key
         self.ivf: IvfIndex | None = None
         self.turns: Turns | None = None
-        self.max_id = 0  # every utterance up to this id is in `turns` and `ivf` (unless dirty)
+        self.max_id = 0  # every utterance up to this id is in `turns` and `ivf` (as of `seq`)
+        self.seq = 0  # every change logged in vec_changes up to this number is applied
         self.unsaved = 0
         self.loaded_from_file = False
-        self._applied: set[int] = set()  # vec_dirty ids already applied to `ivf`, cleared from the table on save
 
     # ------------------------------------------------------------ search
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -185,13 +187,24 @@ class DenseIndex:
 
     # ------------------------------------------------------------ keeping it current
     def _catch_up(self) -> None:
-        """Apply deletions, re-embeddings and moves (vec_dirty) and rows another process added since."""
+        """Apply the changes logged since (deletions, re-embeddings, moves) and the rows added since. When
+        changes this process has not applied were pruned (another process saved a newer index, which holds
+        them), that index is loaded again (or the turn table read again)."""
         assert self.turns is not None
         con = self.memory.con
-        dirty = [r[0] for r in con.execute("SELECT id FROM vec_dirty") if r[0] not in self._applied]
+        since = "SELECT seq, id FROM vec_changes WHERE seq > ? ORDER BY seq"
+        changes = con.execute(since, (self.seq,)).fetchall()
+        if con.execute("SELECT upto FROM vec_changes_pruned").fetchone()[0] > self.seq:  # read after: no race
+            _LOGGER.info("the vector index was saved by another process since; loading it again")
+            if self.ivf is not None:
+                self._load_or_build()
+            else:
+                self.turns = self._read_turns()
+            changes = con.execute(since, (self.seq,)).fetchall()
         newer = [r[0] for r in con.execute("SELECT id FROM utterances WHERE id > ? ORDER BY id", (self.max_id,))]
-        if not dirty and not newer:
+        if not changes and not newer:
             return
+        dirty = sorted({uid for _, uid in changes})
         changed = sorted(set(dirty) | set(newer))
         self.turns.remove(dirty)
         self.turns.set(*read_turns(con, changed))
@@ -203,18 +216,24 @@ class DenseIndex:
                 self.ivf.add(np.stack([vectors[i] for i in ids]), ids)
             self.unsaved += len(changed)
         self.max_id = max([self.max_id, *newer])
-        self._applied.update(dirty)
+        self.seq = changes[-1][0] if changes else self.seq
+
+    def _logged(self) -> int:
+        """The number of the latest change logged (pruned ones included)."""
+        return self.memory.con.execute(
+            "SELECT max(coalesce((SELECT max(seq) FROM vec_changes), 0), (SELECT upto FROM vec_changes_pruned))"
+        ).fetchone()[0]
 
     def _read_turns(self) -> Turns:
-        """The turn table from the store; `max_id` follows it."""
+        """The turn table from the store; `max_id` and `seq` follow it."""
         turns = Turns()
+        self.seq = self._logged()  # before reading: a change made meanwhile is applied again, harmlessly
         ids, sessions, people, starts = read_turns(self.memory.con)
         turns.set(ids, sessions, people, starts)
         self.max_id = int(ids.max()) if len(ids) else 0
         return turns
 
     def _load_or_build(self) -> None:
-        self._applied = set()  # what was applied to the turn table read before does not hold for the file
         try:
             data = self.vault.get(self.FILE) if (self.vault.folder / self.FILE).exists() else None
         except StoreError as e:  # derived data: a damaged index is rebuilt, never trusted
@@ -230,6 +249,7 @@ class DenseIndex:
                 self.turns = self._read_turns()
                 self.unsaved += 1
             self.max_id = int(meta["max_id"])
+            self.seq = int(meta.get("seq", 0))  # saved before the log was numbered: its changes are all logged
             self.ivf = IvfIndex.from_bytes(body)
             self.loaded_from_file = True
         else:
@@ -248,14 +268,12 @@ class DenseIndex:
         sample = self.memory.vectors(sample_ids)
         self.ivf = IvfIndex.train(np.stack([sample[i] for i in sample_ids]), nlist)
         batch: list[tuple[int, bytes]] = []
-        for row in con.execute("SELECT id, embedding FROM utterance_vectors"):
+        for row in con.execute("SELECT id, embedding FROM utterance_vectors WHERE id <= ?", (self.max_id,)):
             batch.append(row)
             if len(batch) == 50_000:
                 self._add_rows(batch)
                 batch = []
         self._add_rows(batch)
-        self.max_id = int(ids.max()) if len(ids) else 0
-        con.execute("DELETE FROM vec_dirty")
         self.unsaved = self.ivf.size
         _LOGGER.info("built the vector index over %d utterances in %.1f s", self.ivf.size, time.monotonic() - started)
 
@@ -266,18 +284,23 @@ class DenseIndex:
 
     # ------------------------------------------------------------ persistence
     def save(self) -> None:
-        """Write the index (sealed) and forget the changes it now includes; no-op when nothing changed."""
+        """Write the index (sealed) and prune the logged changes it now holds; no-op when nothing changed. One
+        process saves at a time (the write lock), and never over an index newer than its own."""
         if self.ivf is None:
             return
         self._catch_up()
         if not self.unsaved and (self.vault.folder / self.FILE).exists():
             return
+        assert self.turns is not None
         turns = self.turns.to_bytes()
-        header = json.dumps({"max_id": self.max_id, "size": self.ivf.size, "turns": len(turns)}).encode()
-        self.vault.put_named(self.FILE, header + b"\n" + turns + self.ivf.to_bytes())
-        if self._applied:
-            self.memory.con.executemany("DELETE FROM vec_dirty WHERE id = ?", [(i,) for i in self._applied])
-            self._applied.clear()
+        meta = {"max_id": self.max_id, "seq": self.seq, "size": self.ivf.size, "turns": len(turns)}
+        con = self.memory.con
+        with transaction(con):
+            if con.execute("SELECT upto FROM vec_changes_pruned").fetchone()[0] > self.seq:
+                return  # another process saved a newer one meanwhile
+            self.vault.put_named(self.FILE, json.dumps(meta).encode() + b"\n" + turns + self.ivf.to_bytes())
+            con.execute("DELETE FROM vec_changes WHERE seq <= ?", (self.seq,))
+            con.execute("UPDATE vec_changes_pruned SET upto = ?", (self.seq,))
         self.unsaved = 0
 
     def describe(self) -> str:
