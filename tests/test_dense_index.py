@@ -255,3 +255,19 @@ def test_an_index_saved_before_the_turn_table_reads_it_from_the_store(store):
     with Memory.open(path, SECRET, cfg) as memory:  # saved again, now with the table
         memory.dense._load_or_build()
         assert memory.dense.unsaved == 0 and memory.turns([ids[0]])[ids[0]].t_start == 0.0
+
+
+def test_an_index_loaded_after_the_turn_table_is_caught_up_with_the_log(store):
+    """A process that read the turn table while the search was exact, then loads the saved index, applies
+    what was logged since the file was saved."""
+    path, cfg = store
+    X = _vectors(900)
+    with Memory.open(path, SECRET, cfg, create=True) as memory:
+        ids = _fill(memory, X)
+        memory.dense_search(X[0], 1)  # builds and (on close) saves the index
+    with Memory.open(path, SECRET, cfg) as memory:
+        memory.dense.cfg = replace(cfg, ann_min_utterances=10**6)  # exact for now
+        memory.con.execute("DELETE FROM utterances WHERE id = ?", (ids[5],))  # logged after the file was saved
+        memory.turns(ids[:1])  # the turn table, read with the deletion; nothing changes from here on
+        memory.dense.cfg = cfg
+        assert memory.dense_search(X[5], 1)[0][0] != ids[5] and memory.dense.loaded_from_file

@@ -136,6 +136,7 @@ class DenseIndex:
         self.seq = 0  # every change logged in vec_changes up to this number is applied
         self.unsaved = 0
         self.loaded_from_file = False
+        self._stamp: tuple[int, int] | None = None  # (data_version, total_changes) when last caught up
 
     # ------------------------------------------------------------ search
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -192,6 +193,12 @@ class DenseIndex:
         them), that index is loaded again (or the turn table read again)."""
         assert self.turns is not None
         con = self.memory.con
+        # nothing committed by another connection and nothing written by this one: nothing to do (a question
+        # asks several times; this costs one pragma instead of three queries)
+        stamp = (con.execute("PRAGMA data_version").fetchone()[0], con.total_changes)
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp  # read before looking: what changes after is seen next time
         since = "SELECT seq, id FROM vec_changes WHERE seq > ? ORDER BY seq"
         changes = con.execute(since, (self.seq,)).fetchall()
         if con.execute("SELECT upto FROM vec_changes_pruned").fetchone()[0] > self.seq:  # read after: no race
@@ -227,6 +234,7 @@ class DenseIndex:
     def _read_turns(self) -> Turns:
         """The turn table from the store; `max_id` and `seq` follow it."""
         turns = Turns()
+        self._stamp = None  # a fresh table: the next catch-up looks
         self.seq = self._logged()  # before reading: a change made meanwhile is applied again, harmlessly
         ids, sessions, people, starts = read_turns(self.memory.con)
         turns.set(ids, sessions, people, starts)
@@ -234,6 +242,7 @@ class DenseIndex:
         return turns
 
     def _load_or_build(self) -> None:
+        self._stamp = None  # a fresh index: the next catch-up looks
         try:
             data = self.vault.get(self.FILE) if (self.vault.folder / self.FILE).exists() else None
         except StoreError as e:  # derived data: a damaged index is rebuilt, never trusted
