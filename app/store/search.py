@@ -64,17 +64,12 @@ class SearchMixin:
 
     def sessions_of(self, ids: np.ndarray) -> np.ndarray:
         """The session of each of these utterances (-1 where there is none)."""
-        turns = self.dense.current_turns()
-        ids = np.asarray(ids, np.int64)
-        inside = (ids >= 0) & (ids < len(turns.session))
-        return np.where(inside, turns.session[np.where(inside, ids, 0)], -1)
+        return self.dense.current_turns().sessions_of(ids)
 
     def session_sizes(self, sessions: np.ndarray) -> tuple[np.ndarray, int, int]:
         """(utterances in each of these sessions, sessions with any, utterances in the memory)."""
         turns = self.dense.current_turns()
-        sessions = np.asarray(sessions, np.int64)
-        inside = (sessions >= 0) & (sessions < len(turns.size))
-        return np.where(inside, turns.size[np.where(inside, sessions, 0)], 0), *turns.sessions()
+        return turns.sizes(sessions), *turns.sessions()
 
     def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """Vectors good enough to score with: decoded from the in-RAM ANN index when there is one (cosine to

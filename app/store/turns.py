@@ -62,6 +62,14 @@ class Turns:
         """(sessions with any utterance, utterances)."""
         return int(np.count_nonzero(self.size)), int(self.size.sum())
 
+    def sessions_of(self, ids: np.ndarray) -> np.ndarray:
+        """The session of each of these utterances (-1 where there is none)."""
+        return _lookup(self.session, ids, -1)
+
+    def sizes(self, sessions: np.ndarray) -> np.ndarray:
+        """The number of utterances in each of these sessions."""
+        return _lookup(self.size, sessions, 0)
+
     def get(self, ids: list[int]) -> dict[int, Turn]:
         """Those of `ids` that exist, with where they sit."""
         uid = self._existing(ids)
@@ -141,6 +149,13 @@ class Turns:
         alive = turns.session[turns.session >= 0]
         turns.size = np.bincount(alive, minlength=len(turns.first)).astype(np.int64)
         return turns
+
+
+def _lookup(table: np.ndarray, index: np.ndarray, missing: int) -> np.ndarray:
+    """table[index], with `missing` where the index is outside the table."""
+    index = np.asarray(index, np.int64)
+    inside = (index >= 0) & (index < len(table))
+    return np.where(inside, table[np.where(inside, index, 0)], missing)
 
 
 def read_turns(con, ids: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
