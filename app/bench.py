@@ -142,13 +142,49 @@ def _end_to_end(cfg: Config, data: Path) -> dict:
     }
 
 
-def bench_pipeline(cfg: Config) -> dict:
+def _end_to_end_beside_llm(cfg: Config, data: Path) -> dict:
+    """The demo again while the language model generates without pause, as background memory work would
+    (one thread, lower priority: what `load_llm(beside_capture=True)` gives the recorder)."""
+    import threading
+
+    from app.llm import BACKGROUND, Request, load_llm
+
+    llm = load_llm(cfg, beside_capture=True)
+    stop, generated = threading.Event(), []
+    request = Request(
+        ({"role": "user", "content": "Write a long story about a lighthouse keeper and the sea."},), max_tokens=256
+    )
+
+    def churn() -> None:
+        while not stop.is_set():
+            job = llm.submit(request, BACKGROUND)
+            while not job.future.done():
+                if stop.wait(0.05):
+                    job.cancel()
+            generated.append(job.result().usage.completion_tokens)
+
+    worker = threading.Thread(target=churn, name="bench-llm-load", daemon=True)
+    started = time.perf_counter()
+    worker.start()
+    try:
+        result = _end_to_end(cfg, data)
+    finally:
+        stop.set()
+        worker.join(timeout=60)
+        llm.close()
+    wall = time.perf_counter() - started
+    return {**result, "llm_tokens": sum(generated), "llm_tps": round(sum(generated) / wall, 1)}
+
+
+def bench_pipeline(cfg: Config, beside_llm: bool = False) -> dict:
     audio, script, _ = _demo(cfg)
     result: dict = {"device": cfg.device.kind, "threads": cfg.device.threads}
     result.update(_stage_latencies(cfg, audio, script))
     with tempfile.TemporaryDirectory() as tmp:
         result.update(_store_and_ask(cfg, Path(tmp)))
         result["demo"] = _end_to_end(cfg, Path(tmp))
+        if beside_llm:
+            result["demo_beside_llm"] = _end_to_end_beside_llm(cfg, Path(tmp) / "beside")
     return result
 
 
@@ -171,4 +207,14 @@ def render(r: dict) -> str:
             f"{d['duration_s']:.1f} s in {d['wall_s']:.1f} s: real-time factor {d['real_time_factor']:.3f}",
         ),
     ]
+    if "demo_beside_llm" in r:
+        b = r["demo_beside_llm"]
+        rows.append(
+            (
+                "demo beside the LLM",
+                f"{b['duration_s']:.1f} s in {b['wall_s']:.1f} s: real-time factor {b['real_time_factor']:.3f} "
+                f"(x{b['real_time_factor'] / max(d['real_time_factor'], 1e-9):.2f}) while the LLM generated "
+                f"{b['llm_tokens']} tokens ({b['llm_tps']} tok/s)",
+            )
+        )
     return "\n".join(f"{k:26s} {v}" for k, v in rows) + "\n"

@@ -21,7 +21,7 @@ from app.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_FILE = PROJECT_ROOT / "config.yaml"
 # Environment variables with the APP_ prefix that are not settings (secrets and locations).
-RESERVED_ENV = frozenset({"APP_KEY", "APP_KEY_FILE", "APP_DATA_DIR", "APP_CONFIG"})
+RESERVED_ENV = frozenset({"APP_KEY", "APP_KEY_FILE", "APP_DATA_DIR", "APP_CONFIG", "APP_LLM_API_KEY"})
 
 
 def _opt(
@@ -246,6 +246,48 @@ class RecallConfig:
 
 
 @dataclass(frozen=True)
+class LLMConfig:
+    """The local language model (app/llm/): in process with llama.cpp, or an OpenAI-compatible server."""
+
+    backend: str = _opt(
+        "llama-cpp",
+        "llama-cpp: a GGUF model in this process; openai: an OpenAI-compatible server at llm.url (llama.cpp "
+        "server, vLLM, Ollama), its bearer token in $APP_LLM_API_KEY if it wants one",
+        choices=("llama-cpp", "openai"),
+    )
+    model: str = _opt(
+        "qwen2.5-coder-0.5b",
+        "llama-cpp: a registry name (qwen2.5-coder-0.5b, qwen2.5-coder-1.5b) or the path of a .gguf file; "
+        "openai: the model name the server serves",
+    )
+    url: str = _opt("", "the server's base URL for llm.backend openai, e.g. http://127.0.0.1:8080/v1")
+    context: int = _opt(4096, "context window of the in-process model (tokens)", lo=512, hi=131072)
+    threads: int = _opt(
+        0,
+        "CPU threads for the in-process model; 0: device.threads, or 1 while the recorder runs beside it",
+        lo=0,
+        hi=64,
+    )
+    gpu_layers: int = _opt(
+        -1,
+        "layers offloaded to the GPU; -1: all of them on --device cuda|jetson when llama.cpp was built with GPU "
+        "support, none on cpu",
+        lo=-1,
+        hi=1000,
+    )
+    nice: int = _opt(10, "scheduling niceness of the LLM thread, so capture always wins the CPU (0-19)", lo=0, hi=19)
+    prefix_cache: int = _opt(
+        4, "prompt prefixes (instructions + a person's profile) whose evaluated state is kept", lo=0, hi=64
+    )
+    timeout_s: float = _opt(60.0, "llm.backend openai: time allowed for the server to answer (s)", lo=1.0, hi=3600.0)
+    retries: int = _opt(2, "llm.backend openai: retries after a connection failure or a 5xx answer", lo=0, hi=10)
+    answer_tokens: int = _opt(96, "longest answer `ask --answer` generates (tokens)", lo=8, hi=4096)
+    evidence_tokens: int = _opt(
+        192, "retrieved evidence given to the model with a question (text-embedder tokens)", lo=32, hi=8192
+    )
+
+
+@dataclass(frozen=True)
 class ReplayConfig:
     """File and demo sources."""
 
@@ -266,6 +308,7 @@ class Config:
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
 
     @property

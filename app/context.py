@@ -11,7 +11,7 @@ Budgets are counted in the text embedder's word pieces and are never exceeded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -141,8 +141,11 @@ def retrieve(
     now: datetime,
     person: str | None = None,
     limit: int = RETRIEVED_TOKENS,
+    stamp: Callable[[float | None], str] = _iso,
+    media: bool = True,
 ) -> tuple[str, list[Citation], int, tuple[float, float] | None]:
-    """Level 2: what `query` finds, as of `now` (time expressions become a filter), within `limit` tokens."""
+    """Level 2: what `query` finds, as of `now` (time expressions become a filter), within `limit` tokens;
+    times written by `stamp`, raw media cited when `media`."""
     about = (person,) if person else ()  # the person there is who "you" means: their words are boosted
     retriever = Retriever(memory, embedder, cfg)
     found = find(retriever, query, now, max(cfg.top_k, 10), about)
@@ -154,16 +157,16 @@ def retrieve(
         if budget.add(f"{f['person'] or 'someone'}: {f['kind']} {f['key']} = {f['value']} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], f["person"]))
     for s in memory.summaries_citing([e.utterance_id for e in evidence]):
-        if budget.add(f"{_iso(s['t_start'])}-{_iso(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):
+        if budget.add(f"{stamp(s['t_start'])}-{stamp(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):
             cited.append(Citation("summary", s["id"], None, s["t_start"]))
-    media = memory.media_of([e.utterance_id for e in evidence])
+    clips = memory.media_of([e.utterance_id for e in evidence]) if media else {}
     for e in evidence:
-        clip = f" (audio {media[e.utterance_id]})" if e.utterance_id in media else ""
-        if not budget.add(f"{_iso(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]{clip}"):
+        clip = f" (audio {clips[e.utterance_id]})" if e.utterance_id in clips else ""
+        if not budget.add(f"{stamp(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]{clip}"):
             break
         cited.append(Citation("utterance", e.utterance_id, e.person, e.t_start))
         if clip:
-            cited.append(Citation("media", media[e.utterance_id], e.person, e.t_start))
+            cited.append(Citation("media", clips[e.utterance_id], e.person, e.t_start))
     return budget.text, cited, budget.used, between
 
 

@@ -17,7 +17,6 @@ from app.errors import AppError
 OPTIONAL_RUNTIMES = {
     "faster_whisper": "faster-whisper (models/whisper-*)",
     "sherpa_onnx": "sherpa-onnx (models/sherpa-*)",
-    "llama_cpp": "llama-cpp-python (local LLM)",
     "ai_edge_litert": "ai-edge-litert (TFLite models)",
 }
 
@@ -40,6 +39,7 @@ def _runtimes(cfg: Config) -> dict:
         "sqlcipher3": _version("sqlcipher3"),
         "sqlite_vec": _version("sqlite-vec"),
         "pyav": _version("av"),
+        "llama_cpp": _version("llama-cpp-python"),
         "optional": {label: importlib.util.find_spec(mod) is not None for mod, label in OPTIONAL_RUNTIMES.items()},
     }
 
@@ -96,6 +96,25 @@ def _database(cfg: Config, path: Path, args) -> dict:
     return out
 
 
+def _llm(cfg: Config) -> dict:
+    """The language model: backend, model, size, and its measured prompt and generation speed."""
+    from app.bench_llm import measure_speed
+    from app.llm import load_llm
+
+    out: dict = {"backend": cfg.llm.backend, "model": cfg.llm.model}
+    try:
+        llm = load_llm(cfg)
+        try:
+            out.update(llm.backend.info())
+            out["speed"] = measure_speed(llm, prompt_words=120, generate=24)
+        finally:
+            llm.close()
+        out["state"] = "ok"
+    except AppError as e:
+        out["state"] = str(e)
+    return out
+
+
 def _roles(cfg: Config) -> dict[str, str]:
     """The model (or backend) serving each role, `auto` resolved."""
     from app.perception import face_backend
@@ -106,6 +125,7 @@ def _roles(cfg: Config) -> dict[str, str]:
         "face": face_backend(cfg),
         "text": cfg.models.text,
         "asr": cfg.models.asr,
+        "llm": cfg.llm.model if cfg.llm.backend == "llama-cpp" else f"{cfg.llm.model} at {cfg.llm.url}",
     }
 
 
@@ -137,6 +157,9 @@ def diagnose(cfg: Config, db_path: Path, args) -> dict:
         )
         if state != "ok":
             problems.append(models[-1])
+    llm = _llm(cfg)
+    if llm["state"] != "ok":
+        problems.append(llm)
     return {
         "version": __version__,
         "platform": platform.platform(),
@@ -144,6 +167,7 @@ def diagnose(cfg: Config, db_path: Path, args) -> dict:
         "models_dir": str(cfg.models_dir),
         "roles": roles,
         "models": models,
+        "llm": llm,
         "runtimes": _runtimes(cfg),
         "devices": _devices(),
         "database": _database(cfg, db_path, args),
@@ -166,12 +190,27 @@ def render(report: dict) -> str:
     for m in report["models"]:
         mark = "*" if m["name"] in used else " "
         lines.append(f" {mark} {m['name']:22s} {m['role']:6s} {m['runtime']:13s} {m['state']}")
+    llm = report["llm"]
+    lines += ["", f"language model ({llm['backend']}):"]
+    if llm["state"] != "ok":
+        lines.append(f"   {llm['model']}: {llm['state']}")
+    else:
+        where = (
+            llm.get("url") or f"{llm['bytes'] / 1e6:.0f} MB, {llm['threads']} threads, {llm['gpu_layers']} GPU layers"
+        )
+        sp = llm["speed"]
+        lines.append(f"   {llm['model']} ({where}); context {llm.get('context', '?')} tokens")
+        lines.append(
+            f"   measured: prompt {sp['prompt_tps']} tok/s, generation {sp['generation_tps']} tok/s, "
+            f"first token {sp['first_token_s']:.2f} s for {sp['prompt_tokens']} prompt tokens"
+        )
     rt = report["runtimes"]
     lines += [
         "",
         "runtimes:",
         f"   python {rt['python']}, onnxruntime {rt['onnxruntime']}, dlib {rt['dlib']}, pocketsphinx "
-        f"{rt['pocketsphinx']}, sqlcipher3 {rt['sqlcipher3']}, sqlite-vec {rt['sqlite_vec']}, av {rt['pyav']}",
+        f"{rt['pocketsphinx']}, sqlcipher3 {rt['sqlcipher3']}, sqlite-vec {rt['sqlite_vec']}, av {rt['pyav']}, "
+        f"llama-cpp-python {rt['llama_cpp']}",
         f"   onnxruntime providers: used {', '.join(rt['onnx_providers_used'])}; "
         f"available {', '.join(rt['onnx_providers_available'])}",
     ]

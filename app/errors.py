@@ -53,3 +53,16 @@ class DiskFullError(StoreError):
 
     code = "disk_full"
     exit_code = 8
+
+
+class LLMError(AppError):
+    """The language model is missing, unreachable, cancelled or gave an unusable reply."""
+
+    code = "llm"
+    exit_code = 9
+
+
+class LLMCancelled(LLMError):
+    """A generation was cancelled (barge-in, a newer question): not a failure of the model."""
+
+    code = "llm_cancelled"

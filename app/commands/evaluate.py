@@ -1,4 +1,4 @@
-"""`eval faces|speakers|sessions|locomo|memorybank`: measurements on real data, as a table or `--json`, with plots."""
+"""`eval faces|speakers|sessions|locomo|memorybank|qa`: measurements on real data, as a table or `--json`."""
 
 from __future__ import annotations
 
@@ -16,19 +16,23 @@ DEFAULT_DATA = {
     "speakers": [SHARED / "librispeech_test_other_resemblyzer", SHARED / "fsdd_spoken_digits"],
     "sessions": [SHARED / "librispeech_test_other_resemblyzer"],
     "locomo": [SHARED / "locomo" / "locomo10.json"],
+    "qa": [SHARED / "locomo" / "locomo10.json"],
     "memorybank": [SHARED / "memorybank_siliconfriend"],
 }
 
 
 def register(add) -> None:
-    p = add("eval", "evaluate identity, segmentation and recall on real data", cmd_eval)
-    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank"))
+    p = add("eval", "evaluate identity, segmentation, recall and answers on real data", cmd_eval)
+    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa"))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--k", default="1,5,10,20,50", help="locomo: the k of recall@k, comma-separated")
     p.add_argument("--mode", choices=("offline", "online"), default="offline", help="locomo: when questions are asked")
-    p.add_argument("--limit", type=int, default=0, help="locomo: only the first N conversations")
+    p.add_argument(
+        "--limit", type=int, default=None, help="locomo: only the first N conversations; qa: N questions (default 200)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="qa: the seed of the stratified sample")
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
@@ -51,13 +55,19 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         from app.evaluation.memorybank import eval_memorybank, render
 
         result = eval_memorybank(cfg, data[0])
+    elif args.what == "qa":
+        from app.evaluation.qa import eval_qa, render
+
+        if args.limit is not None and args.limit < 1:
+            raise ConfigError("--limit takes a positive number of questions")
+        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl")
     else:
         from app.evaluation.locomo import eval_locomo, render
 
         ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
         if not ks or ks[0] < 1:
             raise ConfigError("--k takes positive integers, e.g. 1,5,10")
-        result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit)
+        result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit or 0)
     args.out.mkdir(parents=True, exist_ok=True)
     name = f"locomo_{args.mode}" if args.what == "locomo" else args.what
     (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))

@@ -23,6 +23,7 @@ def register(add) -> None:
     p.add_argument("--as", dest="person", help="the person you are talking with: their profile and words first")
     p.add_argument("--at", help="when the question is asked (ISO 8601; default now): 'last Tuesday' counts from it")
     p.add_argument("--context", action="store_true", help="print the dialog context (profile + retrieved, cited)")
+    p.add_argument("--answer", action="store_true", help="answer with the local LLM, citing what was said")
     p.add_argument("--json", action="store_true")
     p = add("sessions", "list the conversation sessions with their people", cmd_sessions)
     p.add_argument("--json", action="store_true")
@@ -69,6 +70,8 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
     with open_memory(args, cfg) as memory:
         if args.person and memory.person_id(args.person) is None:
             raise StoreError(f"nobody called {args.person!r} (see `python -m app people`)")
+        if args.answer:
+            return _answer(args, cfg, memory, embedder, now)
         about = (args.person,) if args.person else ()
         found = find(Retriever(memory, embedder, cfg.recall), args.question, now, args.top, about)
         results, window = found.evidence, found.window
@@ -105,6 +108,26 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
     if ctx is not None:
         sys.stdout.write(f"\n--- profile ({ctx.profile_tokens} tokens)\n{ctx.profile}\n")
         sys.stdout.write(f"--- retrieved ({ctx.retrieved_tokens} tokens)\n{ctx.retrieved}\n")
+    return 0
+
+
+def _answer(args: argparse.Namespace, cfg: Config, memory, embedder, now: datetime) -> int:
+    """ask --answer: the answer streamed to the terminal with its citations, or one JSON object."""
+    from app.answer import Answerer
+    from app.llm import load_llm
+
+    llm = load_llm(cfg)
+    try:
+        stream = None if args.json else (lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+        result = Answerer(llm, memory, embedder, cfg)(args.question, now, args.person, stream)
+    finally:
+        llm.close()
+    if args.json:
+        print_json({"query": args.question, "at": now.isoformat(), **result.as_dict(when)})
+        return 0
+    sys.stdout.write("\n")
+    for c in result.citations:
+        sys.stdout.write(f"  [{c['id']}] {c['person'] or 'someone'}, {when(c['t_start'], 'seconds')}: {c['text']}\n")
     return 0
 
 

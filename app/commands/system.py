@@ -14,12 +14,16 @@ def register(add) -> None:
     p.add_argument("--json", action="store_true")
     p = add("config", "print the settings in effect as YAML", cmd_config)
     p.add_argument("--defaults", action="store_true", help="print the built-in defaults (the shipped config.yaml)")
-    p = add("bench", "measure speed: the recorder's stages, identity polls, recall, or the store at scale", cmd_bench)
-    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability"))
+    p = add(
+        "bench", "measure speed: the recorder's stages, identity polls, recall, the store at scale, the LLM", cmd_bench
+    )
+    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability", "llm"))
     p.add_argument(
         "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
     )
     p.add_argument("--kills", type=int, default=100, help="durability: how many times to kill -9 the writer")
+    p.add_argument("--beside-llm", action="store_true", help="pipeline: replay the demo again while the LLM generates")
+    p.add_argument("--no-server", action="store_true", help="llm: only in process, not through the local server")
     p.add_argument("--json", action="store_true")
 
 
@@ -58,9 +62,13 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         from app.bench_durability import bench_durability, render
 
         result = bench_durability(args.kills)
+    elif args.what == "llm":
+        from app.bench_llm import bench_llm, render
+
+        result = bench_llm(cfg, server=not args.no_server)
     else:
         from app.bench import bench_pipeline, render
 
-        result = bench_pipeline(cfg)
+        result = bench_pipeline(cfg, args.beside_llm)
     print_json(result) if args.json else sys.stdout.write(render(result))
     return 0

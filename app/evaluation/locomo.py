@@ -47,6 +47,7 @@ class Question:
     category: str
     evidence: tuple[str, ...]
     last_session: int
+    answer: str = ""  # the annotated answer (category 5: the adversarial answer it must not give)
 
 
 def session_time(text: str) -> float:
@@ -62,8 +63,10 @@ def turn_text(turn: dict) -> str:
     return text
 
 
-def load(path: Path) -> list[tuple[str, list[Turn], list[Question], tuple[str, str]]]:
-    """(sample id, turns in time order, questions with evidence in categories 1-4, speakers) per conversation."""
+def load(
+    path: Path, categories: tuple[str, ...] = CATEGORIES
+) -> list[tuple[str, list[Turn], list[Question], tuple[str, str]]]:
+    """(sample id, turns in time order, questions with evidence in `categories`, speakers) per conversation."""
     try:
         samples = json.loads(path.read_text())
     except (OSError, ValueError) as e:
@@ -85,11 +88,26 @@ def load(path: Path) -> list[tuple[str, list[Turn], list[Question], tuple[str, s
                 dict.fromkeys(f"D{m[0]}:{m[1]}" for e in qa.get("evidence", []) for m in _EVIDENCE.findall(e))
             )
             evidence = tuple(e for e in evidence if e in known)
-            if category in CATEGORIES and evidence:
+            if category in categories and evidence:
                 last = max(int(_EVIDENCE.fullmatch(e).group(1)) for e in evidence)  # type: ignore[union-attr]
-                questions.append(Question(qa["question"], category, evidence, last))
+                answer = str(qa.get("answer", qa.get("adversarial_answer", "")))
+                questions.append(Question(qa["question"], category, evidence, last, answer))
         out.append((sample["sample_id"], turns, questions, (conv["speaker_a"], conv["speaker_b"])))
     return out
+
+
+def add_session(mem, source: str, turns: list[Turn], people: dict[str, int], vectors: np.ndarray) -> dict[str, int]:
+    """One LoCoMo session into a memory, in one transaction: {dia_id: utterance id}."""
+    from app.store.memory import NewUtterance
+
+    with mem.batch():
+        sid = mem.start_session(source, turns[0].t)
+        return {
+            t.dia_id: mem.add_utterance(
+                NewUtterance(sid, people.get(t.speaker), t.text, t.t, t.t + TURN_S, 1.0, "locomo", False, v)
+            )
+            for t, v in zip(turns, vectors, strict=True)
+        }
 
 
 def _recall(ranked: list[int], evidence: set[int], k: int) -> float:
@@ -129,7 +147,7 @@ def eval_locomo(
     from app.perception import load_text_embedder
     from app.recall import Retriever
     from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
+    from app.store.memory import Memory
 
     conversations = load(data)[: limit or None]
     embedder = load_text_embedder(cfg)
@@ -160,24 +178,8 @@ def eval_locomo(
                     asked_online.setdefault(q.last_session, []).append(q)
                 for session, indices in sorted(by_session.items()):
                     started = time.perf_counter()
-                    with mem.batch():
-                        sid = mem.start_session(sample_id, turns[indices[0]].t)
-                        for i in indices:
-                            t = turns[i]
-                            uid_of[t.dia_id] = mem.add_utterance(
-                                NewUtterance(
-                                    sid,
-                                    people.get(t.speaker),
-                                    t.text,
-                                    t.t,
-                                    t.t + TURN_S,
-                                    1.0,
-                                    "locomo",
-                                    False,
-                                    vectors[i],
-                                )
-                            )
-                            asker.ingested.append(i)
+                    uid_of.update(add_session(mem, sample_id, [turns[i] for i in indices], people, vectors[indices]))
+                    asker.ingested.extend(indices)
                     ingest_s += time.perf_counter() - started
                     if mode == "online":
                         for q in asked_online.get(session, []):

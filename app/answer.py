@@ -1,0 +1,224 @@
+"""Grounded answers: the person's profile and the retrieved evidence go to the local LLM, which answers briefly
+and cites the evidence lines it used; citations are checked against what it was given.
+
+The model replies in JSON constrained by a schema whose citation items are exactly the evidence ids, and
+the ids are checked again here: an answer can never cite an utterance it was not shown. With no evidence
+at all the model is not asked: the memory holds nothing to answer from. The instructions and the profile
+form the prompt's cacheable prefix, so the profile of the person there is evaluated once per identity change.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from app.config import Config
+from app.context import DialogContext, retrieve
+from app.llm import DIALOG, RESTART, LLMWorker, Request
+from app.store.memory import Memory
+from app.text.embedder import TextEmbedder
+
+UNKNOWN = "I don't know."
+ANSWER_CHARS = 160  # the schema closes the answer's string here: a brief answer, never cut off mid-JSON
+# No example facts here: a small model copies them into answers (tests/test_answer.py checks this text).
+SYSTEM = (
+    "You answer the user's questions about conversations they had, using only the evidence lines given with "
+    "each question. Each line gives when it was said, who said it and what was said, and ends with its id in "
+    "brackets. Reply in JSON. Set known to true only when the evidence answers the question: then answer in a "
+    "few words, with the names, dates and numbers the evidence gives, and cite the ids of the lines you used. "
+    "When the evidence does not answer the question, set known to false, answer with "
+    f'"{UNKNOWN}" and cite nothing. A line that says yesterday, last week or next month counts from the date '
+    "of that line; write dates as day, month name and year."
+)
+PROFILE_HEADER = "\n\nWhat you know about the person you are talking with:\n"
+
+
+def spoken_time(t: float | None) -> str:
+    """A time as the model reads and repeats it: '8 May 2023 13:56' (UTC, like the rest of the memory)."""
+    if t is None:
+        return "?"
+    d = datetime.fromtimestamp(t, timezone.utc)
+    return f"{d.day} {d:%B %Y %H:%M}"
+
+
+def schema(evidence_ids: list[int]) -> dict:
+    """The reply's shape; a citation can only be one of the ids the model was shown."""
+    return {
+        "type": "object",
+        "properties": {
+            "known": {"type": "boolean"},
+            "answer": {"type": "string", "maxLength": ANSWER_CHARS},
+            "citations": {"type": "array", "items": {"type": "integer", "enum": evidence_ids}, "maxItems": 5},
+        },
+        "required": ["known", "answer", "citations"],
+        "additionalProperties": False,
+    }
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    known: bool
+    citations: list[dict] = field(default_factory=list)  # {id, person, t_start, text}
+    evidence: list[int] = field(default_factory=list)  # utterance ids the model was shown
+    latency_ms: float = 0.0
+    first_token_ms: float | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    finish: str = ""
+
+    def as_dict(self, when: Callable[[float], str]) -> dict:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "known": self.known,
+            "citations": [{**c, "t_start": when(c["t_start"])} for c in self.citations],
+            "evidence": self.evidence,
+            "latency_ms": round(self.latency_ms, 1),
+            "first_token_ms": None if self.first_token_ms is None else round(self.first_token_ms, 1),
+            "tokens": {
+                "prompt": self.prompt_tokens,
+                "cached": self.cached_tokens,
+                "completion": self.completion_tokens,
+            },
+            "finish": self.finish,
+        }
+
+
+class AnswerText:
+    """Pulls the value of the "answer" field out of a JSON reply as it streams, for the terminal or speech."""
+
+    def __init__(self) -> None:
+        self.buffer, self.pos, self.done = "", -1, False
+
+    def feed(self, piece: str) -> str:
+        self.buffer += piece
+        if self.pos < 0:
+            key = self.buffer.find('"answer"')
+            quote = self.buffer.find('"', self.buffer.find(":", key + 8) + 1) if key >= 0 else -1
+            if key < 0 or quote < 0 or ":" not in self.buffer[key:]:
+                return ""
+            self.pos = quote + 1
+        out = []
+        while not self.done and self.pos < len(self.buffer):
+            c = self.buffer[self.pos]
+            if c == '"':
+                self.done = True
+            elif c == "\\":
+                size = 6 if self.buffer[self.pos + 1 : self.pos + 2] == "u" else 2
+                if self.pos + size > len(self.buffer):
+                    break  # the escape is not complete yet
+                out.append(json.loads(f'"{self.buffer[self.pos : self.pos + size]}"'))
+                self.pos += size
+                continue
+            else:
+                out.append(c)
+            self.pos += 1
+        return "".join(out)
+
+
+def prompt(evidence: str, question: str, now: datetime, profile: str = "") -> tuple[dict, ...]:
+    """System (instructions, then the profile: the cacheable prefix) and user (time, evidence, question)."""
+    system = SYSTEM + (PROFILE_HEADER + profile if profile else "")
+    user = f"Now: {spoken_time(now.timestamp())}.\nEvidence:\n{evidence}\n\nQuestion: {question}"
+    return {"role": "system", "content": system}, {"role": "user", "content": user}
+
+
+class Answerer:
+    """Answers questions from memory with the LLM; keeps the profile of the person there between questions."""
+
+    def __init__(self, llm: LLMWorker, memory: Memory, embedder: TextEmbedder, cfg: Config) -> None:
+        self.llm, self.memory, self.embedder, self.cfg = llm, memory, embedder, cfg
+        self.dialog = DialogContext(memory, embedder, cfg.recall)
+
+    def messages(self, question: str, now: datetime) -> tuple[tuple[dict, ...], list[int]]:
+        """The prompt (system prefix with the profile, then the evidence and the question) and the evidence ids."""
+        text, cited, _, _ = retrieve(
+            self.memory,
+            self.embedder,
+            self.cfg.recall,
+            question,
+            now,
+            self.dialog.person,
+            self.cfg.llm.evidence_tokens,
+            stamp=spoken_time,
+            media=False,
+        )
+        ids = [c.id for c in cited if c.kind == "utterance"]
+        return prompt(text, question, now, self.dialog.profile[0]), ids
+
+    def __call__(
+        self,
+        question: str,
+        now: datetime,
+        person: str | None = None,
+        on_text: Callable[[str], None] | None = None,
+        timeout_s: float | None = None,
+    ) -> Answer:
+        """Answer `question` asked by (or about) `person` at `now`; `on_text` receives the answer as it streams."""
+        started = time.perf_counter()
+        self.dialog.person_changed(person)
+        messages, ids = self.messages(question, now)
+        return self.answer_from(messages, ids, question, on_text, timeout_s, started)
+
+    def answer_from(
+        self,
+        messages: tuple[dict, ...],
+        ids: list[int],
+        question: str,
+        on_text: Callable[[str], None] | None = None,
+        timeout_s: float | None = None,
+        started: float | None = None,
+    ) -> Answer:
+        """Ask the model with this prompt, whose evidence lines carry `ids`; check what it cites."""
+        started = time.perf_counter() if started is None else started
+        if not ids:
+            if on_text:
+                on_text(UNKNOWN)
+            return Answer(question, UNKNOWN, False, latency_ms=(time.perf_counter() - started) * 1e3, finish="stop")
+        request = Request(
+            messages, max_tokens=self.cfg.llm.answer_tokens, schema=schema(ids), cache_prefix=1, temperature=0.0
+        )
+        job = self.llm.submit(request, DIALOG)
+        stream, first = AnswerText(), None
+        for piece in job.tokens(timeout=timeout_s):
+            if piece is RESTART:
+                stream = AnswerText()
+                continue
+            shown = stream.feed(piece)  # type: ignore[arg-type]
+            if shown:
+                first = first or time.perf_counter()
+                if on_text:
+                    on_text(shown)
+        reply = job.result()
+        return self._grounded(question, reply, ids, started, first)
+
+    def _grounded(self, question: str, reply, ids: list[int], started: float, first: float | None) -> Answer:
+        data = reply.data or {}
+        shown = set(ids)
+        cited = list(dict.fromkeys(int(i) for i in data.get("citations", []) if int(i) in shown))
+        known = bool(data.get("known")) and bool(str(data.get("answer", "")).strip())
+        rows = self.memory.utterances(cited)
+        u = reply.usage
+        return Answer(
+            question,
+            str(data.get("answer", "")).strip() if known else UNKNOWN,
+            known,
+            [
+                {"id": i, "person": rows[i].person, "t_start": rows[i].t_start, "text": rows[i].text}
+                for i in cited
+                if i in rows
+            ],
+            ids,
+            (time.perf_counter() - started) * 1e3,
+            None if first is None else (first - started) * 1e3,
+            u.prompt_tokens,
+            u.cached_tokens,
+            u.completion_tokens,
+            u.finish,
+        )

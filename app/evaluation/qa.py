@@ -1,0 +1,222 @@
+"""`eval qa --data locomo10.json`: LoCoMo question answering with the local LLM, scored as the LoCoMo paper does.
+
+A stratified sample (the same number of questions from each category 1-5, drawn with `seed`) is asked of
+each conversation's memory, ingested whole into its own temporary encrypted database, as of the end of the
+conversation. Two ways of answering run side by side on the same questions with the same model and prompt:
+`top10`, the ten best retrieved turns alone, and `context`, the context this project builds (`ask --answer`:
+time filters, facts and summaries first, the turns within llm.evidence_tokens).
+
+Scoring follows LoCoMo's task_eval/evaluation.py: answers normalised (lower case, no punctuation, articles
+or "and"), words Porter-stemmed, token F1 against the annotated answer; category 1 (multi-hop) splits both on
+commas and averages each gold part's best F1; category 3 keeps the gold answer before its first ';'.
+Category 5 (adversarial) counts an answer as right when the model says it does not know or answers "not
+mentioned" / "no information available".
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from app.config import Config
+from app.errors import AppError, LLMError
+from app.evaluation.locomo import TURN_S, Question, add_session, load
+
+QA_CATEGORIES = ("1", "2", "3", "4", "5")
+NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}
+METHODS = ("top10", "context")
+
+
+def _stemmer():
+    try:
+        from nltk.stem import PorterStemmer
+    except ImportError as e:
+        raise AppError("eval qa scores with nltk's Porter stemmer: run `python3 build.py`") from e
+    return PorterStemmer()
+
+
+_PS = None
+
+
+def normalize(text: str) -> str:
+    text = str(text).replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the|and)\b", " ", text)
+    return " ".join(text.split())
+
+
+def token_f1(prediction: str, truth: str) -> float:
+    global _PS
+    _PS = _PS or _stemmer()
+    pred = [_PS.stem(w) for w in normalize(prediction).split()]
+    gold = [_PS.stem(w) for w in normalize(truth).split()]
+    same = sum((Counter(pred) & Counter(gold)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def score(category: str, prediction: str, truth: str, known: bool) -> float:
+    """LoCoMo's score of one answer."""
+    if category == "5":
+        said = prediction.lower()
+        return float(not known or "not mentioned" in said or "no information available" in said)
+    if category == "1":
+        parts = [p.strip() for p in prediction.split(",")]
+        return float(np.mean([max(token_f1(p, g.strip()) for p in parts) for g in truth.split(",")]))
+    if category == "3":
+        truth = truth.split(";", maxsplit=1)[0].strip()
+    return token_f1(prediction, truth)
+
+
+def sample(conversations, per_category: int, seed: int) -> list[tuple[int, Question]]:
+    """(conversation index, question): `per_category` drawn from each category, in conversation order."""
+    rng = random.Random(seed)
+    pool: dict[str, list[tuple[int, int, Question]]] = {c: [] for c in QA_CATEGORIES}
+    for ci, (_, _, questions, _) in enumerate(conversations):
+        for qi, q in enumerate(questions):
+            pool[q.category].append((ci, qi, q))
+    chosen = [item for c in QA_CATEGORIES for item in rng.sample(pool[c], min(per_category, len(pool[c])))]
+    return [(ci, q) for ci, _, q in sorted(chosen, key=lambda x: (x[0], x[1]))]
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.scores: dict[str, list[float]] = {c: [] for c in QA_CATEGORIES}
+        self.unknown: dict[str, int] = dict.fromkeys(QA_CATEGORIES, 0)
+        self.seconds: list[float] = []
+        self.first_token: list[float] = []
+        self.prompt_tokens: list[int] = []
+        self.errors = 0
+
+    def add(self, category: str, value: float, answer, seconds: float) -> None:
+        self.scores[category].append(value)
+        self.unknown[category] += not answer.known
+        self.seconds.append(seconds)
+        if answer.first_token_ms is not None:
+            self.first_token.append(answer.first_token_ms / 1e3)
+        self.prompt_tokens.append(answer.prompt_tokens)
+
+    def table(self) -> dict:
+        def mean(xs) -> float:
+            return round(float(np.mean(xs)), 4) if len(xs) else 0.0
+
+        answered = [v for c in ("1", "2", "3", "4") for v in self.scores[c]]
+        return {
+            "f1_1_4": mean(answered),
+            "by_category": {
+                c: {
+                    ("not_mentioned" if c == "5" else "f1"): mean(self.scores[c]),
+                    "questions": len(self.scores[c]),
+                    "said_unknown": self.unknown[c],
+                }
+                for c in QA_CATEGORIES
+            },
+            "s_per_question": mean(self.seconds),
+            "first_token_s": mean(self.first_token),
+            "prompt_tokens": mean(self.prompt_tokens),
+            "errors": self.errors,
+        }
+
+
+def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: Path | None = None) -> dict:
+    """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each."""
+    import json
+
+    from app.answer import Answerer, prompt, spoken_time
+    from app.context import find
+    from app.llm import load_llm
+    from app.perception import load_text_embedder
+    from app.recall import Retriever
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    global _PS
+    _PS = _PS or _stemmer()  # before any work: a missing stemmer should not cost a run
+    conversations = load(data, QA_CATEGORIES)
+    per_category = max(1, -(-limit // len(QA_CATEGORIES)))
+    chosen = sample(conversations, per_category, seed)
+    embedder = load_text_embedder(cfg)
+    llm = load_llm(cfg)
+    info = llm.backend.info()
+    tallies = {m: _Tally() for m in METHODS}
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="locomo-qa-") as tmp:
+            for ci in sorted({ci for ci, _ in chosen}):
+                sample_id, turns, _, speakers = conversations[ci]
+                path = Path(tmp) / f"{sample_id}.db"
+                with Memory.open(path, Secret(b"locomo qa eval", "eval"), cfg.store, True) as mem:
+                    people = {name: mem.add_person(name).id for name in speakers}
+                    vectors = embedder([t.text for t in turns])
+                    for session in sorted({t.session for t in turns}):
+                        idx = [i for i, t in enumerate(turns) if t.session == session]
+                        add_session(mem, sample_id, [turns[i] for i in idx], people, vectors[idx])
+                    now = datetime.fromtimestamp(turns[-1].t + TURN_S, timezone.utc)
+                    answerer = Answerer(llm, mem, embedder, cfg)
+                    retriever = Retriever(mem, embedder, cfg.recall)
+                    for q in (q for c, q in chosen if c == ci):
+                        row = {"conversation": sample_id, "category": q.category, "question": q.text, "gold": q.answer}
+                        for method in METHODS:
+                            started = time.perf_counter()
+                            try:
+                                if method == "context":
+                                    answer = answerer(q.text, now)
+                                else:
+                                    evidence = find(retriever, q.text, now, 10).evidence
+                                    lines = "\n".join(
+                                        f"{spoken_time(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]"
+                                        for e in evidence
+                                    )
+                                    ids = [e.utterance_id for e in evidence]
+                                    answer = answerer.answer_from(prompt(lines, q.text, now), ids, q.text)
+                            except LLMError as e:  # counted as a wrong answer, and the run goes on
+                                tallies[method].errors += 1
+                                tallies[method].scores[q.category].append(0.0)
+                                row[method] = {"error": str(e), "score": 0.0}
+                                continue
+                            seconds = time.perf_counter() - started
+                            value = score(q.category, answer.answer, q.answer, answer.known)
+                            tallies[method].add(q.category, value, answer, seconds)
+                            row[method] = {"answer": answer.answer, "known": answer.known, "score": round(value, 4)}
+                        rows.append(row)
+    finally:
+        llm.close()
+    if rows_out is not None:
+        rows_out.parent.mkdir(parents=True, exist_ok=True)
+        rows_out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return {
+        "model": info.get("model"),
+        "backend": info.get("backend"),
+        "questions": len(chosen),
+        "per_category": per_category,
+        "seed": seed,
+        "evidence_tokens": cfg.llm.evidence_tokens,
+        **{m: tallies[m].table() for m in METHODS},
+    }
+
+
+def render(r: dict) -> str:
+    lines = [
+        f"LoCoMo QA: {r['questions']} questions ({r['per_category']} per category, seed {r['seed']}), "
+        f"model {r['model']} ({r['backend']}), evidence {r['evidence_tokens']} tokens",
+        f"{'':24s}{'top10':>10s}{'context':>10s}",
+    ]
+    for c in QA_CATEGORIES:
+        key = "not_mentioned" if c == "5" else "f1"
+        label = f"{c} {NAMES[c]} ({key})"
+        lines.append(f"{label:24s}" + "".join(f"{r[m]['by_category'][c][key]:10.3f}" for m in METHODS))
+    lines.append(f"{'F1 over 1-4':24s}" + "".join(f"{r[m]['f1_1_4']:10.3f}" for m in METHODS))
+    lines.append(f"{'s per question':24s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in METHODS))
+    lines.append(f"{'first token (s)':24s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in METHODS))
+    lines.append(f"{'prompt tokens':24s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in METHODS))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,72 @@
+"""The local language model: one interface, two backends (llama.cpp in process, an OpenAI-compatible server).
+
+llm = load_llm(cfg)                      # the model the config names, on its own worker thread
+job = llm.submit(Request(messages, schema=...), DIALOG)
+for piece in job.tokens(): ...           # streamed text; job.cancel() stops it
+reply = job.result()                     # text, parsed JSON, token counts and timings
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from app import registry
+from app.config import Config
+from app.errors import LLMError
+from app.llm.base import Backend, Cancel, Message, Reply, Request, Usage
+from app.llm.worker import BACKGROUND, DIALOG, RESTART, Job, LLMWorker
+
+__all__ = [
+    "BACKGROUND",
+    "DIALOG",
+    "RESTART",
+    "Backend",
+    "Cancel",
+    "Job",
+    "LLMWorker",
+    "Message",
+    "Reply",
+    "Request",
+    "Usage",
+    "load_llm",
+    "model_path",
+]
+_LOGGER = logging.getLogger(__name__)
+
+
+def model_path(cfg: Config) -> Path:
+    """The GGUF file llm.model names: a registry entry (verified against its sha256) or a user's file."""
+    name = cfg.llm.model
+    if name in registry.REGISTRY:
+        spec = registry.get(name)
+        if spec.role != "llm":
+            raise LLMError(f"llm.model {name!r} is a {spec.role} model, not a language model")
+        (path,) = registry.verify(spec, cfg.models_dir)
+        return path
+    path = Path(name).expanduser()
+    if not path.is_absolute() and not path.exists():
+        path = cfg.models_dir / path
+    if path.suffix != ".gguf":
+        llms = [s.name for s in registry.REGISTRY.values() if s.role == "llm"]
+        raise LLMError(f"llm.model {name!r} is neither a .gguf file nor one of {', '.join(llms)}")
+    return path
+
+
+def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
+    """The configured model on its worker thread. `beside_capture`: the recorder shares the CPU, so the
+    in-process model gets one thread unless llm.threads says otherwise."""
+    c = cfg.llm
+    if c.backend == "openai":
+        from app.llm.server import ServerBackend
+
+        return LLMWorker(lambda: ServerBackend(c.url, c.model, c.timeout_s, c.retries), nice=0)
+    from app.devices import llama_gpu_layers
+    from app.llm.local import LlamaBackend, import_llama_cpp
+
+    path = model_path(cfg)
+    import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
+    threads = c.threads or (1 if beside_capture else cfg.device.threads)
+    layers = c.gpu_layers if c.gpu_layers >= 0 else llama_gpu_layers(cfg.device.kind)
+    _LOGGER.info("language model %s: %d threads, %d GPU layers", path.name, threads, layers)
+    return LLMWorker(lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache), nice=c.nice)

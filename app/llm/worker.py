@@ -1,0 +1,230 @@
+"""The one thread that owns the model: a priority queue of jobs, streaming, cancellation, validated JSON.
+
+A llama.cpp context is not thread-safe, and the capture loop must never wait on it, so every call goes
+through `LLMWorker.submit`, which returns at once with a `Job`. Jobs run one at a time, dialog before
+background work; a dialog job that arrives while background work generates pre-empts it (the background job
+goes back into the queue and runs again from the start). The thread runs at a lower scheduling priority
+(`llm.nice`) so that capture, which runs at normal priority, always wins the CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import json
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from app.errors import LLMCancelled, LLMError
+from app.llm.base import Backend, Cancel, Reply, Request, Usage
+
+_LOGGER = logging.getLogger(__name__)
+DIALOG, BACKGROUND = 0, 10  # priorities: lower runs first
+RESTART = object()  # yielded by Job.tokens() when an invalid JSON reply is thrown away and asked again
+_DONE = object()
+
+
+class _Flag(Cancel):
+    """Set by the caller (cancel) or by the worker (pre-emption by a more urgent job)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.preempted = threading.Event()
+
+    def __bool__(self) -> bool:
+        return super().__bool__() or self.preempted.is_set()
+
+
+class Job:
+    """A submitted request: its text as it streams, its `Reply`, and `cancel()`."""
+
+    def __init__(self, request: Request, priority: int) -> None:
+        self.request, self.priority = request, priority
+        self.flag = _Flag()
+        self.future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
+        self.submitted = time.perf_counter()
+        self._pieces: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    @property
+    def cancelled(self) -> bool:
+        return Cancel.__bool__(self.flag)
+
+    def cancel(self) -> None:
+        """Stop generating (between tokens or prompt batches); the reply so far is returned, finish 'cancelled'."""
+        self.flag.set()
+
+    def _emit(self, piece: Any) -> None:
+        self._pieces.put(piece)
+
+    def tokens(self, timeout: float | None = None) -> Iterator[str | object]:
+        """The reply's text as it is generated (RESTART before a retried JSON reply). Ends with the job; raises
+        its error. `timeout` bounds the wait for each piece."""
+        while True:
+            try:
+                piece = self._pieces.get(timeout=timeout)
+            except queue.Empty:
+                raise LLMError(f"no token from the language model within {timeout} s") from None
+            if piece is _DONE:
+                self.future.result()  # raises the job's error, if any
+                return
+            yield piece
+
+    def result(self, timeout: float | None = None) -> Reply:
+        try:
+            return self.future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise LLMError(f"the language model did not answer within {timeout} s") from None
+
+    async def wait(self) -> Reply:
+        """The reply, awaited on an asyncio loop without blocking it."""
+        return await asyncio.wrap_future(self.future)
+
+
+class LLMWorker:
+    """Owns one backend on one thread. `factory` builds the backend on that thread (so llama.cpp's own
+    threads inherit its priority)."""
+
+    def __init__(self, factory: Callable[[], Backend], nice: int = 0, name: str = "llm") -> None:
+        self._queue: queue.PriorityQueue[tuple[int, int, Job | None]] = queue.PriorityQueue()
+        self._seq = itertools.count()
+        self._current: Job | None = None
+        self._lock = threading.Lock()
+        self._ready: concurrent.futures.Future[Backend] = concurrent.futures.Future()
+        self._nice = nice
+        self._thread = threading.Thread(target=self._run, args=(factory,), name=name, daemon=True)
+        self._thread.start()
+        self.backend = self._ready.result()  # a load error is raised here, in the caller's thread
+
+    # ------------------------------------------------------------------ caller side
+    def submit(self, request: Request, priority: int = DIALOG) -> Job:
+        job = Job(request, priority)
+        with self._lock:
+            if not self._thread.is_alive():
+                raise LLMError("the language model worker has stopped")
+            running = self._current
+            if running is not None and priority < running.priority and running.request.schema is not None:
+                running.flag.preempted.set()  # background JSON work steps aside; it is re-run later
+            self._queue.put((priority, next(self._seq), job))
+        return job
+
+    def complete(self, request: Request, priority: int = DIALOG, timeout: float | None = None) -> Reply:
+        return self.submit(request, priority).result(timeout)
+
+    def close(self) -> None:
+        """Cancel what runs, drop what waits, stop the thread and free the model."""
+        with self._lock:
+            if self._current is not None:
+                self._current.cancel()
+            self._queue.put((-1, -1, None))
+        self._thread.join(timeout=30)
+
+    # ------------------------------------------------------------------ worker side
+    def _run(self, factory: Callable[[], Backend]) -> None:
+        if self._nice:
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self._nice)
+            except (OSError, AttributeError) as e:  # not Linux, or not permitted
+                _LOGGER.debug("cannot lower the LLM thread's priority: %s", e)
+        try:
+            backend = factory()
+        except BaseException as e:
+            self._ready.set_exception(e)
+            return
+        self._ready.set_result(backend)
+        try:
+            while True:
+                _, _, job = self._queue.get()
+                if job is None:
+                    break
+                with self._lock:
+                    self._current = job
+                try:
+                    self._execute(backend, job)
+                finally:
+                    with self._lock:
+                        self._current = None
+        finally:
+            self._drain()
+            backend.close()
+
+    def _drain(self) -> None:
+        while not self._queue.empty():
+            _, _, job = self._queue.get_nowait()
+            if job is not None and not job.future.done():
+                job.future.set_exception(LLMCancelled("the language model was closed"))
+                job._emit(_DONE)
+
+    def _execute(self, backend: Backend, job: Job) -> None:
+        if job.cancelled:
+            self._finish(job, error=LLMCancelled("cancelled before it started"))
+            return
+        usage = Usage(queued_s=time.perf_counter() - job.submitted)
+        started = time.perf_counter()
+        for attempt in (1, 2):
+            text: list[str] = []
+            try:
+                for piece in backend.stream(job.request, job.flag, usage):
+                    if usage.first_token_s is None:
+                        usage.first_token_s = time.perf_counter() - started
+                    text.append(piece)
+                    job._emit(piece)
+            except LLMError as e:
+                self._finish(job, error=e)
+                return
+            except Exception as e:  # the backend's own failure: one line for the user, the trace in the log
+                _LOGGER.exception("language model failure")
+                self._finish(job, error=LLMError(f"the language model failed: {type(e).__name__}: {e}"))
+                return
+            usage.total_s = time.perf_counter() - started
+            if job.flag.preempted.is_set() and not job.cancelled:
+                self._requeue(job)
+                return
+            reply = Reply("".join(text), usage)
+            if job.cancelled or job.request.schema is None:
+                usage.finish = "cancelled" if job.cancelled else usage.finish
+                self._finish(job, reply)
+                return
+            problem = _invalid(reply, job.request.schema)
+            if problem is None:
+                self._finish(job, reply)
+                return
+            _LOGGER.info("reply not valid for its schema (%s); attempt %d", problem, attempt)
+            if attempt == 1:
+                job._emit(RESTART)
+                usage.first_token_s = None
+        self._finish(job, error=LLMError(f"the model's reply was not valid JSON for its schema twice ({problem})"))
+
+    def _requeue(self, job: Job) -> None:
+        job.flag.preempted.clear()
+        job._emit(RESTART)
+        self._queue.put((job.priority, next(self._seq), job))
+
+    @staticmethod
+    def _finish(job: Job, reply: Reply | None = None, error: Exception | None = None) -> None:
+        if error is not None:
+            job.future.set_exception(error)
+        else:
+            job.future.set_result(reply)  # type: ignore[arg-type]
+        job._emit(_DONE)
+
+
+def _invalid(reply: Reply, schema: dict) -> str | None:
+    """None when the reply parses as JSON valid against `schema` (and is stored in reply.data), else why not."""
+    import jsonschema
+
+    try:
+        data = json.loads(reply.text)
+    except ValueError as e:
+        return f"not JSON: {e}"
+    try:
+        jsonschema.validate(data, schema)
+    except jsonschema.ValidationError as e:
+        return f"{e.message[:120]}"
+    reply.data = data
+    return None

@@ -1,0 +1,117 @@
+"""Grounded answers on the real 0.5B model: the answer, `known`, citations that are always evidence the model
+was shown, unknown without evidence, the answer streamed out of the JSON reply, and a prompt that carries no
+example facts for a small model to copy."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from datetime import datetime, timezone
+
+import pytest
+
+from app.answer import SYSTEM, UNKNOWN, Answerer, AnswerText, schema, spoken_time
+from app.llm import Request
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
+from tests.conftest import need_models
+
+MODEL = "qwen2.5-coder-0.5b"
+MAY_8 = datetime(2023, 5, 8, 14, 0, tzinfo=timezone.utc).timestamp()
+DAY = 86400.0
+LINES = [
+    ("Caroline", 0, "I went to an LGBTQ support group yesterday and it was powerful."),
+    ("Melanie", 0, "I painted a sunrise over the lake last week."),
+    ("Caroline", 1, "I am thinking about studying counseling and mental health."),
+    ("Melanie", 1, "My kids and I went camping in the mountains."),
+    ("Caroline", 2, "I adopted a puppy named Luna, she loves tennis balls."),
+    ("Melanie", 2, "I signed up for a pottery class on Saturdays."),
+]
+
+
+@pytest.fixture(scope="module")
+def llm(cfg):
+    need_models(MODEL)
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
+    from app.llm import load_llm
+
+    worker = load_llm(replace(cfg, llm=replace(cfg.llm, model=MODEL)))
+    yield worker
+    worker.close()
+
+
+@pytest.fixture
+def memory(cfg, perception, tmp_path):
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        people = {name: m.add_person(name).id for name in ("Caroline", "Melanie")}
+        vectors = perception.text([text for _, _, text in LINES])
+        uids = []
+        for (name, day, text), vec in zip(LINES, vectors, strict=True):
+            t = MAY_8 + day * DAY
+            session = m.start_session("t", t)
+            uids.append(m.add_utterance(NewUtterance(session, people[name], text, t, t + 5, 1.0, "t", False, vec)))
+        yield m, uids
+
+
+NOW = datetime.fromtimestamp(MAY_8 + 3 * DAY, timezone.utc)
+
+
+def test_answers_from_evidence_and_cites_it(llm, memory, perception, cfg):
+    m, uids = memory
+    streamed: list[str] = []
+    answer = Answerer(llm, m, perception.text, cfg)("What is the name of Caroline's puppy?", NOW, None, streamed.append)
+    assert answer.known and "Luna" in answer.answer
+    assert "".join(streamed).strip() == answer.answer
+    cited = [c["id"] for c in answer.citations]
+    assert uids[4] in cited and set(cited) <= set(answer.evidence)
+    luna = next(c for c in answer.citations if c["id"] == uids[4])
+    assert luna["person"] == "Caroline" and "Luna" in luna["text"] and luna["t_start"] == MAY_8 + 2 * DAY
+    assert answer.prompt_tokens > 0 and answer.completion_tokens > 0 and answer.latency_ms > 0
+
+
+def test_says_it_does_not_know_when_the_memory_holds_nothing(llm, cfg, tmp_path, perception):
+    with Memory.open(tmp_path / "empty.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        answer = Answerer(llm, m, perception.text, cfg)("What is Melanie's favourite opera?", NOW)
+    assert not answer.known and answer.answer == UNKNOWN and answer.citations == []
+    assert answer.prompt_tokens == 0  # nothing to answer from: the model is not asked
+
+
+def test_an_unsupported_question_is_not_answered_with_a_guess(llm, memory, perception, cfg):
+    m, _ = memory
+    answer = Answerer(llm, m, perception.text, cfg)("What is the name of Melanie's husband?", NOW)
+    assert not answer.known and answer.answer == UNKNOWN and answer.citations == []
+
+
+def test_citations_are_only_ever_evidence_ids(llm, memory, perception, cfg):
+    m, _ = memory
+    answerer = Answerer(llm, m, perception.text, cfg)
+    messages, ids = answerer.messages("Who went camping?", NOW)
+    assert ids and all(f"[{i}]" in messages[1]["content"] for i in ids)
+    reply = llm.complete(Request(messages, schema=schema(ids), max_tokens=64), timeout=120)
+    assert set(reply.data["citations"]) <= set(ids)
+    # what the checker does with an id the model was not shown (a server that ignores the schema could send it)
+    reply.data = {"known": True, "answer": "Melanie", "citations": [ids[0], 999999]}
+    checked = answerer._grounded("Who went camping?", reply, ids, 0.0, None)
+    assert [c["id"] for c in checked.citations] == [ids[0]]
+
+
+def test_evidence_is_dated_the_way_answers_should_be():
+    assert spoken_time(MAY_8) == "8 May 2023 14:00"
+
+
+def test_the_answer_streams_out_of_the_json_reply():
+    reply = '{"known": true, "answer": "Luna, the \\"puppy\\" \\u00e9t\\u00e9", "citations": [5]}'
+    for size in (1, 2, 3, 7, len(reply)):
+        stream = AnswerText()
+        text = "".join(stream.feed(reply[i : i + size]) for i in range(0, len(reply), size))
+        assert text == json.loads(reply)["answer"], size
+        assert stream.done
+
+
+def test_the_prompt_holds_no_example_facts():
+    """A small model copies names, dates and numbers out of its instructions into answers."""
+    assert not re.search(r"\d", SYSTEM)
+    sentence_starts = {m.group(1) for m in re.finditer(r"(?:^|[.:]\s+)([A-Z]\w*)", SYSTEM)}
+    capitalised = set(re.findall(r"\b[A-Z]\w*", SYSTEM))
+    assert capitalised - sentence_starts <= {"JSON", "I"}, capitalised - sentence_starts

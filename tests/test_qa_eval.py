@@ -1,0 +1,53 @@
+"""`eval qa`: LoCoMo's answer metric as its paper scores it, the stratified sample, and a short real run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli import main
+from app.evaluation.qa import QA_CATEGORIES, normalize, sample, score, token_f1
+from tests.conftest import need_models
+
+
+def test_normalisation_and_stemmed_f1():
+    assert normalize("The cat, and a Dog!") == "cat dog"
+    assert token_f1("7 May 2023", "7 May, 2023") == 1.0
+    assert token_f1("she plays tennis", "playing tennis") == pytest.approx(0.8)  # stems: play, tenni
+    assert token_f1("nothing alike", "7 May 2023") == 0.0
+
+
+def test_scores_by_category():
+    # multi-hop: each gold part's best match among the answer's parts, averaged
+    assert score("1", "pottery, camping", "camping, pottery, painting", True) == pytest.approx(2 / 3)
+    assert score("3", "likely yes", "Likely yes; she cares about it", True) == 1.0  # gold cut at ';'
+    assert score("5", "I don't know.", "Sweden", False) == 1.0
+    assert score("5", "It is not mentioned.", "Sweden", True) == 1.0
+    assert score("5", "Sweden", "Sweden", True) == 0.0
+
+
+def test_sample_is_stratified_and_seeded(shared_data):
+    from app.evaluation.locomo import load
+
+    conversations = load(shared_data / "locomo" / "locomo10.json", QA_CATEGORIES)
+    first = sample(conversations, 40, seed=0)
+    assert len(first) == 200
+    counts = {c: sum(q.category == c for _, q in first) for c in QA_CATEGORIES}
+    assert counts == dict.fromkeys(QA_CATEGORIES, 40)
+    assert first == sample(conversations, 40, seed=0) and first != sample(conversations, 40, seed=1)
+    assert all(q.answer for _, q in first)
+
+
+def test_a_short_real_run(shared_data, tmp_path, capsys):
+    need_models("qwen2.5-coder-0.5b", "minilm-l6-int8")
+    data = shared_data / "locomo" / "locomo10.json"
+    assert main(["eval", "qa", "--data", str(data), "--limit", "5", "--out", str(tmp_path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["questions"] == 5 and result["model"].endswith(".gguf")
+    for method in ("top10", "context"):
+        table = result[method]
+        assert set(table["by_category"]) == set(QA_CATEGORIES)
+        assert 0.0 <= table["f1_1_4"] <= 1.0 and table["s_per_question"] > 0
+    rows = [json.loads(line) for line in (tmp_path / "qa_answers.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and all(r["top10"]["answer"] and r["context"]["answer"] for r in rows)
