@@ -121,3 +121,27 @@ def test_wrong_key_is_one_line(demo_run, monkeypatch, capsys):
     assert main(["--data-dir", str(data), "ask", "tennis"]) == 6
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "wrong key" in err[0]
+
+
+def test_ask_answer_names_who_and_cites_what_they_said(demo_run, demo_key, capsys):
+    need_models("qwen2.5-coder-0.5b")
+    data, _, _ = demo_run
+    stored = _labels(data, capsys)
+    label, text = stored[8]  # "I am allergic to peanuts ..." said by David (named from his own words)
+    out = _cli(capsys, "--data-dir", str(data), "ask", "who is allergic to peanuts", "--answer", "--json")
+    assert out["known"] and label.lower() in out["answer"].lower(), out
+    assert set(out) >= {"answer", "known", "citations", "latency_ms", "tokens", "evidence"}
+    cited = out["citations"]
+    assert cited and all(c["id"] in out["evidence"] for c in cited)
+    assert any(c["text"] == text and c["person"] == label for c in cited), cited
+    assert out["tokens"]["prompt"] > 0 and out["tokens"]["completion"] > 0
+
+
+def test_ask_answer_streams_to_the_terminal(demo_run, demo_key, capsys):
+    need_models("qwen2.5-coder-0.5b")
+    data, _, _ = demo_run
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "ask", "when is the meeting with the bank", "--answer"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) >= 2 and "monday" in lines[0].lower(), lines  # the answer, then its citations
+    assert all(line.startswith("  [") for line in lines[1:])

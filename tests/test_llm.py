@@ -62,10 +62,20 @@ def test_an_invalid_reply_is_asked_again_once_then_a_clear_error(llm):
     schema = {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 1000}}, "required": ["n"]}
     job = llm.submit(_ask("Reply with n equal to 3.", schema=schema, max_tokens=16))
     seen: list = []
-    with pytest.raises(LLMError, match="not valid JSON for its schema twice"):
+    with pytest.raises(LLMError, match="not valid JSON for its schema"):
         for piece in job.tokens(timeout=60):
             seen.append(piece)
-    assert RESTART in seen  # the first reply was thrown away and the question asked again
+    assert RESTART in seen  # the first reply was thrown away and the question asked again, with the reason
+
+
+def test_a_reply_cut_off_by_max_tokens_is_not_asked_again(llm):
+    schema = {"type": "object", "properties": {"story": {"type": "string"}}, "required": ["story"]}
+    job = llm.submit(_ask("Tell a long story about the sea.", schema=schema, max_tokens=12))
+    pieces: list = []
+    with pytest.raises(LLMError, match="cut off at 12 tokens"):
+        for piece in job.tokens(timeout=60):
+            pieces.append(piece)
+    assert RESTART not in pieces
 
 
 def test_cancel_stops_generation_mid_reply(llm):
@@ -95,8 +105,9 @@ def test_dialog_runs_before_queued_background_work(llm):
 
 
 def test_dialog_pre_empts_background_json_work(llm):
-    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}}
-    long_job = llm.submit(_ask("List forty animals.", schema=schema, max_tokens=300), BACKGROUND)
+    words = {"type": "array", "items": {"type": "string", "maxLength": 12}, "maxItems": 30}
+    schema = {"type": "object", "properties": {"animals": words}, "required": ["animals"]}
+    long_job = llm.submit(_ask("List thirty animals.", schema=schema, max_tokens=400), BACKGROUND)
     stream = long_job.tokens(timeout=60)
     next(stream)  # it is generating
     started = time.perf_counter()

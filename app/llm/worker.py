@@ -2,9 +2,9 @@
 
 A llama.cpp context is not thread-safe, and the capture loop must never wait on it, so every call goes
 through `LLMWorker.submit`, which returns at once with a `Job`. Jobs run one at a time, dialog before
-background work; a dialog job that arrives while background work generates pre-empts it (the background job
-goes back into the queue and runs again from the start). The thread runs at a lower scheduling priority
-(`llm.nice`) so that capture, which runs at normal priority, always wins the CPU.
+background work; a dialog job that arrives while background work runs pre-empts it (the background job goes
+back into the queue and runs again from the start; its stream says RESTART). The thread runs at a lower
+scheduling priority (`llm.nice`) so that capture, which runs at normal priority, always wins the CPU.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from app.errors import LLMCancelled, LLMError
@@ -26,7 +27,7 @@ from app.llm.base import Backend, Cancel, Reply, Request, Usage
 
 _LOGGER = logging.getLogger(__name__)
 DIALOG, BACKGROUND = 0, 10  # priorities: lower runs first
-RESTART = object()  # yielded by Job.tokens() when an invalid JSON reply is thrown away and asked again
+RESTART = object()  # yielded by Job.tokens() when the text so far is thrown away (invalid JSON, pre-empted)
 _DONE = object()
 
 
@@ -63,7 +64,7 @@ class Job:
         self._pieces.put(piece)
 
     def tokens(self, timeout: float | None = None) -> Iterator[str | object]:
-        """The reply's text as it is generated (RESTART before a retried JSON reply). Ends with the job; raises
+        """The reply's text as it is generated (RESTART when what came so far is void). Ends with the job; raises
         its error. `timeout` bounds the wait for each piece."""
         while True:
             try:
@@ -108,8 +109,8 @@ class LLMWorker:
             if not self._thread.is_alive():
                 raise LLMError("the language model worker has stopped")
             running = self._current
-            if running is not None and priority < running.priority and running.request.schema is not None:
-                running.flag.preempted.set()  # background JSON work steps aside; it is re-run later
+            if running is not None and priority < running.priority:
+                running.flag.preempted.set()  # it steps aside and runs again later, from the start
             self._queue.put((priority, next(self._seq), job))
         return job
 
@@ -166,10 +167,11 @@ class LLMWorker:
             return
         usage = Usage(queued_s=time.perf_counter() - job.submitted)
         started = time.perf_counter()
+        request = job.request
         for attempt in (1, 2):
             text: list[str] = []
             try:
-                for piece in backend.stream(job.request, job.flag, usage):
+                for piece in backend.stream(request, job.flag, usage):
                     if usage.first_token_s is None:
                         usage.first_token_s = time.perf_counter() - started
                     text.append(piece)
@@ -186,19 +188,23 @@ class LLMWorker:
                 self._requeue(job)
                 return
             reply = Reply("".join(text), usage)
-            if job.cancelled or job.request.schema is None:
+            if job.cancelled or request.schema is None:
                 usage.finish = "cancelled" if job.cancelled else usage.finish
                 self._finish(job, reply)
                 return
-            problem = _invalid(reply, job.request.schema)
+            problem = _invalid(reply, request.schema)
             if problem is None:
                 self._finish(job, reply)
                 return
-            _LOGGER.info("reply not valid for its schema (%s); attempt %d", problem, attempt)
+            if usage.finish == "length":  # asking again would be cut off the same way
+                problem = f"cut off at {request.max_tokens} tokens"
+                break
+            _LOGGER.info("reply not valid for its schema (%s); asking again", problem)
             if attempt == 1:
                 job._emit(RESTART)
                 usage.first_token_s = None
-        self._finish(job, error=LLMError(f"the model's reply was not valid JSON for its schema twice ({problem})"))
+                request = replace(request, messages=(*request.messages, *_correction(reply.text, problem)))
+        self._finish(job, error=LLMError(f"the model's reply was not valid JSON for its schema ({problem})"))
 
     def _requeue(self, job: Job) -> None:
         job.flag.preempted.clear()
@@ -212,6 +218,14 @@ class LLMWorker:
         else:
             job.future.set_result(reply)  # type: ignore[arg-type]
         job._emit(_DONE)
+
+
+def _correction(text: str, problem: str) -> tuple[dict[str, str], ...]:
+    """What the model is told before it answers again: its reply and what was wrong with it."""
+    return (
+        {"role": "assistant", "content": text},
+        {"role": "user", "content": f"That reply is not valid ({problem}). Reply again with only valid JSON."},
+    )
 
 
 def _invalid(reply: Reply, schema: dict) -> str | None:
