@@ -167,8 +167,9 @@ class Answerer:
             stamp=spoken_time,
             media=False,
         )
-        ids = [c.id for c in cited if c.kind == "utterance"]
-        return prompt(text, question, now, self.dialog.profile[0]), ids
+        profile, known, _ = self.dialog.profile  # its latest words carry their ids too: citable
+        ids = list(dict.fromkeys(c.id for c in [*known, *cited] if c.kind == "utterance"))
+        return prompt(text, question, now, profile), ids
 
     def __call__(
         self,
@@ -214,7 +215,8 @@ class Answerer:
                 if on_text:
                     on_text(shown)
         reply = job.result()
-        return self._grounded(question, reply, ids, started, first, messages[-1]["content"])
+        shown = "\n".join(m["content"] for m in messages)  # the profile is evidence too
+        return self._grounded(question, reply, ids, started, first, shown)
 
     def _grounded(
         self, question: str, reply, ids: list[int], started: float, first: float | None, evidence: str

@@ -5,41 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import pytest
-
 from app.context import PROFILE_TOKENS, RETRIEVED_TOKENS, DialogContext, context
 from app.recall import search
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
-
-MAY_8 = datetime(2023, 5, 8, 14, 0, tzinfo=timezone.utc).timestamp()
-DAY = 86400.0
-
-
-@pytest.fixture
-def memory(cfg, perception, tmp_path):
-    """Two people over three days, with facts, a relation and a summary citing their words."""
-    lines = [
-        ("Caroline", 0, "I went to an LGBTQ support group yesterday and it was powerful."),
-        ("Melanie", 0, "I painted a sunrise over the lake last week."),
-        ("Caroline", 1, "I am thinking about studying counseling and mental health."),
-        ("Melanie", 1, "My kids and I went camping in the mountains."),
-        ("Caroline", 2, "I adopted a puppy named Luna, she loves tennis balls."),
-        ("Melanie", 2, "I signed up for a pottery class on Saturdays."),
-    ]
-    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
-        ids = {name: m.add_person(name).id for name in ("Caroline", "Melanie")}
-        uids = []
-        vectors = perception.text([text for _, _, text in lines])
-        for (name, day, text), vec in zip(lines, vectors, strict=True):
-            t = MAY_8 + day * DAY
-            session = m.start_session("t", t)
-            uids.append(m.add_utterance(NewUtterance(session, ids[name], text, t, t + 5, 1.0, "t", False, vec)))
-        m.add_fact(ids["Caroline"], "plan", "career", "counseling " * 700, [uids[2]], importance=0.9)  # long
-        m.add_fact(ids["Caroline"], "pet", "dog", "Luna", [uids[4]])
-        m.add_relation(ids["Caroline"], "friend", ids["Melanie"], [uids[0]])
-        m.add_summary(1, MAY_8, MAY_8 + 5, "Caroline told Melanie about the support group.", [uids[0]])
-        yield m, uids
+from tests.conftest import DAY, MAY_8
 
 
 def test_budgets_are_never_exceeded(memory, perception, cfg):

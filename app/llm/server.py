@@ -74,9 +74,8 @@ class ServerBackend:
                 with self.client.stream("POST", f"{self.url}/chat/completions", json=self._body(request)) as resp:
                     if resp.status_code >= 400:
                         detail = resp.read().decode("utf-8", "replace")
-                        if (
-                            resp.status_code in (400, 422)
-                            and request.schema is not None
+                        if (  # llama-cpp-python answers 500 to a response_format it does not know
+                            request.schema is not None
                             and "response_format" in detail
                             and shapes_tried < len(_SCHEMA_SHAPES)
                         ):
