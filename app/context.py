@@ -133,6 +133,11 @@ def find(
     return Found(retriever.search(question, top_k, about=about), window, False)
 
 
+def evidence_line(e: Evidence, stamp: Callable[[float | None], str] = _iso) -> str:
+    """One retrieved turn as the dialog model reads it: when, who, what, and its id to cite."""
+    return f"{stamp(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]"
+
+
 def retrieve(
     memory: Memory,
     embedder: TextEmbedder,
@@ -162,7 +167,7 @@ def retrieve(
     clips = memory.media_of([e.utterance_id for e in evidence]) if media else {}
     for e in evidence:
         clip = f" (audio {clips[e.utterance_id]})" if e.utterance_id in clips else ""
-        if not budget.add(f"{stamp(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]{clip}"):
+        if not budget.add(evidence_line(e, stamp) + clip):
             break
         cited.append(Citation("utterance", e.utterance_id, e.person, e.t_start))
         if clip:

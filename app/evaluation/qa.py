@@ -15,6 +15,7 @@ mentioned" / "no information available".
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import string
@@ -35,6 +36,7 @@ NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop
 METHODS = ("top10", "context")
 
 
+@functools.cache
 def _stemmer():
     try:
         from nltk.stem import PorterStemmer
@@ -43,21 +45,20 @@ def _stemmer():
     return PorterStemmer()
 
 
-_PS = None
+_PUNCTUATION = frozenset(string.punctuation)
 
 
 def normalize(text: str) -> str:
     text = str(text).replace(",", "").lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
     text = re.sub(r"\b(a|an|the|and)\b", " ", text)
     return " ".join(text.split())
 
 
 def token_f1(prediction: str, truth: str) -> float:
-    global _PS
-    _PS = _PS or _stemmer()
-    pred = [_PS.stem(w) for w in normalize(prediction).split()]
-    gold = [_PS.stem(w) for w in normalize(truth).split()]
+    stem = _stemmer().stem
+    pred = [stem(w) for w in normalize(prediction).split()]
+    gold = [stem(w) for w in normalize(truth).split()]
     same = sum((Counter(pred) & Counter(gold)).values())
     if same == 0:
         return 0.0
@@ -133,15 +134,14 @@ def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: 
     import json
 
     from app.answer import Answerer, prompt, spoken_time
-    from app.context import find
+    from app.context import evidence_line, find
     from app.llm import load_llm
     from app.perception import load_text_embedder
     from app.recall import Retriever
     from app.store.keys import Secret
     from app.store.memory import Memory
 
-    global _PS
-    _PS = _PS or _stemmer()  # before any work: a missing stemmer should not cost a run
+    _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
     per_category = max(1, -(-limit // len(QA_CATEGORIES)))
     chosen = sample(conversations, per_category, seed)
@@ -173,10 +173,7 @@ def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: 
                                     answer = answerer(q.text, now)
                                 else:
                                     evidence = find(retriever, q.text, now, 10).evidence
-                                    lines = "\n".join(
-                                        f"{spoken_time(e.t_start)} {e.person or 'someone'}: {e.text} [{e.utterance_id}]"
-                                        for e in evidence
-                                    )
+                                    lines = "\n".join(evidence_line(e, spoken_time) for e in evidence)
                                     ids = [e.utterance_id for e in evidence]
                                     answer = answerer.answer_from(prompt(lines, q.text, now), ids, q.text)
                             except LLMError as e:  # counted as a wrong answer, and the run goes on
