@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.config import Config
+from app.consolidation import forgetting
 from app.context import DialogContext, retrieve
 from app.llm import DIALOG, RESTART, LLMWorker, Request
 from app.recall import keywords
@@ -166,6 +167,7 @@ class Answerer:
             self.cfg.llm.evidence_tokens,
             stamp=spoken_time,
             media=False,
+            recalled=lambda ids: forgetting.recalled(self.memory, self.cfg.memory, ids),
         )
         profile, known, _ = self.dialog.profile  # its latest words carry their ids too: citable
         ids = list(dict.fromkeys(c.id for c in [*known, *cited] if c.kind == "utterance"))

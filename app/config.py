@@ -288,6 +288,47 @@ class LLMConfig:
 
 
 @dataclass(frozen=True)
+class MemoryConfig:
+    """Memory writing (app/consolidation/): extraction, merging, summaries and forgetting on the local LLM."""
+
+    background: bool = _opt(
+        True, "write memory from closed sessions in the recorder's background while it runs (else: `consolidate`)"
+    )
+    chunk_lines: int = _opt(16, "transcript lines the model reads per extraction call", lo=2, hi=200)
+    facts_per_line: int = _opt(2, "most facts the model may take from one transcript line", lo=1, hi=10)
+    item_tokens: int = _opt(40, "generation budget per fact (tokens)", lo=8, hi=400)
+    summary_tokens: int = _opt(80, "longest summary the model writes (tokens)", lo=16, hi=1024)
+    duplicate: float = _opt(
+        0.80, "similarity at or above which a new item restates a held fact (merged: provenance added)", lo=0.0, hi=1.0
+    )
+    related: float = _opt(
+        0.60,
+        "similarity at or above which a new item that changes a number, negation or polarity supersedes",
+        lo=0.0,
+        hi=1.0,
+    )
+    day_min: int = _opt(2, "session summaries a day needs before it gets a day summary", lo=1, hi=100)
+    person_every: int = _opt(
+        5, "new session summaries with a person that rebuild their global state (MOOM's θ = 5)", lo=1, hi=100
+    )
+    attempts: int = _opt(3, "tries of one queued job before it is set aside with its error", lo=1, hi=20)
+    alpha: float = _opt(0.1, "forgetting: weight of temporal decay (MOOM's α)", lo=0.0, hi=10.0)
+    beta: float = _opt(0.9, "forgetting: weight of recall reinforcement (MOOM's β)", lo=0.0, hi=10.0)
+    gamma: float = _opt(
+        1.0, "forgetting: decay rate per round, a round being a conversation session (MOOM's γ)", lo=0.0, hi=10.0
+    )
+    recall_k: int = _opt(
+        9, "forgetting: facts reinforced per retrieval; the next as many are inhibited (MOOM's k)", lo=1, hi=100
+    )
+    capacity: int = _opt(
+        200,
+        "forgetting: facts per person kept in the profile and search; the weakest beyond it fade",
+        lo=1,
+        hi=100000,
+    )
+
+
+@dataclass(frozen=True)
 class ReplayConfig:
     """File and demo sources."""
 
@@ -309,6 +350,7 @@ class Config:
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
 
     @property

@@ -23,6 +23,7 @@ from app.timeexpr import TimeWindow, time_window
 
 PROFILE_TOKENS = 512
 RETRIEVED_TOKENS = 256
+FACTS_FOUND, FACTS_SHOWN = 18, 5  # facts a question retrieves (MOOM's 2k, k = 9) and shows at most
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ def render_profile(
         f"first {_iso(p['first_seen'])}, last {_iso(p['last_seen'])}."
     )
     for f in p["facts"]:
-        if budget.add(f"- {f['kind']}: {f['key']} = {f['value']} [fact {f['id']}]"):
+        since = f" (from {_iso(f['valid_from'])[:10]})" if f["valid_from"] else ""
+        if budget.add(f"- {f['key']}: {f['value']}{since} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], p["name"]))
     for r in p["relations"]:
         if budget.add(f"- {r['subject']} is {r['relation']} of {r['object']} [relation {r['id']}]"):
@@ -148,9 +150,11 @@ def retrieve(
     limit: int = RETRIEVED_TOKENS,
     stamp: Callable[[float | None], str] = _iso,
     media: bool = True,
+    recalled: Callable[[list[int]], None] | None = None,
 ) -> tuple[str, list[Citation], int, tuple[float, float] | None]:
     """Level 2: what `query` finds, as of `now` (time expressions become a filter), within `limit` tokens;
-    times written by `stamp`, raw media cited when `media`."""
+    times written by `stamp`, raw media cited when `media`; `recalled` is told the facts found, best first
+    (forgetting reinforces the top ones and inhibits the next)."""
     about = (person,) if person else ()  # the person there is who "you" means: their words are boosted
     retriever = Retriever(memory, embedder, cfg)
     found = find(retriever, query, now, max(cfg.top_k, 10), about)
@@ -158,8 +162,12 @@ def retrieve(
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
     named = retriever.people_named(query)[0]
-    for f in memory.find_facts(keywords(query), 5, named):
-        if budget.add(f"{f['person'] or 'someone'}: {f['kind']} {f['key']} = {f['value']} [fact {f['id']}]"):
+    facts = memory.find_facts(keywords(query), FACTS_FOUND, named)
+    if recalled is not None:
+        recalled([f["id"] for f in facts])
+    for f in facts[:FACTS_SHOWN]:
+        since = f" (from {stamp(f['valid_from'])})" if f["valid_from"] else ""
+        if budget.add(f"{f['person'] or 'someone'} — {f['key']}: {f['value']}{since} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], f["person"]))
     for s in memory.summaries_citing([e.utterance_id for e in evidence]):
         if budget.add(f"{stamp(s['t_start'])}-{stamp(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):

@@ -66,3 +66,9 @@ class LLMCancelled(LLMError):
     """A generation was cancelled (barge-in, a newer question): not a failure of the model."""
 
     code = "llm_cancelled"
+
+
+class LLMCutOff(LLMError):
+    """A schema-constrained reply reached its token limit before its JSON was complete."""
+
+    code = "llm_cut_off"

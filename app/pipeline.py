@@ -339,6 +339,8 @@ class Recorder:
     async def _store(self) -> None:
         try:
             await self._store_loop()
+            if not self._full:
+                await self._in("store", self.writer.close)
         finally:
             self._stored_all.set()
 

@@ -161,3 +161,42 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
                 start, end = today - timedelta(days=365), today + timedelta(days=1)
         return found(m, start, end)
     return None
+
+
+def plan_window(text: str, now: datetime) -> tuple[TimeWindow, str] | None:
+    """The window a statement about the future names ("next Friday", "tomorrow", "on Monday", "in September",
+    "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference)."""
+    q = text.lower()
+    tz = now.tzinfo
+    today = _day(now.replace(tzinfo=None))
+
+    def found(m: re.Match, start: datetime, end: datetime) -> tuple[TimeWindow, str]:
+        rest = re.sub(r"\s+", " ", text[: m.start()] + " " + text[m.end() :]).strip()
+        return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
+
+    if m := re.search(r"\btomorrow\b", q):
+        return found(m, today + timedelta(days=1), today + timedelta(days=2))
+    # "next Friday", "on Monday", "this Saturday": the next one after today ("next": in the next week)
+    if m := re.search(rf"\b(next|on|this(?! past))\s+({_DAY})\b", q):
+        ahead = (WEEKDAYS[m.group(2)] - today.weekday()) % 7 or 7
+        if m.group(1) == "next" and today.weekday() < WEEKDAYS[m.group(2)]:
+            ahead += 7  # "next Friday" said on a Thursday: the Friday of next week
+        start = today + timedelta(days=ahead)
+        return found(m, start, start + timedelta(days=1))
+    if m := re.search(r"\bnext\s+(week|month|year)\b", q):
+        if m.group(1) == "week":
+            start = today - timedelta(days=today.weekday()) + timedelta(days=7)
+            return found(m, start, start + timedelta(days=7))
+        if m.group(1) == "month":
+            year, month = today.year + (today.month == 12), today.month % 12 + 1
+            return found(m, *_month_span(year, month))
+        return found(m, datetime(today.year + 1, 1, 1), datetime(today.year + 2, 1, 1))
+    if m := re.search(rf"\bin\s+({_NUM})\s+(day|week|month|year)s?\b", q):
+        centre = today + timedelta(days=_count(m.group(1)) * UNITS[m.group(2)])
+        return found(m, centre, centre + timedelta(days=1))
+    m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b", q)
+    if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
+        month = MONTHS[m.group(1)]
+        year = today.year + (month < today.month)
+        return found(m, *_month_span(year, month))
+    return time_window(text, now)

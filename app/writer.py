@@ -113,6 +113,8 @@ class UtteranceWriter:
         keys = self._new_keys(decision, utt)
         cap = self.cfg.identity.max_keys
         with self.memory.batch():
+            if new_session and self.session is not None:
+                self.memory.enqueue("session", self.session[0])  # closed: its memory can be written
             session = self.memory.start_session(self.source_name, t0) if new_session else self.session[0]
             person = None
             if decision.by == "new" and not self.required:
@@ -154,6 +156,11 @@ class UtteranceWriter:
             uid,
             new_session,
         )
+
+    def close(self) -> None:
+        """The source ended: the open session is closed and queued for memory writing."""
+        if self.session is not None:
+            self.memory.enqueue("session", self.session[0])
 
     def add_face_person(self, face: Face, t_s: float) -> int | None:
         """A face that stayed unknown in view becomes a new person keyed by it (not in consent mode, where
@@ -199,7 +206,9 @@ class UtteranceWriter:
             return
         moved = [u for u, _ in self.recent[k:]]
         assert self.session is not None
-        new = self.memory.split_session(self.session[0], moved, self.source_name)
+        with self.memory.batch():
+            new = self.memory.split_session(self.session[0], moved, self.source_name)
+            self.memory.enqueue("session", self.session[0])
         self.session = (new, self.session[1])
         self.recent = self.recent[k:]
         self._emit("session_split", turns[k].t_start - self.origin, session=new)

@@ -20,7 +20,7 @@ def test_budgets_are_never_exceeded(memory, perception, cfg):
     assert perception.text.count_tokens(ctx.profile) <= PROFILE_TOKENS
     assert perception.text.count_tokens(ctx.retrieved) <= RETRIEVED_TOKENS
     assert "counseling counseling" not in ctx.profile  # the 700-word fact does not fit: left out, not cut
-    assert "dog = Luna [fact" in ctx.profile and "friend of Melanie" in ctx.profile
+    assert "dog: Luna [fact" in ctx.profile and "friend of Melanie" in ctx.profile
     assert "support group" in ctx.profile  # the summary of a conversation with her
     kinds = {c.kind for c in ctx.citations}
     assert {"fact", "relation", "summary", "utterance"} <= kinds
@@ -100,7 +100,7 @@ def test_facts_matching_the_question_come_first_in_level_2(memory, perception, c
         m, perception.text, cfg.recall, None, "what is the name of Caroline's dog?", datetime.now(timezone.utc)
     )
     first = ctx.retrieved.splitlines()[0]
-    assert first.startswith("Caroline: pet dog = Luna [fact") and ctx.citations[0].kind == "fact"
+    assert first.startswith("Caroline — dog: Luna [fact") and ctx.citations[0].kind == "fact"
     assert ctx.retrieved_tokens <= RETRIEVED_TOKENS  # the 700-word career fact (about Caroline) did not fit
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from app.commands import open_memory, print_json
 from app.config import Config
-from app.errors import MediaError
+from app.errors import MediaError, StoreError
 
 MIN_ENROL_SPEECH_S = 1.0
 
@@ -19,6 +19,8 @@ def register(add) -> None:
     p = add("people", "list the people the memory knows, or correct them", cmd_people)
     p.add_argument("--json", action="store_true")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
+    w = actions.add_parser("show", help="everything known about one person, with provenance")
+    w.add_argument("name")
     r = actions.add_parser("rename", help="give someone their name")
     r.add_argument("old")
     r.add_argument("new")
@@ -37,6 +39,8 @@ def register(add) -> None:
 
 def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
     with open_memory(args, cfg) as memory:
+        if args.action == "show":
+            return _show(args, memory)
         if args.action == "rename":
             memory.rename_person(args.old, args.new)
             sys.stdout.write(f"{args.old} is now {args.new}\n")
@@ -53,6 +57,44 @@ def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
                 print_json({"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in people]})
             for p in [] if args.json else people:
                 sys.stdout.write(f"{p.id:4d}  {p.name:20s} {p.utterances} utterances\n")
+    return 0
+
+
+def _show(args: argparse.Namespace, memory) -> int:
+    """The person's profile: who, consent, when seen, their global state, facts (with history), relations,
+    summaries and latest words, each citing the utterances it came from."""
+    from app.commands import when
+
+    pid = memory.person_id(args.name)
+    if pid is None:
+        raise StoreError(f"nobody called {args.name!r} (see `python -m app people`)")
+    profile = memory.profile(pid)
+    facts = memory.facts_listed(pid, history=True)
+    relations = memory.relations_listed(pid)
+    if args.json:
+        print_json(profile | {"facts": facts, "relations": relations})
+        return 0
+    seen = (
+        f"first seen {when(profile['first_seen'], 'seconds')}, last {when(profile['last_seen'], 'seconds')}"
+        if (profile["first_seen"])
+        else "only mentioned"
+    )
+    sys.stdout.write(
+        f"{profile['name']} (consent {profile['consent']}): {profile['utterances']} utterances in "
+        f"{profile['sessions']} sessions, {seen}\n"
+    )
+    for m in profile["summaries"][:3]:
+        sys.stdout.write(f"  summary {m['id']}: {m['text']}\n")
+    for f in facts:
+        state = " [superseded]" if f["valid_to"] else " [faded]" if f["faded"] else ""
+        sys.stdout.write(f"  fact {f['id']}{state}: {f['value']} (from {','.join(map(str, f['sources']))})\n")
+    for r in relations:
+        sys.stdout.write(
+            f"  relation {r['id']}: {r['subject']} — {r['relation']} — {r['object']} "
+            f"(from {','.join(map(str, r['sources']))})\n"
+        )
+    for u in profile["latest"]:
+        sys.stdout.write(f"  said [{u['id']}] {when(u['t_start'], 'seconds')}: {u['text']}\n")
     return 0
 
 

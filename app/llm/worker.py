@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from app.errors import LLMCancelled, LLMError
+from app.errors import LLMCancelled, LLMCutOff, LLMError
 from app.llm.base import Backend, Cancel, Reply, Request, Usage
 
 _LOGGER = logging.getLogger(__name__)
@@ -197,8 +197,8 @@ class LLMWorker:
                 self._finish(job, reply)
                 return
             if usage.finish == "length":  # asking again would be cut off the same way
-                problem = f"cut off at {request.max_tokens} tokens"
-                break
+                self._finish(job, error=LLMCutOff(f"the model's reply was cut off at {request.max_tokens} tokens"))
+                return
             _LOGGER.info("reply not valid for its schema (%s); asking again", problem)
             if attempt == 1:
                 job._emit(RESTART)

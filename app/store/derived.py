@@ -80,8 +80,8 @@ class DerivedMixin:
         ).fetchone()
         facts = one(
             "SELECT f.id, f.kind, f.key, f.value, f.valid_from, (SELECT min(utterance_id) FROM fact_sources s "
-            "WHERE s.fact_id = f.id) FROM facts f WHERE f.person_id = ? AND f.valid_to IS NULL "
-            "ORDER BY f.importance DESC, f.learned_at DESC",
+            "WHERE s.fact_id = f.id) FROM facts f WHERE f.person_id = ? AND f.valid_to IS NULL AND f.faded = 0 "
+            "ORDER BY f.importance DESC, f.seen DESC, f.last_seen DESC, f.learned_at DESC",
             (person_id,),
         ).fetchall()
         relations = one(
@@ -91,12 +91,20 @@ class DerivedMixin:
             "ORDER BY r.learned_at DESC",
             (person_id, person_id),
         ).fetchall()
-        summaries = one(
-            "SELECT DISTINCT m.id, m.level, m.t_start, m.t_end, m.text FROM summaries m "
-            "JOIN summary_sources s ON s.summary_id = m.id JOIN utterances u ON u.id = s.utterance_id "
-            "WHERE u.person_id = ? ORDER BY m.t_end DESC LIMIT 10",
+        state = one(
+            "SELECT id, level, t_start, t_end, text FROM summaries WHERE kind = 'person' AND person_id = ? "
+            "ORDER BY t_end DESC, id DESC LIMIT 1",
             (person_id,),
         ).fetchall()
+        summaries = (
+            state
+            + one(
+                "SELECT DISTINCT m.id, m.level, m.t_start, m.t_end, m.text FROM summaries m "
+                "JOIN summary_sources s ON s.summary_id = m.id JOIN utterances u ON u.id = s.utterance_id "
+                "WHERE u.person_id = ? ORDER BY m.t_end DESC LIMIT 10",
+                (person_id,),
+            ).fetchall()
+        )
         latest = one(
             "SELECT id, text, t_start FROM utterances WHERE person_id = ? ORDER BY t_start DESC LIMIT ?",
             (person_id, recent),
@@ -127,7 +135,7 @@ class DerivedMixin:
         named = ",".join("?" * len(people))
         rows = self.con.execute(
             f"SELECT f.id, p.name, f.kind, f.key, f.value, f.valid_from, {hits} AS hits FROM facts f "
-            "LEFT JOIN people p ON p.id = f.person_id WHERE f.valid_to IS NULL "
+            "LEFT JOIN people p ON p.id = f.person_id WHERE f.valid_to IS NULL AND f.faded = 0 "
             f"AND ({hits} > 0 OR p.name IN ({named or 'NULL'})) ORDER BY hits DESC, f.importance DESC LIMIT ?",
             [*(t for t in terms for _ in (0, 1)), *(t for t in terms for _ in (0, 1)), *people, limit],
         ).fetchall()
@@ -153,3 +161,59 @@ class DerivedMixin:
             utterance_ids,
         ).fetchall()
         return [dict(zip(("id", "level", "t_start", "t_end", "text"), r, strict=True)) for r in rows]
+
+    def facts_listed(self, person_id: int | None = None, history: bool = False, faded: bool = True) -> list[dict]:
+        """Facts with who, validity (valid_from/valid_to, learned_at), strength state and the utterances they
+        cite: the ones that hold, or (`history`) superseded ones too."""
+        where = ["1"]
+        args: list = []
+        if person_id is not None:
+            where.append("f.person_id = ?")
+            args.append(person_id)
+        if not history:
+            where.append("f.valid_to IS NULL")
+        if not faded:
+            where.append("f.faded = 0")
+        rows = self.con.execute(
+            "SELECT f.id, p.name, f.kind, f.key, f.value, f.polarity, f.valid_from, f.valid_to, f.learned_at, "
+            "f.last_seen, f.seen, f.faded, f.superseded_by, (SELECT group_concat(utterance_id) FROM fact_sources s "
+            "WHERE s.fact_id = f.id) FROM facts f LEFT JOIN people p ON p.id = f.person_id "
+            f"WHERE {' AND '.join(where)} "
+            "ORDER BY p.name, f.key, coalesce(f.valid_from, f.last_seen, f.learned_at), f.id",
+            args,
+        ).fetchall()
+        keys = (
+            "id",
+            "person",
+            "kind",
+            "key",
+            "value",
+            "polarity",
+            "valid_from",
+            "valid_to",
+            "learned_at",
+            "last_seen",
+            "seen",
+            "faded",
+            "superseded_by",
+            "sources",
+        )
+        out = [dict(zip(keys, r, strict=True)) for r in rows]
+        for f in out:
+            f["sources"] = sorted(int(x) for x in f["sources"].split(",")) if f["sources"] else []
+            f["faded"] = bool(f["faded"])
+        return out
+
+    def relations_listed(self, person_id: int | None = None) -> list[dict]:
+        rows = self.con.execute(
+            "SELECT r.id, a.name, r.relation, b.name, r.valid_from, r.valid_to, r.seen, (SELECT group_concat("
+            "utterance_id) FROM relation_sources s WHERE s.relation_id = r.id) FROM relations r "
+            "JOIN people a ON a.id = r.subject_id JOIN people b ON b.id = r.object_id "
+            "WHERE ? IS NULL OR r.subject_id = ? OR r.object_id = ? ORDER BY r.id",
+            (person_id, person_id, person_id),
+        ).fetchall()
+        keys = ("id", "subject", "relation", "object", "valid_from", "valid_to", "seen", "sources")
+        out = [dict(zip(keys, r, strict=True)) for r in rows]
+        for r in out:
+            r["sources"] = sorted(int(x) for x in r["sources"].split(",")) if r["sources"] else []
+        return out

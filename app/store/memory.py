@@ -25,6 +25,7 @@ from app.store.search import SearchMixin
 from app.store.turns import Turn
 from app.store.vault import MediaVault, media_key
 from app.store.vector_index import DenseIndex
+from app.store.writing import WritingMixin
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,11 +58,11 @@ MEDIA_DIR = "media"
 INDEX_DIR = "index"
 
 
-class Memory(PeopleMixin, DerivedMixin, MediaMixin, SearchMixin):
+class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
     """One connection to the encrypted memory and its media folder. One Memory per process, one thread.
     Its API is split by what it is about: people and identity keys (`PeopleMixin`), facts, relations and
-    summaries (`DerivedMixin`), raw media (`MediaMixin`), search primitives (`SearchMixin`); here are
-    opening, transactions, sessions and utterances."""
+    summaries (`DerivedMixin`), the consolidation queue and merges (`WritingMixin`), raw media (`MediaMixin`),
+    search primitives (`SearchMixin`); here are opening, transactions, sessions and utterances."""
 
     def __init__(self, con, path: Path, key: bytes, cfg: StoreConfig | None = None) -> None:
         self.con = con

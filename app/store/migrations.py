@@ -261,6 +261,54 @@ def _m007_change_log(con) -> None:
     )
 
 
+def _m008_memory_writing(con) -> None:
+    """What memory writing needs: facts that are typed and bi-temporal (polarity, how often they were said,
+    which fact superseded them), their strength for forgetting (MOOM: the round they were learned in, the
+    rounds they were recalled in, inhibition, faded), summaries of a kind (session, day, person) tied to what
+    they are about, embeddings of facts and summaries for search, and the durable consolidation queue."""
+    _script(
+        con,
+        """
+    ALTER TABLE facts ADD COLUMN polarity INTEGER NOT NULL DEFAULT 0;  -- preferences: 1 likes, -1 dislikes
+    ALTER TABLE facts ADD COLUMN seen INTEGER NOT NULL DEFAULT 1;      -- times it was said
+    ALTER TABLE facts ADD COLUMN last_seen REAL;                        -- event time it was last said
+    ALTER TABLE facts ADD COLUMN superseded_by INTEGER REFERENCES facts(id) ON DELETE SET NULL;
+    ALTER TABLE facts ADD COLUMN round INTEGER NOT NULL DEFAULT 0;     -- memory round (sessions) when learned
+    ALTER TABLE facts ADD COLUMN inhibition REAL NOT NULL DEFAULT 1.0; -- halved when it competes and loses
+    ALTER TABLE facts ADD COLUMN faded INTEGER NOT NULL DEFAULT 0;     -- 1: out of the profile and of search
+    ALTER TABLE facts ADD COLUMN embedding BLOB;                        -- float32 unit vector of its text
+    CREATE INDEX facts_valid ON facts(person_id, valid_to, faded);
+    CREATE TABLE fact_recalls(
+        fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+        round INTEGER NOT NULL
+    );
+    CREATE INDEX fact_recalls_fact ON fact_recalls(fact_id);
+    ALTER TABLE relations ADD COLUMN seen INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE summaries ADD COLUMN kind TEXT NOT NULL DEFAULT 'session';  -- session | day | person
+    ALTER TABLE summaries ADD COLUMN session_id INTEGER REFERENCES sessions(id) ON DELETE CASCADE;
+    ALTER TABLE summaries ADD COLUMN person_id INTEGER REFERENCES people(id) ON DELETE CASCADE;
+    ALTER TABLE summaries ADD COLUMN embedding BLOB;
+    CREATE INDEX summaries_kind ON summaries(kind, person_id, t_end);
+    ALTER TABLE sessions ADD COLUMN consolidated_at REAL;  -- when its memory was written; NULL: not yet
+    CREATE TABLE consolidation_queue(
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,               -- session | day | person
+        ref INTEGER NOT NULL,             -- session id, day (days since the epoch), person id
+        queued_at REAL NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        error TEXT,
+        UNIQUE(kind, ref)
+    );
+    CREATE TRIGGER sessions_ad_queue AFTER DELETE ON sessions BEGIN
+        DELETE FROM consolidation_queue WHERE kind = 'session' AND ref = old.id;
+    END;
+    CREATE TRIGGER people_ad_queue AFTER DELETE ON people BEGIN
+        DELETE FROM consolidation_queue WHERE kind = 'person' AND ref = old.id;
+    END;
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
@@ -269,6 +317,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (5, "vector changes since the approximate index was saved", _m005_vector_changes),
     (6, "float32 vectors by row for point lookups", _m006_vector_rows),
     (7, "a numbered log of changed utterances, moves included", _m007_change_log),
+    (8, "typed bi-temporal facts, fact strength, summary kinds, the consolidation queue", _m008_memory_writing),
 ]
 
 

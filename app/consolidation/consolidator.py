@@ -1,0 +1,259 @@
+"""The memory agent: runs the durable queue — a closed session becomes facts, relations and a summary; a closed
+day with enough sessions gets a day summary; a person met often enough gets their global state rebuilt.
+
+Every job reads what it needs, asks the LLM (background priority: dialog pre-empts it), and then writes all
+of its results and takes itself off the queue in one transaction. A process killed at any point has written
+a job wholly or not at all, so the job runs again and nothing is lost or doubled.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.config import Config
+from app.consolidation import forgetting
+from app.consolidation.extract import Extracted, Item, extract, whole_sentences
+from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
+from app.errors import AppError, LLMCancelled
+from app.llm import BACKGROUND, LLMWorker, Request
+from app.store.memory import Memory
+from app.store.writing import DAY_S, Line, QueuedJob
+from app.text.embedder import TextEmbedder
+
+_LOGGER = logging.getLogger(__name__)
+DAY_TASK = "Summarize this day in two or three sentences: who the user talked with and about what."
+PERSON_TASK = (
+    "Write what is known about {name} in at most three sentences: who they are, what matters to them and what "
+    "is going on in their life. Use only what is written here."
+)
+
+
+@dataclass
+class Report:
+    """What a run of the queue did."""
+
+    jobs: int = 0
+    sessions: int = 0
+    lines: int = 0
+    items: int = 0
+    dropped: int = 0
+    actions: dict[str, int] = field(default_factory=lambda: dict.fromkeys((ADD, UPDATE, SUPERSEDE, NOOP), 0))
+    relations: int = 0
+    summaries: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class Consolidator:
+    """Writes memory from the queue with the LLM. One per process; call from one thread."""
+
+    def __init__(self, memory: Memory, llm: LLMWorker, embedder: TextEmbedder, cfg: Config) -> None:
+        self.memory, self.llm, self.embedder, self.cfg = memory, llm, embedder, cfg
+        self.report = Report()
+
+    def run(
+        self,
+        stop: threading.Event | None = None,
+        progress: Callable[[QueuedJob, int], None] | None = None,
+        limit: int | None = None,
+    ) -> Report:
+        """Run queued jobs until none is left (or `stop` is set, or `limit` jobs ran)."""
+        started = time.perf_counter()
+        attempts = self.cfg.memory.attempts
+        while (stop is None or not stop.is_set()) and (limit is None or self.report.jobs < limit):
+            job = self.memory.next_job(attempts)
+            if job is None:
+                break
+            self.memory.job_started(job)
+            try:
+                self.run_job(job)
+            except LLMCancelled:
+                break
+            except AppError as e:
+                self.report.failed += 1
+                self.memory.job_failed(job, str(e))
+                _LOGGER.warning(
+                    "memory writing: %s %d failed (try %d of %d): %s", job.kind, job.ref, job.attempts + 1, attempts, e
+                )
+            self.report.jobs += 1
+            if progress:
+                progress(job, self.memory.queue_state(attempts)["pending"])
+        self.report.seconds += time.perf_counter() - started
+        return self.report
+
+    def run_job(self, job: QueuedJob) -> None:
+        {"session": self._session, "day": self._day, "person": self._person}[job.kind](job)
+
+    # sessions
+    def _session(self, job: QueuedJob) -> None:
+        lines = self.memory.transcript(job.ref)
+        c = self.cfg.memory
+        known = set(self.memory.person_ids())
+        refused = {n for n, pid in self.memory.person_ids().items() if pid in self.memory.refused()}
+        chunks = [lines[i : i + c.chunk_lines] for i in range(0, len(lines), c.chunk_lines)]
+        results = [
+            extract(self.llm, chunk, known, refused, c.facts_per_line, c.item_tokens, c.summary_tokens)
+            for chunk in chunks
+        ]
+        texts = [r.summary for r in results]
+        vectors = self.embedder([it.what for r in results for it in r.items] + texts) if lines else []
+        with self.memory.batch():
+            touched: set[int] = set()
+            k = 0
+            for result in results:
+                for item in result.items:
+                    touched.add(self._apply(item, vectors[k]))
+                    k += 1
+            for chunk, result in zip(chunks, results, strict=True):
+                if result.summary:
+                    self.memory.write_summary(
+                        "session",
+                        chunk[0].t_start,
+                        chunk[-1].t_start,
+                        result.summary,
+                        vectors[k],
+                        utterances=[ln.id for ln in chunk],
+                        session_id=job.ref,
+                    )
+                    self.report.summaries += 1
+                k += 1
+            self.memory.job_done(job)
+            forgetting.fade(self.memory, c, sorted(touched))
+            self._queue_followers(lines)
+        self._count(results, len(lines))
+
+    def _apply(self, item: Item, vector) -> int:
+        """Write one checked item; returns the person it is about."""
+        m, round_ = self.memory, self.memory.memory_round()
+        pid = item.line.person_id if item.line.person == item.who else m.mentioned_person(item.who)
+        if item.kind == "relation":
+            other = item.line.person_id if item.line.person == item.other else m.mentioned_person(item.other)
+            _, new = m.write_relation(pid, item.what.lower(), other, [item.line.id], item.valid_from)
+            self.report.relations += new
+            return pid
+        decision = decide(item, vector, m.held_facts(pid), self.cfg.memory.duplicate, self.cfg.memory.related)
+        self.report.actions[decision.action] += 1
+        if decision.action == NOOP:
+            return pid
+        if decision.action == UPDATE:
+            longer = len(item.what) > len(decision.fact.value)
+            m.restate_fact(
+                decision.fact.id,
+                [item.line.id],
+                item.line.t_start,
+                round_,
+                item.what if longer else None,
+                vector if longer else None,
+            )
+            return pid
+        fid = m.insert_fact(
+            pid,
+            item.kind,
+            item.key,
+            item.what,
+            item.polarity,
+            [item.line.id],
+            item.valid_from,
+            item.line.t_start,
+            round_,
+            vector,
+        )
+        if decision.action == SUPERSEDE:
+            m.supersede_fact(decision.fact.id, fid, item.valid_from or item.line.t_start)
+        return pid
+
+    def _queue_followers(self, lines: list[Line]) -> None:
+        """Days before the latest one with enough session summaries, and people met often enough, get a job."""
+        m, c = self.memory, self.cfg.memory
+        latest = m.con.execute("SELECT max(t_start) FROM utterances").fetchone()[0] or 0
+        for day in {int(ln.t_start // DAY_S) for ln in lines}:
+            if day < int(latest // DAY_S) and m.day_summary_due(day, c.day_min):
+                m.con.execute(
+                    "INSERT OR IGNORE INTO consolidation_queue(kind, ref, queued_at) VALUES ('day', ?, ?)",
+                    (day, time.time()),
+                )
+        for pid in {ln.person_id for ln in lines if ln.person_id is not None and ln.person_id > 0}:
+            state = m.global_state(pid)
+            if len(m.summaries_with(pid, state["t_end"] if state else 0.0)) >= c.person_every:
+                m.con.execute(
+                    "INSERT OR IGNORE INTO consolidation_queue(kind, ref, queued_at) VALUES ('person', ?, ?)",
+                    (pid, time.time()),
+                )
+
+    def _count(self, results: list[Extracted], lines: int) -> None:
+        r = self.report
+        r.sessions += 1
+        r.lines += lines
+        for x in results:
+            r.items += len(x.items)
+            r.dropped += x.dropped
+            r.prompt_tokens += x.prompt_tokens
+            r.completion_tokens += x.completion_tokens
+
+    # higher levels
+    def _summarize(self, context: str, task: str) -> str:
+        reply = self.llm.complete(
+            Request(
+                ({"role": "system", "content": context}, {"role": "user", "content": task}),
+                max_tokens=self.cfg.memory.summary_tokens * 2,
+            ),
+            BACKGROUND,
+        )
+        self.report.prompt_tokens += reply.usage.prompt_tokens - reply.usage.cached_tokens
+        self.report.completion_tokens += reply.usage.completion_tokens
+        return whole_sentences(reply.text)
+
+    def _day(self, job: QueuedJob) -> None:
+        t0 = job.ref * DAY_S
+        parts = self.memory.session_summaries("t_start >= ? AND t_start < ?", (t0, t0 + DAY_S))
+        text = (
+            self._summarize(
+                "Summaries of the user's conversations that day:\n" + "\n".join(f"- {p['text']}" for p in parts),
+                DAY_TASK,
+            )
+            if parts
+            else ""
+        )
+        with self.memory.batch():
+            if text:
+                vector = self.embedder([text])[0]
+                self.memory.write_summary(
+                    "day", parts[0]["t_start"], parts[-1]["t_end"], text, vector, children=[p["id"] for p in parts]
+                )
+                self.report.summaries += 1
+            self.memory.job_done(job)
+
+    def _person(self, job: QueuedJob) -> None:
+        m = self.memory
+        name = m.con.execute("SELECT name FROM people WHERE id = ?", (job.ref,)).fetchone()
+        state = m.global_state(job.ref)
+        new = m.summaries_with(job.ref, state["t_end"] if state else 0.0)
+        text = ""
+        if name and new:
+            before = f"Known about {name[0]} so far: {state['text']}\n" if state else ""
+            context = before + "Summaries of conversations with them:\n" + "\n".join(f"- {p['text']}" for p in new)
+            text = self._summarize(context, PERSON_TASK.format(name=name[0]))
+        with m.batch():
+            if text:
+                children = ([state["id"]] if state else []) + [p["id"] for p in new]
+                start = state["t_start"] if state else new[0]["t_start"]
+                m.write_summary(
+                    "person",
+                    start,
+                    new[-1]["t_end"],
+                    text,
+                    self.embedder([text])[0],
+                    children=children,
+                    person_id=job.ref,
+                )
+                self.report.summaries += 1
+            m.job_done(job)

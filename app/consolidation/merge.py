@@ -1,0 +1,78 @@
+"""Typed merge rules (EgoMem's update agent, MOOM's key kinds): each new item is compared with the facts its
+person already holds and becomes ADD, UPDATE, SUPERSEDE or NOOP.
+
+- A restatement (similar enough, the same numbers, negation and polarity) UPDATEs the held fact: its line joins
+  the provenance, a longer wording (more detail) replaces the old; NOOP when it brings neither.
+- A change (related, but a number, a negation or the polarity differs: "2 kids" → "3 kids", "loves tennis" →
+  "stopped playing tennis", likes → dislikes), or a new value of a one-at-a-time key (job, home, age, name),
+  SUPERSEDEs: the old fact's validity is closed where the new one starts, its row stays as history.
+- Anything else is ADDed. Numbers, negations and dates are never merged away.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.consolidation.extract import SINGLE, Item
+from app.store.writing import HeldFact
+from app.timeexpr import MONTHS, NUMBERS
+
+ADD, UPDATE, SUPERSEDE, NOOP = "add", "update", "supersede", "noop"
+_NEGATIONS = frozenset(
+    "not no never nothing nobody none stopped quit gave n't nor neither hate hates hated dislike dislikes "
+    "without anymore longer".split()
+)
+_COUNTS = {w: n for w, n in NUMBERS.items() if " " not in w and w not in ("a", "an", "several")}
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str
+    fact: HeldFact | None = None  # the held fact it restates or supersedes
+
+
+def numbers(text: str) -> frozenset[str]:
+    """Numbers, number words, months and years in the text, normalised ("two" and "2" are the same)."""
+    out = set()
+    for w in re.findall(r"[a-z]+|\d+", text.lower()):
+        if w.isdigit():
+            out.add(str(int(w)))
+        elif w in _COUNTS:
+            out.add(str(_COUNTS[w]))
+        elif w in MONTHS and w != "may":
+            out.add(f"month{MONTHS[w]}")
+    return frozenset(out)
+
+
+def negated(text: str) -> bool:
+    words = set(re.findall(r"[a-z']+", text.lower().replace("n't", " n't")))
+    return bool(words & _NEGATIONS)
+
+
+def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: float, related: float) -> Decision:
+    """What the item does to the facts its person holds (`held`, with their embeddings)."""
+    candidates = [f for f in held if f.embedding is not None and (f.kind == "relation") == (item.kind == "relation")]
+    best, score = None, -1.0
+    for f in candidates:
+        s = float(np.dot(f.embedding, embedding))
+        if s > score:
+            best, score = f, s
+    if best is not None and score >= related:
+        changed = (
+            numbers(best.value) != numbers(item.what)
+            or negated(best.value) != negated(item.what)
+            or (best.polarity and item.polarity and best.polarity != item.polarity)
+        )
+        if changed:
+            return Decision(SUPERSEDE, best)
+        if score >= duplicate:
+            news = item.line.id not in best.sources or len(item.what) > len(best.value)
+            return Decision(UPDATE if news else NOOP, best)
+    if item.key in SINGLE and item.kind == "attribute":
+        same_key = [f for f in held if f.key == item.key and f.kind == "attribute"]
+        if same_key:
+            return Decision(SUPERSEDE, same_key[-1])
+    return Decision(ADD)
