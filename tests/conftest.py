@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -54,6 +55,26 @@ def need_models(*names: str) -> None:
             registry.verify(registry.get(name), MODELS)
         except ModelError as e:
             pytest.skip(f"{e} (run `python3 build.py`)")
+
+
+LLM_MODEL = "qwen2.5-coder-0.5b"  # the smallest real language model that exercises the code
+
+
+def need_llm() -> None:
+    """Skip unless the 0.5B GGUF is prepared and llama-cpp-python is installed."""
+    need_models(LLM_MODEL)
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
+
+
+@pytest.fixture(scope="module")
+def llm(cfg):
+    """The 0.5B model in process on its worker thread, one per test module."""
+    need_llm()
+    from app.llm import load_llm
+
+    worker = load_llm(replace(cfg, llm=replace(cfg.llm, model=LLM_MODEL)))
+    yield worker
+    worker.close()
 
 
 @pytest.fixture(scope="session")

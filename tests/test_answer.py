@@ -6,30 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from datetime import datetime, timezone
-
-import pytest
 
 from app.answer import SYSTEM, UNKNOWN, Answerer, AnswerText, schema, spoken_time, supported
 from app.llm import Request
 from app.store.keys import Secret
 from app.store.memory import Memory
-from tests.conftest import DAY, MAY_8, need_models
-
-MODEL = "qwen2.5-coder-0.5b"
-
-
-@pytest.fixture(scope="module")
-def llm(cfg):
-    need_models(MODEL)
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
-    from app.llm import load_llm
-
-    worker = load_llm(replace(cfg, llm=replace(cfg.llm, model=MODEL)))
-    yield worker
-    worker.close()
-
+from tests.conftest import DAY, MAY_8
 
 NOW = datetime.fromtimestamp(MAY_8 + 3 * DAY, timezone.utc)
 

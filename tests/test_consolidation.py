@@ -25,9 +25,8 @@ from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from app.store.writing import Line
 from app.timeexpr import plan_window
-from tests.conftest import ROOT, need_models
+from tests.conftest import ROOT, need_llm
 
-MODEL = "qwen2.5-coder-0.5b"
 T0 = datetime.fromisoformat(CREATION_TIME).timestamp()  # Thursday 14 May 2026
 
 
@@ -211,17 +210,6 @@ def test_forgetting_keeps_the_strongest_and_reinforces_what_is_recalled(store, p
 # ---- the real model on the demo's conversation
 
 
-@pytest.fixture(scope="module")
-def llm(cfg):
-    need_models(MODEL)
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
-    from app.llm import load_llm
-
-    worker = load_llm(replace(cfg, llm=replace(cfg.llm, model=MODEL)))
-    yield worker
-    worker.close()
-
-
 def _demo_memory(m: Memory, perception, script=SCRIPT) -> list[int]:
     ids = {n: m.add_person(n).id for n in ("Emily", "John", "David")}
     session = m.start_session("demo", T0)
@@ -275,22 +263,20 @@ def test_the_demo_conversation_becomes_facts_relations_and_a_summary(cfg, percep
         assert m.facts_listed(history=True) == [] and m.relations_listed() == []
 
 
-def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception, tmp_path, monkeypatch):
-    """`consolidate` killed at random points, then run to the end: every session written exactly once."""
-    need_models(MODEL)
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("APP_DATA_DIR", str(data))
-    monkeypatch.setenv("APP_KEY", "kill-test-key")
-    from app.commands import db_path
+def _cli_memory(cfg, create: bool = False) -> Memory:
+    """The memory the CLI opens: the data folder and key the `isolated` fixture set in the environment."""
+    from app.paths import DB_NAME, data_dir
     from app.store.keys import resolve_secret
 
-    class Args:
-        data_dir, key_file, key_prompt = None, None, False
+    path = data_dir(None) / DB_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return Memory.open(path, resolve_secret(None, False, create=create), cfg.store, create=create)
 
-    path = db_path(Args())
-    with Memory.open(path, resolve_secret(None, False, create=True), cfg.store, create=True) as m:
+
+def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception):
+    """`consolidate` killed at random points, then run to the end: every session written exactly once."""
+    need_llm()
+    with _cli_memory(cfg, create=True) as m:
         ids = {n: m.add_person(n).id for n in ("Emily", "John", "David")}
         vectors = perception.text([t for _, t in SCRIPT])
         for s in range(3):  # three short sessions on one day
@@ -299,7 +285,7 @@ def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception,
                 n, t = SCRIPT[4 * s + i]
                 t0 = T0 + s * 3600 + 6 * i
                 m.add_utterance(NewUtterance(session, ids[n], t, t0, t0 + 5, 1.0, "t", False, vectors[4 * s + i]))
-    env = {**os.environ, "APP_DATA_DIR": str(data), "APP_KEY": "kill-test-key", "APP_STORE_KDF_LOG2_N": "10"}
+    env = {**os.environ, "APP_STORE_KDF_LOG2_N": "10"}  # the data folder and key of the `isolated` fixture
     command = [sys.executable, "-m", "app", "consolidate", "--json", "--set", "memory.attempts=20"]
     for delay in (4.0, 9.0, 14.0):  # in loading, in the middle of a generation, between jobs
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -308,7 +294,7 @@ def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception,
         proc.wait()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
-    with Memory.open(path, resolve_secret(None, False), cfg.store) as m:
+    with _cli_memory(cfg) as m:
         assert m.queue_state(20) == {"pending": 0, "failed": 0}
         sessions = [r for r in m.rows("summaries") if r["kind"] == "session"]
         assert sorted(r["session_id"] for r in sessions) == [1, 2, 3]  # one summary each: none lost, none doubled
@@ -318,16 +304,8 @@ def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception,
         assert all(r["consolidated_at"] for r in m.rows("sessions"))
 
 
-def test_facts_and_people_show_commands(cfg, perception, tmp_path, monkeypatch, capsys, llm_free_consolidator):
-    monkeypatch.setenv("APP_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("APP_KEY", "cli-key")
-    from app.commands import db_path
-    from app.store.keys import resolve_secret
-
-    class Args:
-        data_dir, key_file, key_prompt = None, None, False
-
-    with Memory.open(db_path(Args()), resolve_secret(None, False, create=True), cfg.store, create=True) as m:
+def test_facts_and_people_show_commands(cfg, perception, capsys, llm_free_consolidator):
+    with _cli_memory(cfg, create=True) as m:
         uids = _demo_memory(m, perception, SCRIPT[:3])
         line = m.transcript(1)[0]
         with m.batch():

@@ -12,9 +12,9 @@ import pytest
 
 from app.errors import LLMError
 from app.llm import BACKGROUND, DIALOG, RESTART, Request, load_llm
-from tests.conftest import MODELS, need_models
+from tests.conftest import LLM_MODEL, MODELS, need_llm, need_models
 
-MODEL = "qwen2.5-coder-0.5b"
+MODEL = LLM_MODEL
 
 
 def _cfg(cfg, **llm):
@@ -23,8 +23,7 @@ def _cfg(cfg, **llm):
 
 @pytest.fixture(scope="module")
 def llm(cfg):
-    need_models(MODEL)
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
+    need_llm()
     worker = load_llm(_cfg(cfg, context=2048))
     yield worker
     worker.close()

@@ -31,7 +31,7 @@ def cmd_consolidate(args: argparse.Namespace, cfg: Config) -> int:
 
     with open_memory(args, cfg) as memory:
         if args.retry:
-            memory.con.execute("UPDATE consolidation_queue SET attempts = 0, error = NULL")
+            memory.retry_set_aside()
         queued = memory.enqueue_backlog()
         pending = memory.queue_state(cfg.memory.attempts)["pending"]
         embedder = load_text_embedder(cfg)

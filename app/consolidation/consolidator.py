@@ -98,7 +98,7 @@ class Consolidator:
         lines = self.memory.transcript(job.ref)
         c = self.cfg.memory
         known = set(self.memory.person_ids())
-        refused = {n for n, pid in self.memory.person_ids().items() if pid in self.memory.refused()}
+        refused = self.memory.refused_names()
         chunks = [lines[i : i + c.chunk_lines] for i in range(0, len(lines), c.chunk_lines)]
         results = [
             extract(self.llm, chunk, known, refused, c.facts_per_line, c.item_tokens, c.summary_tokens)
@@ -174,20 +174,14 @@ class Consolidator:
     def _queue_followers(self, lines: list[Line]) -> None:
         """Days before the latest one with enough session summaries, and people met often enough, get a job."""
         m, c = self.memory, self.cfg.memory
-        latest = m.con.execute("SELECT max(t_start) FROM utterances").fetchone()[0] or 0
+        latest = m.last_spoken()
         for day in {int(ln.t_start // DAY_S) for ln in lines}:
             if day < int(latest // DAY_S) and m.day_summary_due(day, c.day_min):
-                m.con.execute(
-                    "INSERT OR IGNORE INTO consolidation_queue(kind, ref, queued_at) VALUES ('day', ?, ?)",
-                    (day, time.time()),
-                )
+                m.enqueue("day", day)
         for pid in {ln.person_id for ln in lines if ln.person_id is not None and ln.person_id > 0}:
             state = m.global_state(pid)
             if len(m.summaries_with(pid, state["t_end"] if state else 0.0)) >= c.person_every:
-                m.con.execute(
-                    "INSERT OR IGNORE INTO consolidation_queue(kind, ref, queued_at) VALUES ('person', ?, ?)",
-                    (pid, time.time()),
-                )
+                m.enqueue("person", pid)
 
     def _count(self, results: list[Extracted], lines: int) -> None:
         r = self.report
@@ -234,14 +228,14 @@ class Consolidator:
 
     def _person(self, job: QueuedJob) -> None:
         m = self.memory
-        name = m.con.execute("SELECT name FROM people WHERE id = ?", (job.ref,)).fetchone()
+        name = m.person_name(job.ref)
         state = m.global_state(job.ref)
         new = m.summaries_with(job.ref, state["t_end"] if state else 0.0)
         text = ""
         if name and new:
-            before = f"Known about {name[0]} so far: {state['text']}\n" if state else ""
+            before = f"Known about {name} so far: {state['text']}\n" if state else ""
             context = before + "Summaries of conversations with them:\n" + "\n".join(f"- {p['text']}" for p in new)
-            text = self._summarize(context, PERSON_TASK.format(name=name[0]))
+            text = self._summarize(context, PERSON_TASK.format(name=name))
         with m.batch():
             if text:
                 children = ([state["id"]] if state else []) + [p["id"] for p in new]

@@ -25,34 +25,15 @@ from app.timeexpr import plan_window
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts
-TYPES = ("attribute", "likes", "dislikes", "event", "plan", "relation")
-KEYS = (
-    "name",
-    "age",
-    "job",
-    "home",
-    "family",
-    "health",
-    "education",
-    "hobby",
-    "food",
-    "travel",
-    "pet",
-    "belief",
-    "possession",
-    "other",
-)
 SINGLE = frozenset({"name", "age", "job", "home"})  # one value at a time: a new one supersedes (MOOM's replace)
-RELATION_WORDS = (
-    "wife|husband|partner|girlfriend|boyfriend|fiance|fiancee|mother|mom|father|dad|son|daughter|brother|sister|"
-    "cousin|aunt|uncle|grandmother|grandfather|grandma|grandpa|niece|nephew|friend|colleague|coworker|boss|"
-    "neighbor|neighbour|roommate|classmate|teacher|student|mentor|doctor|kid|child|parent|sibling"
+FAMILY = (
+    "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
+    "cousin aunt uncle grandmother grandfather grandma grandpa niece nephew kid child parent sibling".split()
 )
-_FAMILY = frozenset(RELATION_WORDS.split("|")[:28]) - {"friend", "colleague", "coworker", "boss"}
-_MENTION = re.compile(
-    r"\b(?i:my|our|his|her|their)\s+(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
-    rf"(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b"
-)
+SOCIAL = "friend colleague coworker boss neighbor neighbour roommate classmate teacher student mentor doctor".split()
+RELATION_WORDS = "|".join(FAMILY + SOCIAL)
+_ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
+_MENTION = re.compile(rf"\b(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b")
 SYSTEM = (
     "You read a transcript of a conversation and write down what it reveals about the people in it. Each line "
     "starts with its number, then who spoke and what they said."
@@ -101,7 +82,6 @@ def typed(fact: str) -> tuple[str, str]:
     return kind, key
 
 
-_ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
 _RELATED = re.compile(
     rf"\b(?:(?i:my|our)\s+{_ADJ}(?i:({RELATION_WORDS}))s?,?\s+([A-Z][a-z]+)"
     rf"|([A-Z][a-z]+)\s+is\s+(?i:my|our)\s+{_ADJ}(?i:({RELATION_WORDS})))\b"
@@ -242,13 +222,13 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
     items: list[Item] = []
     dropped = 0
     seen: set[tuple[int, str, str]] = set()
-    entries = raw.get("lines", [])
+    by_line = {e.get("line"): e for e in reversed(raw.get("lines", []))}  # the first entry of a number counts
     for line_no, line in enumerate(lines, 1):
-        entry = next((e for e in entries if e.get("line") == line_no), {"facts": []})
+        entry = by_line.get(line_no, {"facts": []})
         for relation, other in relations_in(line, names):
             if line.person and line.person not in refused and other not in refused:
                 items.append(
-                    Item(other, "relation", "family" if relation in _FAMILY else "social", relation, line, line.person)
+                    Item(other, "relation", "family" if relation in FAMILY else "social", relation, line, line.person)
                 )
         for f in entry.get("facts", []):
             who, fact = str(f.get("who", "")), " ".join(str(f.get("fact", "")).split()).rstrip(".")

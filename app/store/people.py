@@ -171,6 +171,10 @@ class PeopleMixin:
         self.empty_trash()
         return n
 
+    def person_name(self, person_id: int) -> str | None:
+        row = self.con.execute("SELECT name FROM people WHERE id = ?", (person_id,)).fetchone()
+        return None if row is None else row[0]
+
     def person_id(self, name: str) -> int | None:
         row = self.con.execute("SELECT id FROM people WHERE name = ?", (name,)).fetchone()
         return None if row is None else int(row[0])

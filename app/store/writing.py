@@ -103,6 +103,11 @@ class WritingMixin:
         if job.kind == "session":
             self.con.execute("UPDATE sessions SET consolidated_at = ? WHERE id = ?", (time.time(), job.ref))
 
+    def retry_set_aside(self) -> None:
+        """Give every job that failed `attempts` times its tries back."""
+        with transaction(self.con):
+            self.con.execute("UPDATE consolidation_queue SET attempts = 0, error = NULL")
+
     def queue_state(self, attempts: int) -> dict[str, int]:
         pending, failed = self.con.execute(
             "SELECT count(*) FILTER (WHERE attempts < ?), count(*) FILTER (WHERE attempts >= ?) "
@@ -124,8 +129,12 @@ class WritingMixin:
         )
         return [Line(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 
-    def refused(self) -> set[int]:
-        return {int(r[0]) for r in self.con.execute("SELECT id FROM people WHERE consent = 'refused'")}
+    def refused_names(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT name FROM people WHERE consent = 'refused'")}
+
+    def last_spoken(self) -> float:
+        """When the latest utterance began (0 in an empty memory)."""
+        return float(self.con.execute("SELECT max(t_start) FROM utterances").fetchone()[0] or 0.0)
 
     def held_facts(self, person_id: int) -> list[HeldFact]:
         rows = self.con.execute(
