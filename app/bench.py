@@ -6,6 +6,7 @@ Runs in a temporary encrypted database; the user's memory is not touched.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import secrets
 import statistics
@@ -132,6 +133,7 @@ def _end_to_end(cfg: Config, data: Path) -> dict:
     source = open_source("demo", cfg)
     models = load_perception(cfg)
     secret = Secret(secrets.token_hex(16).encode(), "bench")
+    cfg = dataclasses.replace(cfg, memory=dataclasses.replace(cfg.memory, background=False))  # perception alone
     with Memory.open(data / "e2e.db", secret, cfg.store, create=True) as memory:
         summary = asyncio.run(Recorder(cfg, memory, models, source).run())
     return {

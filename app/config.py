@@ -243,6 +243,15 @@ class RecallConfig:
         lo=0.0,
         hi=2.0,
     )
+    written_weight: float = _opt(
+        0.3,
+        "weight of the best matching fact or summary's similarity added to the turns it cites (0: turns alone)",
+        lo=0.0,
+        hi=2.0,
+    )
+    written_k: int = _opt(
+        10, "facts and summaries matched per question whose cited turns join the candidates", lo=0, hi=100
+    )
 
 
 @dataclass(frozen=True)

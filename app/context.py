@@ -3,7 +3,8 @@
 Level 1 is the profile of the person there — who they are, what is known about them (facts, relations,
 summaries of past conversations), their latest words — rendered within 512 tokens and re-rendered only
 when the identity changes (`DialogContext.person_changed`). Level 2 is what the question retrieves, within
-256 tokens: facts matching its words or about the people it names, and summaries covering the retrieved
+256 tokens: facts matching its words or about the people it names, the relations it walks ("my colleagues",
+the people it names), and summaries covering the retrieved
 turns (the pyramid's top), then the turns themselves with who and when, each cited; raw media still within
 retention is cited as the pyramid's base.
 Budgets are counted in the text embedder's word pieces and are never exceeded.
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.config import RecallConfig
-from app.recall import Evidence, Retriever, keywords
+from app.recall import Evidence, Retriever, keywords, singular
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.timeexpr import TimeWindow, time_window
@@ -162,13 +163,28 @@ def retrieve(
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
     named = retriever.people_named(query)[0]
-    facts = memory.find_facts(keywords(query), FACTS_FOUND, named)
+    words = {singular(w) for w in keywords(query)}
+    walked = [  # the edges the question walks: its relation words ("my colleagues"), the people it names
+        r
+        for r in memory.relations_listed()
+        if r["valid_to"] is None and (singular(r["relation"]) in words or {r["subject"], r["object"]} & set(named))
+    ]
+    role: dict[str, str] = {}  # a person the question's relation word reaches -> "a colleague (of John)"
+    for r in walked:
+        if singular(r["relation"]) in words:
+            role.setdefault(r["subject"], f"a {r['relation']} (of {r['object']})")
+    facts = memory.find_facts(keywords(query), FACTS_FOUND, [*named, *role])
     if recalled is not None:
         recalled([f["id"] for f in facts])
-    for f in facts[:FACTS_SHOWN]:
+    for f in facts[:FACTS_SHOWN]:  # the join is made here: the 0.5B model reads "Emily, a colleague (of John), —"
+        who = f["person"] or "someone"
+        who = f"{who}, {role[who]}," if who in role else who
         since = f" (from {stamp(f['valid_from'])})" if f["valid_from"] else ""
-        if budget.add(f"{f['person'] or 'someone'} — {f['key']}: {f['value']}{since} [fact {f['id']}]"):
+        if budget.add(f"{who} — {f['key']}: {f['value']}{since} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], f["person"]))
+    for r in walked:
+        if budget.add(f"{r['subject']} is {r['object']}'s {r['relation']} [relation {r['id']}]"):
+            cited.append(Citation("relation", r["id"], r["subject"]))
     for s in memory.summaries_citing([e.utterance_id for e in evidence]):
         if budget.add(f"{stamp(s['t_start'])}-{stamp(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):
             cited.append(Citation("summary", s["id"], None, s["t_start"]))

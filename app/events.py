@@ -77,6 +77,7 @@ class Utterance:
 class PipelineEvent:
     """A record of what the pipeline did, for logs, progress and tests (compared as sequences)."""
 
-    kind: str  # speech | utterance | person_new | stored | skipped | source_end | error
+    kind: str  # speech | person_new | person_named | identity | session_start | session_split | session_end
+    # | stored | memory_written | skipped | error
     t_s: float
     detail: dict = field(default_factory=dict)

@@ -59,6 +59,9 @@ class RunSummary:
     frames_analysed: int = 0
     frames_dropped: int = 0
     wall_s: float = 0.0
+    memory_jobs: int = 0  # memory-writing jobs done in the background (memory.background)
+    memory_s: float = 0.0
+    memory_error: str | None = None  # why background memory writing stopped, if it did
     errors: list[str] = field(default_factory=list)
     exit_code: int = 0  # the CLI's exit status: 0, or the code of the first error
 
@@ -81,6 +84,9 @@ class RunSummary:
             "frames_dropped": self.frames_dropped,
             "wall_s": round(self.wall_s, 2),
             "real_time_factor": round(self.rtf, 3),
+            "memory_jobs": self.memory_jobs,
+            "memory_s": self.memory_s,
+            "memory_error": self.memory_error,
             "errors": self.errors,
         }
 
@@ -119,6 +125,7 @@ class Recorder:
         self._stored_all = asyncio.Event()
         self._full = False  # the disk filled up: nothing more can be stored
         faces = models.faces
+        self.background = None  # memory writing beside the recorder (memory.background), started by run()
         self.writer = UtteranceWriter(
             cfg,
             memory,
@@ -133,6 +140,8 @@ class Recorder:
         )
 
     def _emit(self, kind: str, t_s: float, **detail) -> None:
+        if kind in ("session_end", "session_split") and self.background is not None:
+            self.background.wake()  # a closed session is queued: its memory can be written
         if self._on_event is not None:
             self._on_event(PipelineEvent(kind, round(t_s, 3), detail))
 
@@ -142,6 +151,10 @@ class Recorder:
     async def run(self) -> RunSummary:
         started = time.monotonic()
         await self._in("store", self.writer.load)
+        if self.cfg.memory.background:
+            from app.consolidation.background import BackgroundWriter
+
+            self.background = BackgroundWriter(self.memory, self.models.text, self.cfg, self._written)
         assert self.writer.assigner is not None
         self.tracker = IdentityTracker(self.cfg.identity, self.writer.assigner)
         stages = {
@@ -163,6 +176,11 @@ class Recorder:
             for pool in self._pools.values():
                 pool.shutdown(wait=True)
             self.summary.wall_s = time.monotonic() - started
+            if self.background is not None:  # a replay that ended gets its memory written; a stop stops
+                ended = self.source.duration_s is not None and not getattr(self.source, "stopped", False)
+                report = await asyncio.to_thread(self.background.finish if ended else self.background.stop)
+                self.summary.memory_jobs, self.summary.memory_s = report.jobs, round(report.seconds, 1)
+                self.summary.memory_error = self.background.error
         return self.summary
 
     async def _capture(self) -> None:
@@ -366,6 +384,10 @@ class Recorder:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
                 self.summary.skipped += 1
                 self._emit("skipped", utt.t_start_s, stage="store")
+
+    def _written(self, kind: str, ref: int) -> None:
+        """From the memory writer's thread: a job's facts, relations and summary are committed."""
+        self._emit("memory_written", self.summary.duration_s, job=kind, ref=ref)
 
     def _disk_full(self, err: DiskFullError) -> None:
         """Stop recording; what was committed is intact."""

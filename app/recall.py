@@ -125,7 +125,7 @@ def session_bm25(memory: Memory, holders: dict[str, np.ndarray]) -> dict[int, fl
     return dict(zip(held.tolist(), (score / top).tolist(), strict=True)) if top > 0 else {}
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
 
 
@@ -167,10 +167,10 @@ class Retriever:
         edges = self.memory.relation_edges()
         if not edges:
             return dict.fromkeys(named, 1.0)
-        words = {_singular(w) for w in keywords(query)}
+        words = {singular(w) for w in keywords(query)}
         weights = dict.fromkeys(named, 1.0)
         for a, relation, b in edges:
-            if _singular(relation.lower()) in words:
+            if singular(relation.lower()) in words:
                 weights[a] = weights[b] = 1.0
         frontier = dict(weights)
         for hop in range(1, self.cfg.graph_hops + 1):
@@ -182,6 +182,20 @@ class Retriever:
             weights.update(reached)
             frontier = reached
         return weights
+
+    def written_boost(self, vector: np.ndarray) -> dict[int, float]:
+        """written_weight x the similarity of the best of the `written_k` facts and summaries nearest the query
+        that cite it, for each turn they cite: memory writing joins what was said across turns and sessions
+        into one sentence, and a hit on that sentence counts for the turns it came from (so evidence recall
+        stays comparable with turns alone)."""
+        if self.cfg.written_weight <= 0 or self.cfg.written_k <= 0:
+            return {}
+        written = self.memory.written()
+        out: dict[int, float] = {}
+        for row, similarity in written.nearest(vector, self.cfg.written_k):
+            for uid in written.cites[row].tolist():
+                out[uid] = max(out.get(uid, 0.0), self.cfg.written_weight * similarity)
+        return out
 
     def rank_bm25(self, query: str, k: int) -> list[int]:
         return [uid for uid, _ in self.memory.bm25_search(keywords(query), k)]
@@ -214,8 +228,9 @@ class Retriever:
             near = {x for uid in dense[:EXPAND] for x in around.get(uid, ()) if x is not None}
             extra = [uid for uid in near if uid not in around]
             around.update(self.memory.neighbours(extra))
+        cited = self.written_boost(vector)  # turns that the facts and summaries nearest the query cite
         sparse = sparse_later.result()
-        pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse.ranked] + extra + (window or [])))
+        pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse.ranked] + extra + (window or []) + list(cited)))
         if context:
             around.update(self.memory.neighbours([uid for uid in pool if uid not in around]))
         turns = self.memory.turns(pool)
@@ -238,6 +253,8 @@ class Retriever:
         graph = self.graph_weights([*named, *about], query)
         weights = {person_ids[name]: w for name, w in graph.items() if name in person_ids}
         boost = {uid: self.cfg.person_boost * weights[who] for uid in keep if (who := turns[uid].person_id) in weights}
+        for uid, extra_score in cited.items():
+            boost[uid] = boost.get(uid, 0.0) + extra_score
         fused = fuse(similarity, bm25, boost, self.cfg.bm25_weight)
         fused = with_session(fused, {uid: turns[uid].session for uid in fused}, self.cfg.session_weight)
         if self.cfg.session_bm25_weight > 0:

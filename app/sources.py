@@ -73,6 +73,11 @@ class FileSource:
         """End the replay early; what was read so far is still processed and stored."""
         self._stop.set()
 
+    @property
+    def stopped(self) -> bool:
+        """Stopped before its end (a signal), rather than played to the end."""
+        return self._stop.is_set()
+
     async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
         gen = iter_media(self.path, max_fps=self.cfg.video.max_fps, min_rate_hz=self.cfg.audio.min_rate_hz)
 
@@ -194,6 +199,10 @@ class MicSource:
     def stop(self) -> None:
         self._stop.set()
 
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
 
 class CameraSource:
     """Camera frames (OpenCV, at most video.max_fps) together with the microphone's audio."""
@@ -255,6 +264,10 @@ class CameraSource:
 
     def stop(self) -> None:
         self.mic.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self.mic.stopped
 
 
 def _put_newest(queue: asyncio.Queue, item) -> None:

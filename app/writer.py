@@ -109,6 +109,7 @@ class UtteranceWriter:
         new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
         if new_session:
             self._start_session()
+        closed = self.session[0] if new_session and self.session is not None else None
         decision = self.assigner.decide(utt, self.previous)
         keys = self._new_keys(decision, utt)
         cap = self.cfg.identity.max_keys
@@ -144,6 +145,10 @@ class UtteranceWriter:
                     model = self.voice_model if kind == "voice" else self.face_model
                     self.memory.add_key(kind, pid, key, quality, cap, model, uid)
                 self._keep_media(utt, uid, pid, session, t0, t1)
+        if closed is not None:
+            self._emit("session_end", utt.t_start_s, session=closed)
+        if new_session:
+            self._emit("session_start", utt.t_start_s, session=session)
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
         self._name_from_speech(utt, pid)
         self._split_if_participants_changed(
@@ -161,6 +166,7 @@ class UtteranceWriter:
         """The source ended: the open session is closed and queued for memory writing."""
         if self.session is not None:
             self.memory.enqueue("session", self.session[0])
+            self._emit("session_end", self.session[1] - self.origin, session=self.session[0])
 
     def add_face_person(self, face: Face, t_s: float) -> int | None:
         """A face that stayed unknown in view becomes a new person keyed by it (not in consent mode, where

@@ -29,7 +29,8 @@ MODELS = ROOT / "models"
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
-    """Every test gets its own data folder, key and config folder; no APP_* setting leaks in."""
+    """Every test gets its own data folder, key and config folder; no APP_* setting leaks in; recordings do not
+    write memory with the LLM unless the test turns it on (test_demo, test_memory_scene)."""
     import os
 
     for name in list(os.environ):
@@ -37,6 +38,7 @@ def isolated(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
     monkeypatch.setenv("APP_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("APP_KEY", "test key, not a secret")
+    monkeypatch.setenv("APP_MEMORY_BACKGROUND", "false")  # the LLM writes memory only where a test asks for it
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     return tmp_path
@@ -44,8 +46,9 @@ def isolated(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def cfg() -> Config:
-    # a cheap scrypt keeps the many database opens in the suite fast; the default is tested on its own
-    return load_config(ROOT / "config.yaml", env={}, overrides=["store.kdf_log2_n=10"])
+    # a cheap scrypt keeps the many database opens in the suite fast; the default is tested on its own; memory
+    # writing beside the recorder (the real LLM) is tested on its own too, not in every recording
+    return load_config(ROOT / "config.yaml", env={}, overrides=["store.kdf_log2_n=10", "memory.background=false"])
 
 
 def need_models(*names: str) -> None:

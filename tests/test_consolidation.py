@@ -36,6 +36,19 @@ def test_first_person_facts_are_said_about_the_speaker():
     assert third_person("I am allergic to peanuts", "David") == "David is allergic to peanuts"
     assert third_person("I bought a bicycle and I ride it", "David") == "David bought a bicycle and David rides it"
     assert third_person("My wife Sarah is a doctor", "John") == "John's wife Sarah is a doctor"
+    assert third_person("I love my dog", "Emily") == "Emily loves their dog"
+    # a recognizer that writes lower case (PocketSphinx)
+    assert (
+        third_person("that is true i swim there and i'm happy", "John")
+        == "That is true John swims there and John is happy"
+    )
+
+
+def test_a_fact_about_someone_else_is_filed_under_them():
+    lines = [Line(1, 1, "Emily", "john prefers swimming in the lake near his house", T0)]
+    raw = {"lines": [{"line": 1, "facts": [{"who": "Emily", "fact": "John prefers swimming in the lake"}]}]}
+    items, dropped = check(raw, lines, ["Emily", "John"], set())
+    assert [(i.who, i.what) for i in items] == [("John", "John prefers swimming in the lake")] and dropped == 0
 
 
 def test_items_are_typed_by_what_they_say():
@@ -60,6 +73,10 @@ def test_relations_are_read_from_what_speakers_say_about_people():
     assert relations_in(lines[1], names) == [("brother", "John")]
     assert relations_in(lines[2], names) == [("colleague", "Maria")]
     assert relations_in(lines[3], names) == []
+    # lower-case speech recognition: a known person is still found, an unknown word is nobody
+    heard = Line(5, 2, "John", "hello my name is john my colleague emily works with me", T0)
+    assert relations_in(heard, names_in([heard], {"John", "Emily"})) == [("colleague", "Emily")]
+    assert relations_in(Line(6, 2, "John", "my wife loves tennis", T0), ["John", "Emily"]) == []
 
 
 def test_unsupported_items_are_dropped_and_plans_get_their_date():
@@ -319,3 +336,25 @@ def test_facts_and_people_show_commands(cfg, perception, capsys, llm_free_consol
     assert main(["--set", "store.kdf_log2_n=10", "people", "show", "Emily"]) == 0
     assert "nurse" in capsys.readouterr().out
     assert main(["--set", "store.kdf_log2_n=10", "facts", "--person", "Nobody"]) != 0
+
+
+def test_background_writer_stops_mid_job_and_a_later_one_finishes_it(cfg, perception, tmp_path):
+    """The recorder's memory writer: stopped while the LLM generates, its job stays queued and nothing is
+    half-written; the next writer finishes it once."""
+    need_llm()
+    from app.consolidation.background import BackgroundWriter
+
+    with Memory.open(tmp_path / "b.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        _demo_memory(m, perception, SCRIPT[:4])
+        m.enqueue("session", 1)
+        writer = BackgroundWriter(m, perception.text, cfg)
+        deadline = time.monotonic() + 120
+        while writer._llm is None and time.monotonic() < deadline:  # the model loads at the first job
+            time.sleep(0.2)
+        time.sleep(2.0)  # generating now
+        writer.stop()
+        assert m.queue_state(cfg.memory.attempts)["pending"] == 1 and m.facts_listed(history=True) == []
+        events = []
+        report = BackgroundWriter(m, perception.text, cfg, lambda kind, ref: events.append((kind, ref))).finish()
+        assert report.sessions == 1 and events[0] == ("session", 1)
+        assert m.queue_state(cfg.memory.attempts)["pending"] == 0 and m.facts_listed()

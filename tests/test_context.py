@@ -24,7 +24,7 @@ def test_budgets_are_never_exceeded(memory, perception, cfg):
     assert "support group" in ctx.profile  # the summary of a conversation with her
     kinds = {c.kind for c in ctx.citations}
     assert {"fact", "relation", "summary", "utterance"} <= kinds
-    lines = [line for line in ctx.retrieved.splitlines() if "[fact" not in line]
+    lines = [line for line in ctx.retrieved.splitlines() if "[fact" not in line and "[relation" not in line]
     assert "[summary" in lines[0]  # the pyramid's top comes before the turns when it covers a hit
 
 
@@ -142,3 +142,26 @@ def test_the_same_answers_from_the_ann_index_and_its_turn_table(memory, percepti
         assert big.dense.ivf is not None and m.dense.ivf is None  # one searched through the index, one exactly
     assert answers[0] == answers[1]
     assert answers[0][:3] == ({uids[1], uids[3], uids[5]}, uids[3], {uids[2], uids[3]}) and answers[0][3] == {None}
+
+
+def test_a_written_fact_counts_for_the_turn_it_cites(memory, perception, cfg):
+    """Memory writing joins what was said into a sentence a question matches better than the turn did;
+    the hit lifts the turn it cites (recall.written_weight), and with the weight at 0 it does not."""
+    import dataclasses
+
+    from app.recall import Retriever
+
+    m, uids = memory
+    question = "who has a new pet at home?"
+    turns_only = Retriever(m, perception.text, dataclasses.replace(cfg.recall, written_weight=0.0))
+    before = [e.utterance_id for e in turns_only.search(question, 6)]
+    fact = "Caroline has a new pet at home, a puppy"  # cites an unrelated turn: only the citation can lift it
+    with m.batch():
+        m.insert_fact(
+            m.person_id("Caroline"), "attribute", "pet", fact, 0, [uids[1]], None, MAY_8, 1, perception.text([fact])[0]
+        )
+    with_memory = [e.utterance_id for e in Retriever(m, perception.text, cfg.recall).search(question, 6)]
+    assert with_memory.index(uids[1]) < before.index(uids[1])
+    assert [e.utterance_id for e in turns_only.search(question, 6)] == before
+    m.con.execute("UPDATE facts SET faded = 1")  # a faded fact no longer counts
+    assert [e.utterance_id for e in Retriever(m, perception.text, cfg.recall).search(question, 6)] == before

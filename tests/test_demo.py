@@ -30,6 +30,7 @@ def demo_run(tmp_path_factory) -> tuple[Path, dict, dict]:
     data = tmp_path_factory.mktemp("demo-data")
     mp = pytest.MonkeyPatch()
     mp.setenv("APP_KEY", "demo test key")
+    mp.setenv("APP_MEMORY_BACKGROUND", "true")  # the quick start's job: memory is written while it records
     import contextlib
     import io
 
@@ -68,6 +69,15 @@ def test_run_summary(demo_run):
     assert summary["utterances"] == len(script["turns"]) and summary["people"] == 3
     assert abs(summary["duration_s"] - script["duration_s"]) < 0.1
     assert summary["errors"] == [] and summary["frames_analysed"] > 0
+
+
+def test_memory_is_written_while_recording(demo_run, demo_key, capsys):
+    need_models("qwen2.5-coder-0.5b")
+    data, summary, _ = demo_run
+    assert summary["memory_jobs"] >= 1 and summary["memory_error"] is None, summary
+    facts = _cli(capsys, "--data-dir", str(data), "facts", "--json")["facts"]
+    assert facts and all(f["sources"] for f in facts)
+    assert any("peanut" in f["value"].lower() for f in facts)
 
 
 def test_every_utterance_goes_to_its_speaker(demo_run, demo_key, capsys):

@@ -1,4 +1,4 @@
-"""`eval faces|speakers|sessions|locomo|memorybank|qa`: measurements on real data, as a table or `--json`."""
+"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction`: measurements on real data, as a table or `--json`."""
 
 from __future__ import annotations
 
@@ -17,13 +17,14 @@ DEFAULT_DATA = {
     "sessions": [SHARED / "librispeech_test_other_resemblyzer"],
     "locomo": [SHARED / "locomo" / "locomo10.json"],
     "qa": [SHARED / "locomo" / "locomo10.json"],
+    "extraction": [SHARED / "locomo" / "locomo10.json"],
     "memorybank": [SHARED / "memorybank_siliconfriend"],
 }
 
 
 def register(add) -> None:
     p = add("eval", "evaluate identity, segmentation, recall and answers on real data", cmd_eval)
-    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa"))
+    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa", "extraction"))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
@@ -33,6 +34,13 @@ def register(add) -> None:
         "--limit", type=int, default=None, help="locomo: only the first N conversations; qa: N questions (default 200)"
     )
     p.add_argument("--seed", type=int, default=0, help="qa: the seed of the stratified sample")
+    p.add_argument(
+        "--with-memory",
+        action="store_true",
+        help="locomo: over the memories eval extraction wrote under --out, with and without their facts and summaries",
+    )
+    p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
+    p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
@@ -61,15 +69,26 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         if args.limit is not None and args.limit < 1:
             raise ConfigError("--limit takes a positive number of questions")
         result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl")
+    elif args.what == "extraction":
+        from app.evaluation.extraction import eval_extraction, render
+
+        if args.conversations < 1 or args.first < 0:
+            raise ConfigError("--conversations takes a positive number and --first a conversation index")
+        result = eval_extraction(cfg, data[0], args.out, args.conversations, args.first)
     else:
         from app.evaluation.locomo import eval_locomo, render
 
         ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
         if not ks or ks[0] < 1:
             raise ConfigError("--k takes positive integers, e.g. 1,5,10")
-        result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit or 0)
+        if args.with_memory:
+            from app.evaluation.locomo import eval_locomo_with_memory
+
+            result = eval_locomo_with_memory(cfg, data[0], ks, args.out / "memory")
+        else:
+            result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit or 0)
     args.out.mkdir(parents=True, exist_ok=True)
-    name = f"locomo_{args.mode}" if args.what == "locomo" else args.what
+    name = f"locomo_{'memory' if args.with_memory else args.mode}" if args.what == "locomo" else args.what
     (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
     print_json(result) if args.json else sys.stdout.write(render(result))
     return 0

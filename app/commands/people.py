@@ -21,6 +21,7 @@ def register(add) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     w = actions.add_parser("show", help="everything known about one person, with provenance")
     w.add_argument("name")
+    w.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="as one JSON object")
     r = actions.add_parser("rename", help="give someone their name")
     r.add_argument("old")
     r.add_argument("new")

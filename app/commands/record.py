@@ -57,6 +57,11 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
             f"people            {out['people']} ({out['new_people']} new)",
             f"wall time         {out['wall_s']:.1f} s, real-time factor {out['real_time_factor']:.2f}",
         ]
+        if out["memory_jobs"] or out["memory_error"]:
+            lines.append(
+                f"memory written    {out['memory_jobs']} jobs in {out['memory_s']:.0f} s (see `python -m app facts`)"
+                + (f"; stopped: {out['memory_error']}" if out["memory_error"] else "")
+            )
         if out["unstored"]:
             lines.append(f"not stored        {out['unstored']} utterances heard after the disk filled up")
         if out["skipped"]:

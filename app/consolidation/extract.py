@@ -83,18 +83,21 @@ def typed(fact: str) -> tuple[str, str]:
 
 
 _RELATED = re.compile(
-    rf"\b(?:(?i:my|our)\s+{_ADJ}(?i:({RELATION_WORDS}))s?,?\s+([A-Z][a-z]+)"
-    rf"|([A-Z][a-z]+)\s+is\s+(?i:my|our)\s+{_ADJ}(?i:({RELATION_WORDS})))\b"
+    rf"\b(?:(?:my|our)\s+{_ADJ}({RELATION_WORDS})s?,?\s+([a-z]+)|([a-z]+)\s+is\s+(?:my|our)\s+{_ADJ}({RELATION_WORDS}))\b",
+    re.IGNORECASE,
 )
 
 
 def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
-    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother"."""
+    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother" — the other being one
+    of `names`, in any case (a recognizer that writes lower case still names people)."""
+    canonical = {n.lower(): n for n in names}
     out = []
     for m in _RELATED.finditer(line.text):
         relation, other = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        if other in names and other != line.person:
-            out.append((relation.lower(), other))
+        name = canonical.get(other.lower())
+        if name is not None and name != line.person:
+            out.append((relation.lower(), name))
     return out
 
 
@@ -127,10 +130,11 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(
         rf"(?i:\b(?:hi|hello|hey)\b,?\s*)?(?i:\bmy name is|\bI am|\bI'm|\bthis is)\s+{name}\b\W*(?:and\s+)?", "", fact
     )
-    text = re.sub(r"\bI'm\b", "I am", text)
-    text = re.sub(r"\bI've\b", "I have", text)
-    text = re.sub(r"\bI (\w+)", lambda m: f"{who} {_says(m.group(1))}", text)
-    text = re.sub(r"\b[Mm]y\b", f"{who}'s", text)
+    text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
+    text = re.sub(r"\b[Ii]'ve\b", "I have", text)
+    text = re.sub(r"\b[Ii] (\w+)", lambda m: f"{who} {_says(m.group(1))}", text)
+    # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
+    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
     text = re.sub(r"\b(me|myself)\b", who, text)
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] if text else text
@@ -158,11 +162,11 @@ class Item:
 
 
 def names_in(lines: list[Line], known: set[str]) -> list[str]:
-    """Who items may be about: the speakers, known people named in the lines, and names that follow a
-    relation word ("my wife Sarah")."""
+    """Who items may be about: the speakers, known people named in the lines (in any case), and capitalized
+    names that follow a relation word ("my wife Sarah")."""
     found = [ln.person for ln in lines if ln.person]
     text = "\n".join(ln.text for ln in lines)
-    found += [n for n in known if re.search(rf"\b{re.escape(n)}\b", text)]
+    found += [n for n in known if re.search(rf"\b{re.escape(n)}\b", text, re.IGNORECASE)]
     found += _MENTION.findall(text)
     return list(dict.fromkeys(found))
 
@@ -175,9 +179,19 @@ def render(lines: list[Line]) -> str:
     return f"Conversation on {when} {day}:\n{body}"
 
 
-def schema(count: int, names: list[str], per_line: int) -> dict:
-    """One entry per line, in order (a grammar keeps the model from skipping or looping), each with at most
-    `per_line` facts about the people named in the transcript."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def states_something(text: str) -> bool:
+    """Whether a line can state a fact: three content words outside its questions. Greetings, thanks and
+    questions get no entry to fill (an entry costs the model about a second even when it is empty)."""
+    said = [s for s in _SENTENCE.split(text.strip()) if s and not s.endswith("?")]
+    return len(keywords(" ".join(said))) >= 3
+
+
+def schema(numbers: list[int], names: list[str], per_line: int) -> dict:
+    """One entry per line numbered in `numbers`, in order (a grammar keeps the model from skipping or looping),
+    each with at most `per_line` facts about the people named in the transcript."""
     fact = {
         "type": "object",
         "properties": {"who": {"type": "string", "enum": names}, "fact": {"type": "string", "maxLength": 90}},
@@ -191,11 +205,12 @@ def schema(count: int, names: list[str], per_line: int) -> dict:
     }
     entries = [
         {**line, "properties": {"line": {"const": i}, "facts": {"type": "array", "items": fact, "maxItems": per_line}}}
-        for i in range(1, count + 1)
+        for i in numbers
     ]
+    n = len(numbers)
     return {
         "type": "object",
-        "properties": {"lines": {"type": "array", "prefixItems": entries, "minItems": count, "maxItems": count}},
+        "properties": {"lines": {"type": "array", "prefixItems": entries, "minItems": n, "maxItems": n}},
         "required": ["lines"],
         "additionalProperties": False,
     }
@@ -216,6 +231,15 @@ def _grounded(what: str, text: str) -> bool:
     return any(w[:5] in said for w in keywords(what))
 
 
+def _subject(fact: str, who: str, names: list[str], line: Line) -> str:
+    """Who a fact is about: the model's choice, unless the sentence names one other person of the
+    transcript and not them ("John prefers swimming", said by Emily and filed under Emily)."""
+    if re.search(rf"\b{re.escape(who)}\b", fact, re.IGNORECASE):
+        return who
+    others = [n for n in names if n != who and re.search(rf"\b{re.escape(n)}\b", fact, re.IGNORECASE)]
+    return others[0] if len(others) == 1 and _mentions(line, others[0]) else who
+
+
 def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> tuple[list[Item], int]:
     """The items whose line supports them (typed, dated, in the third person), the relations their speakers
     name, and how many the model gave that were dropped."""
@@ -234,6 +258,7 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
             who, fact = str(f.get("who", "")), " ".join(str(f.get("fact", "")).split()).rstrip(".")
             if line.person == who:
                 fact = third_person(fact, who)
+            who = _subject(fact, who, names, line)
             marker = (line.id, who, fact.lower())
             if (
                 not fact
@@ -282,11 +307,12 @@ def extract(
     names = names_in(lines, known)
     items: list[Item] = []
     dropped = prompt = completion = 0
-    if names:
+    numbers = [i for i, ln in enumerate(lines, 1) if states_something(ln.text)]
+    if names and numbers:
         request = Request(
             messages(lines, TASK),
-            max_tokens=len(lines) * (LINE_TOKENS + per_line * item_tokens),
-            schema=schema(len(lines), names, per_line),
+            max_tokens=len(numbers) * (LINE_TOKENS + per_line * item_tokens),
+            schema=schema(numbers, names, per_line),
             cache_prefix=1,
         )
         try:

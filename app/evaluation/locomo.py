@@ -210,10 +210,53 @@ def eval_locomo(
     return result
 
 
-class _Asker:
-    """Asks one conversation's questions of its memory as it is so far, with the baselines."""
+def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], memories: Path) -> dict:
+    """Recall@k over the memories `eval extraction` wrote (`memories`/<sample id>.db), with the facts and
+    summaries counting for the turns they cite ("ours") and without them (`recall.written_weight` 0:
+    "turns"), in one pass over the same databases."""
+    import dataclasses
 
-    def __init__(self, retriever, embedder, turns: list[Turn], baseline: np.ndarray, depth: int) -> None:
+    from app.evaluation.extraction import ingest, open_memory
+    from app.perception import load_text_embedder
+    from app.recall import Retriever
+
+    conversations = [c for c in load(data) if (memories / f"{c[0]}.db").exists()]
+    if not conversations:
+        raise MediaError(f"no memory written under {memories}: run `python -m app eval extraction` first")
+    embedder = load_text_embedder(cfg)
+    turns_only = dataclasses.replace(cfg.recall, written_weight=0.0)
+    scores = _Scores(["ours", "turns", "bm25", "dense"], ks)
+    facts = questions = 0
+    for sample_id, turns, qs, speakers in conversations:
+        baseline = embedder([f"{t.speaker}: {t.text}" for t in turns])
+        with open_memory(cfg, memories.parent, sample_id) as mem:
+            others = {"turns": Retriever(mem, embedder, turns_only)}
+            asker = _Asker(Retriever(mem, embedder, cfg.recall), embedder, turns, baseline, max(ks), others)
+            asker.uid_of.update(ingest(mem, sample_id, turns, speakers, embedder))
+            asker.ingested.extend(range(len(turns)))
+            facts += len(mem.written().ids)
+            for q in qs:
+                asker.ask(q, scores)
+                questions += 1
+    return {
+        "mode": "offline, with memory",
+        "questions": questions,
+        "conversations": len(conversations),
+        "which": [c[0] for c in conversations],
+        "written_items": facts,
+        "ingest_s": 0.0,
+        **scores.table("ours"),
+        "baselines": {m: scores.table(m) for m in ("turns", "bm25", "dense")},
+    }
+
+
+class _Asker:
+    """Asks one conversation's questions of its memory as it is so far, with the baselines (and `others`:
+    more retrievers over the same memory, by name)."""
+
+    def __init__(
+        self, retriever, embedder, turns: list[Turn], baseline: np.ndarray, depth: int, others: dict | None = None
+    ) -> None:
         self.retriever, self.embedder, self.turns, self.baseline, self.depth = (
             retriever,
             embedder,
@@ -221,6 +264,7 @@ class _Asker:
             baseline,
             depth,
         )
+        self.others = others or {}
         self.uid_of: dict[str, int] = {}
         self.ingested: list[int] = []  # indices of the turns in the memory so far
 
@@ -235,6 +279,10 @@ class _Asker:
             "ours": [e.utterance_id for e in find(self.retriever, q.text, now, self.depth).evidence],
             "bm25": self.retriever.rank_bm25(q.text, self.depth),
             "dense": [self.uid_of[self.turns[i].dia_id] for i in nearest],
+            **{
+                name: [e.utterance_id for e in find(r, q.text, now, self.depth).evidence]
+                for name, r in self.others.items()
+            },
         }
         scores.add(q.category, rankings, {self.uid_of[e] for e in q.evidence if e in self.uid_of})
 

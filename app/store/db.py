@@ -116,21 +116,29 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
     return con, key
 
 
-def connect_reader(path: Path, key: bytes, cfg: StoreConfig):
-    """A second, read-only connection to an open memory (same raw key: no key derivation), for searches
-    that run beside the main connection's."""
+def connect_reader(path: Path, key: bytes, cfg: StoreConfig, writer: bool = False):
+    """A second connection to an open memory (same raw key: no key derivation): read-only for searches that
+    run beside the main connection's, or (`writer`) for a background thread that writes too — SQLite lets
+    one write at a time and the other waits."""
     driver = _driver()
     with path.open("rb") as fh:
         salt = fh.read(SALT_BYTES)
-    con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+    con = driver.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30.0)
     try:
         _key(con, key, salt)
-        con.execute("PRAGMA query_only = ON")
+        if writer:
+            _load_vec(con)
+            con.execute("PRAGMA synchronous = FULL")
+            con.execute("PRAGMA foreign_keys = ON")
+            con.execute("PRAGMA recursive_triggers = ON")
+            con.execute("PRAGMA secure_delete = ON")
+        else:
+            con.execute("PRAGMA query_only = ON")
         _cache(con, cfg)
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except driver.DatabaseError as e:
         con.close()
-        raise StoreError(f"{path}: cannot open a reader: {e}") from None
+        raise StoreError(f"{path}: cannot open a second connection: {e}") from None
     return con
 
 

@@ -4,15 +4,37 @@ profile of a person that gathers them."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from app.store.db import transaction
+
+
+@dataclass(frozen=True)
+class Written:
+    """The facts that hold (not faded) and the summaries citing utterances, as search documents."""
+
+    kinds: list[str]  # fact | summary
+    ids: list[int]
+    vectors: np.ndarray  # (n, dim) float32 unit rows
+    cites: list[np.ndarray]  # the utterances each one cites
+
+    def nearest(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(row, cosine) of the k items closest to `query`, best first."""
+        if not self.ids:
+            return []
+        similarity = self.vectors @ query
+        top = np.argsort(-similarity, kind="stable")[:k]
+        return [(int(i), float(similarity[i])) for i in top]
 
 
 class DerivedMixin:
     """The derived-memory part of `Memory`."""
 
     con: Any
+    _written: tuple[tuple, Written] | None
 
     def add_fact(
         self,
@@ -141,6 +163,32 @@ class DerivedMixin:
         ).fetchall()
         keys = ("id", "person", "kind", "key", "value", "valid_from", "hits")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def written(self) -> Written:
+        """What memory writing wrote, to search beside the turns; read again only when it changed."""
+        signature = self.con.execute(
+            "SELECT (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || "
+            "coalesce(sum(valid_to IS NULL AND faded = 0), 0) FROM facts), "
+            "(SELECT count(*) || ':' || coalesce(max(id), 0) FROM summaries)"
+        ).fetchone()
+        if self._written is not None and self._written[0] == signature:
+            return self._written[1]
+        rows = self.con.execute(
+            "SELECT 'fact', f.id, f.embedding, (SELECT group_concat(utterance_id) FROM fact_sources s "
+            "WHERE s.fact_id = f.id) FROM facts f WHERE f.valid_to IS NULL AND f.faded = 0 AND f.embedding IS NOT NULL "
+            "UNION ALL SELECT 'summary', m.id, m.embedding, (SELECT group_concat(utterance_id) FROM summary_sources s "
+            "WHERE s.summary_id = m.id AND s.utterance_id IS NOT NULL) FROM summaries m WHERE m.embedding IS NOT NULL"
+        ).fetchall()
+        rows = [r for r in rows if r[3]]
+        vectors = np.stack([np.frombuffer(r[2], np.float32) for r in rows]) if rows else np.zeros((0, 0), np.float32)
+        written = Written(
+            [r[0] for r in rows],
+            [int(r[1]) for r in rows],
+            vectors,
+            [np.array([int(x) for x in r[3].split(",")], np.int64) for r in rows],
+        )
+        self._written = (signature, written)
+        return written
 
     def relation_edges(self) -> list[tuple[str, str, str]]:
         """(subject, relation, object) names of every relation that still holds."""

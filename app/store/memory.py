@@ -71,6 +71,7 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
         self.dense = DenseIndex(self, cfg or StoreConfig(), MediaVault(path.parent / INDEX_DIR, media_key(key)))
         self._closed = False
         self._after_commit: list = []
+        self._written = None  # (signature, Written): facts and summaries as search documents (DerivedMixin.written)
         self._word_docs: dict[str, tuple[int, int, int]] = {}  # word -> (utterances holding it, size then, cap)
         self._key = key
         self._cfg = cfg or StoreConfig()
@@ -85,6 +86,12 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
 
         finish_rekey(memory)  # a rekey cut short by a crash is completed (or its stale files removed)
         return memory
+
+    def second(self) -> Memory:
+        """Another connection to this memory, for a thread of its own (memory writing beside the recorder)."""
+        from app.store.db import connect_reader
+
+        return Memory(connect_reader(self.path, self._key, self._cfg, writer=True), self.path, self._key, self._cfg)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
