@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from app import __version__
-from app.commands import consolidate, evaluate, memory, people, record, system
+from app.commands import consolidate, evaluate, memory, people, record, serve, system
 from app.config import Config, load_config
 from app.errors import AppError
 
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    for module in (record, memory, consolidate, people, system, evaluate):
+    for module in (record, serve, memory, consolidate, people, system, evaluate):
         module.register(add)
     return parser
 

@@ -21,7 +21,7 @@ from app.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_FILE = PROJECT_ROOT / "config.yaml"
 # Environment variables with the APP_ prefix that are not settings (secrets and locations).
-RESERVED_ENV = frozenset({"APP_KEY", "APP_KEY_FILE", "APP_DATA_DIR", "APP_CONFIG", "APP_LLM_API_KEY"})
+RESERVED_ENV = frozenset({"APP_KEY", "APP_KEY_FILE", "APP_DATA_DIR", "APP_CONFIG", "APP_LLM_API_KEY", "APP_API_TOKEN"})
 
 
 def _opt(
@@ -320,7 +320,7 @@ class MemoryConfig:
     person_every: int = _opt(
         5, "new session summaries with a person that rebuild their global state (MOOM's θ = 5)", lo=1, hi=100
     )
-    attempts: int = _opt(3, "tries of one queued job before it is set aside with its error", lo=1, hi=20)
+    attempts: int = _opt(3, "tries of one queued job before it is set aside with its error", lo=1, hi=100)
     alpha: float = _opt(0.1, "forgetting: weight of temporal decay (MOOM's α)", lo=0.0, hi=10.0)
     beta: float = _opt(0.9, "forgetting: weight of recall reinforcement (MOOM's β)", lo=0.0, hi=10.0)
     gamma: float = _opt(
@@ -334,6 +334,18 @@ class MemoryConfig:
         "forgetting: facts per person kept in the profile and search; the weakest beyond it fade",
         lo=1,
         hi=100000,
+    )
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """The local API (`serve`, `run --serve`): loopback only unless told otherwise, a bearer token on every route."""
+
+    host: str = _opt("127.0.0.1", "address to listen on; anything but loopback needs `serve --public`")
+    port: int = _opt(8765, "TCP port", lo=1, hi=65535)
+    max_body_kb: int = _opt(4096, "largest request body accepted (KiB); a bigger one gets 413", lo=1, hi=1048576)
+    events_kept: int = _opt(
+        10000, "events kept in RAM for subscribers that reconnect with Last-Event-ID", lo=100, hi=1000000
     )
 
 
@@ -360,6 +372,7 @@ class Config:
     recall: RecallConfig = field(default_factory=RecallConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
 
     @property

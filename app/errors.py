@@ -34,6 +34,12 @@ class StoreError(AppError):
     exit_code = 5
 
 
+class NotFoundError(StoreError):
+    """No such person, session or item in the memory."""
+
+    code = "not_found"
+
+
 class StoreKeyError(StoreError):
     """No key, or the wrong key, for the encrypted memory."""
 

@@ -11,6 +11,9 @@ from pathlib import Path
 from app.config import Config
 from app.errors import StoreError
 from app.paths import DB_NAME, data_dir
+from app.views import when
+
+__all__ = ["db_path", "open_memory", "parse_time", "print_json", "when"]
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -27,11 +30,6 @@ def open_memory(args: argparse.Namespace, cfg: Config, create: bool = False):
         raise StoreError(f"no memory at {path} yet: record something first (python -m app run --source ...)")
     secret = resolve_secret(args.key_file, args.key_prompt, create=create and not path.exists())
     return Memory.open(path, secret, cfg.store, create=create)
-
-
-def when(epoch_s: float, timespec: str = "milliseconds") -> str:
-    """ISO 8601 in local time with its UTC offset."""
-    return dt.datetime.fromtimestamp(epoch_s).astimezone().isoformat(timespec=timespec)
 
 
 def parse_time(text: str) -> float:

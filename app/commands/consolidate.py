@@ -8,7 +8,6 @@ import sys
 
 from app.commands import open_memory, print_json, when
 from app.config import Config
-from app.errors import StoreError
 
 
 def register(add) -> None:
@@ -67,16 +66,13 @@ def _day(t: float | None) -> str:
 
 
 def cmd_facts(args: argparse.Namespace, cfg: Config) -> int:
+    from app import views
+
     with open_memory(args, cfg) as memory:
-        pid = None
-        if args.person:
-            pid = memory.person_id(args.person)
-            if pid is None:
-                raise StoreError(f"nobody called {args.person!r} (see `python -m app people`)")
-        facts = memory.facts_listed(pid, history=args.history)
-        relations = memory.relations_listed(pid)
+        out = views.facts(memory, args.person, args.history)
+    facts, relations = out["facts"], out["relations"]
     if args.json:
-        print_json({"facts": facts, "relations": relations})
+        print_json(out)
         return 0
     if not facts and not relations:
         sys.stdout.write("no facts yet (python -m app consolidate writes them from recorded sessions)\n")

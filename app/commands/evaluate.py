@@ -37,7 +37,7 @@ def register(add) -> None:
     p.add_argument(
         "--with-memory",
         action="store_true",
-        help="locomo: over the memories eval extraction wrote under --out, with and without their facts and summaries",
+        help="locomo, qa: over the memories eval extraction wrote under --out, with and without what it wrote",
     )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
@@ -68,7 +68,8 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
 
         if args.limit is not None and args.limit < 1:
             raise ConfigError("--limit takes a positive number of questions")
-        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl")
+        memories = args.out / "memory" if args.with_memory else None
+        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl", memories)
     elif args.what == "extraction":
         from app.evaluation.extraction import eval_extraction, render
 

@@ -61,38 +61,20 @@ def _asked_at(text: str | None) -> datetime:
 
 
 def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
-    from app.context import context, find
+    from app import views
     from app.perception import load_text_embedder
-    from app.recall import Retriever
 
     now = _asked_at(args.at)
     embedder = load_text_embedder(cfg)
     with open_memory(args, cfg) as memory:
-        if args.person and memory.person_id(args.person) is None:
-            raise StoreError(f"nobody called {args.person!r} (see `python -m app people`)")
+        if args.person:
+            views.person_id(memory, args.person)
         if args.answer:
             return _answer(args, cfg, memory, embedder, now)
-        about = (args.person,) if args.person else ()
-        found = find(Retriever(memory, embedder, cfg.recall), args.question, now, args.top, about)
-        results, window = found.evidence, found.window
-        between = window.epoch() if window and found.filtered else None
-        ctx = context(memory, embedder, cfg.recall, args.person, args.question, now) if args.context else None
-    rows = [
-        {
-            "id": r.utterance_id,
-            "text": r.text,
-            "person": r.person,
-            "t_start": when(r.t_start),
-            "t_end": when(r.t_end),
-            "session": r.session,
-            "score": r.score,
-        }
-        for r in results
-    ]
-    filtered = [when(t) for t in between] if between else None
+        out, found = views.ask(memory, embedder, cfg, args.question, now, args.top, args.person, args.context)
+    rows, results, window, filtered = out["results"], found.evidence, found.window, out["time_filter"]
     if args.json:
-        out = {"query": args.question, "at": now.isoformat(), "time_filter": filtered, "results": rows}
-        print_json(out | ({"context": ctx.as_dict()} if ctx else {}))
+        print_json(out)
         return 0
     if filtered:
         sys.stdout.write(f'between {filtered[0]} and {filtered[1]} ("{window.expression}")\n')
@@ -105,9 +87,10 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
             f"{i}. [{r['score']:.2f}] {r['person'] or 'someone'}, {when(e.t_start, 'seconds')} "
             f"(session {r['session']}): {r['text']}\n"
         )
-    if ctx is not None:
-        sys.stdout.write(f"\n--- profile ({ctx.profile_tokens} tokens)\n{ctx.profile}\n")
-        sys.stdout.write(f"--- retrieved ({ctx.retrieved_tokens} tokens)\n{ctx.retrieved}\n")
+    if "context" in out:
+        ctx = out["context"]
+        sys.stdout.write(f"\n--- profile ({ctx['profile_tokens']} tokens)\n{ctx['profile']}\n")
+        sys.stdout.write(f"--- retrieved ({ctx['retrieved_tokens']} tokens)\n{ctx['retrieved']}\n")
     return 0
 
 
@@ -132,11 +115,13 @@ def _answer(args: argparse.Namespace, cfg: Config, memory, embedder, now: dateti
 
 
 def cmd_sessions(args: argparse.Namespace, cfg: Config) -> int:
+    from app import views
+
     with open_memory(args, cfg) as memory:
-        sessions = memory.sessions()
-    rows = [{**s, "t_start": when(s["t_start"]), "t_end": when(s["t_end"])} for s in sessions]
+        out = views.sessions(memory)
+    rows = out["sessions"]
     if args.json:
-        print_json({"sessions": rows})
+        print_json(out)
     else:
         for r in rows:
             sys.stdout.write(
@@ -154,37 +139,35 @@ def cmd_consent(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:
-    from app.store.forget import forget_between, forget_person, forget_session
+    from app import views
 
     with open_memory(args, cfg) as memory:
+        embedder = None
         if args.person is not None:
             from app.perception import load_text_embedder
 
-            result = forget_person(memory, args.person, load_text_embedder(cfg), anonymize=args.anonymize)
-        elif args.session is not None:
-            result = forget_session(memory, args.session)
-        else:
-            result = forget_between(memory, parse_time(args.between[0]), parse_time(args.between[1]))
-    out = {"deleted": result.deleted, "redacted": result.redacted, "anonymized": result.anonymized}
+            embedder = load_text_embedder(cfg)
+        between = (parse_time(args.between[0]), parse_time(args.between[1])) if args.between else None
+        out = views.forget(memory, embedder, args.person, args.session, between, args.anonymize)
     if args.json:
         print_json(out)
     else:
-        parts = [f"{table.replace('_', ' ')} {n}" for table, n in result.deleted.items() if n]
+        parts = [f"{table.replace('_', ' ')} {n}" for table, n in out["deleted"].items() if n]
         sys.stdout.write(f"deleted: {', '.join(parts) or 'nothing'}\n")
-        if result.redacted:
-            sys.stdout.write(f"redacted the name in {result.redacted} other utterances\n")
-        if result.anonymized:
-            sys.stdout.write(f"kept {result.anonymized} utterances without their speaker\n")
+        if out["redacted"]:
+            sys.stdout.write(f"redacted the name in {out['redacted']} other utterances\n")
+        if out["anonymized"]:
+            sys.stdout.write(f"kept {out['anonymized']} utterances without their speaker\n")
     return 0
 
 
 def cmd_export(args: argparse.Namespace, cfg: Config) -> int:
-    from app.store.export import export
+    from app import views
 
     with open_memory(args, cfg) as memory:
-        counts = export(memory, args.out, args.person)
+        counts = views.export(memory, args.out, args.person)
     if args.json:
-        print_json({"out": str(args.out), **counts})
+        print_json(counts)
     else:
         sys.stdout.write(
             f"wrote {args.out}/memory.json, transcript.md and {counts['media']} media files "

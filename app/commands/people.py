@@ -10,7 +10,7 @@ import numpy as np
 
 from app.commands import open_memory, print_json
 from app.config import Config
-from app.errors import MediaError, StoreError
+from app.errors import MediaError
 
 MIN_ENROL_SPEECH_S = 1.0
 
@@ -53,27 +53,26 @@ def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
             person = memory.split_person(args.name, ids, args.new_name)
             sys.stdout.write(f"{person.utterances} utterances of {args.name} are now {person.name}'s\n")
         else:
-            people = memory.people()
+            from app import views
+
+            out = views.people(memory)
             if args.json:
-                print_json({"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in people]})
-            for p in [] if args.json else people:
-                sys.stdout.write(f"{p.id:4d}  {p.name:20s} {p.utterances} utterances\n")
+                print_json(out)
+            for p in [] if args.json else out["people"]:
+                sys.stdout.write(f"{p['id']:4d}  {p['name']:20s} {p['utterances']} utterances\n")
     return 0
 
 
 def _show(args: argparse.Namespace, memory) -> int:
     """The person's profile: who, consent, when seen, their global state, facts (with history), relations,
     summaries and latest words, each citing the utterances it came from."""
+    from app import views
     from app.commands import when
 
-    pid = memory.person_id(args.name)
-    if pid is None:
-        raise StoreError(f"nobody called {args.name!r} (see `python -m app people`)")
-    profile = memory.profile(pid)
-    facts = memory.facts_listed(pid, history=True)
-    relations = memory.relations_listed(pid)
+    out = views.person(memory, args.name)
+    profile, facts, relations = out, out["facts"], out["relations"]
     if args.json:
-        print_json(profile | {"facts": facts, "relations": relations})
+        print_json(out)
         return 0
     seen = (
         f"first seen {when(profile['first_seen'], 'seconds')}, last {when(profile['last_seen'], 'seconds')}"

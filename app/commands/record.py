@@ -16,6 +16,10 @@ def register(add) -> None:
     p.add_argument("--source", required=True, help="mic, camera (with the mic), demo, or a media file")
     p.add_argument("--realtime", action="store_true", help="replay a file at real time")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--serve", action="store_true", help="serve the memory meanwhile (and after a file ends)")
+    from app.commands.serve import add_serving
+
+    add_serving(p)
 
 
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
@@ -30,6 +34,15 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     if args.realtime and hasattr(source, "realtime"):
         source.realtime = True
     models = load_perception(cfg, with_faces=source.has_video)
+    if args.serve:
+        from app.commands import db_path
+        from app.service.server import check_host, serve
+
+        host = args.host or cfg.service.host
+        check_host(host, args.public)
+        port = cfg.service.port if args.port is None else args.port
+        with open_memory(args, cfg, create=True) as memory:
+            return asyncio.run(serve(cfg, memory, models.text, db_path(args).parent, host, port, source, models))
     with open_memory(args, cfg, create=True) as memory:
         total = round(source.duration_s or 0, 1) or None
         bar = tqdm(total=total, unit="s", desc=source.name, disable=None, leave=False, file=sys.stderr)

@@ -22,6 +22,9 @@ def register(add) -> None:
         "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
     )
     p.add_argument("--kills", type=int, default=100, help="durability: how many times to kill -9 the writer")
+    p.add_argument(
+        "--consolidation", action="store_true", help="durability: kill -9 `consolidate` (the LLM) instead of a writer"
+    )
     p.add_argument("--beside-llm", action="store_true", help="pipeline: replay the demo again while the LLM generates")
     p.add_argument("--no-server", action="store_true", help="llm: only in process, not through the local server")
     p.add_argument("--json", action="store_true")
@@ -59,9 +62,9 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
 
         result = bench_identity(cfg)
     elif args.what == "durability":
-        from app.bench_durability import bench_durability, render
+        from app.bench_durability import bench_durability, consolidation_kill_loop, render
 
-        result = bench_durability(args.kills)
+        result = consolidation_kill_loop(cfg, args.kills) if args.consolidation else bench_durability(args.kills)
     elif args.what == "llm":
         from app.bench_llm import bench_llm, render
 

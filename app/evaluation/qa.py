@@ -15,6 +15,7 @@ mentioned" / "no information available".
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import re
@@ -34,6 +35,7 @@ from app.evaluation.locomo import TURN_S, Question, add_session, load
 QA_CATEGORIES = ("1", "2", "3", "4", "5")
 NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}
 METHODS = ("top10", "context")
+MEMORY = "memory"  # `context` over the memory `eval extraction` wrote: the same turns plus facts and summaries
 
 
 @functools.cache
@@ -129,12 +131,22 @@ class _Tally:
         }
 
 
-def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: Path | None = None) -> dict:
-    """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each."""
+def eval_qa(
+    cfg: Config,
+    data: Path,
+    limit: int = 200,
+    seed: int = 0,
+    rows_out: Path | None = None,
+    memories: Path | None = None,
+) -> dict:
+    """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each.
+    `memories` (the folder `eval extraction` wrote): only its conversations, each question also answered
+    from its written memory (`memory`), so with and without memory compare on the same questions."""
     import json
 
     from app.answer import Answerer, prompt, spoken_time
     from app.context import evidence_line, find
+    from app.evaluation.extraction import open_memory as open_written
     from app.llm import load_llm
     from app.perception import load_text_embedder
     from app.recall import Retriever
@@ -143,19 +155,27 @@ def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: 
 
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
+    if memories is not None:
+        conversations = [c for c in conversations if (memories / f"{c[0]}.db").exists()]
+        if not conversations:
+            raise AppError(f"no memory written under {memories}: run `python -m app eval extraction` first")
+    methods = (*METHODS, MEMORY) if memories is not None else METHODS
     per_category = max(1, -(-limit // len(QA_CATEGORIES)))
     chosen = sample(conversations, per_category, seed)
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
     info = llm.backend.info()
-    tallies = {m: _Tally() for m in METHODS}
+    tallies = {m: _Tally() for m in methods}
     rows = []
     try:
         with tempfile.TemporaryDirectory(prefix="locomo-qa-") as tmp:
             for ci in sorted({ci for ci, _ in chosen}):
                 sample_id, turns, _, speakers = conversations[ci]
                 path = Path(tmp) / f"{sample_id}.db"
-                with Memory.open(path, Secret(b"locomo qa eval", "eval"), cfg.store, True) as mem:
+                with (
+                    contextlib.ExitStack() as stack,
+                    Memory.open(path, Secret(b"locomo qa eval", "eval"), cfg.store, True) as mem,
+                ):
                     people = {name: mem.add_person(name).id for name in speakers}
                     vectors = embedder([t.text for t in turns])
                     for session in sorted({t.session for t in turns}):
@@ -164,12 +184,16 @@ def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: 
                     now = datetime.fromtimestamp(turns[-1].t + TURN_S, timezone.utc)
                     answerer = Answerer(llm, mem, embedder, cfg)
                     retriever = Retriever(mem, embedder, cfg.recall)
+                    written = stack.enter_context(open_written(cfg, memories.parent, sample_id)) if memories else None
+                    with_memory = Answerer(llm, written, embedder, cfg) if written is not None else None
                     for q in (q for c, q in chosen if c == ci):
                         row = {"conversation": sample_id, "category": q.category, "question": q.text, "gold": q.answer}
-                        for method in METHODS:
+                        for method in methods:
                             started = time.perf_counter()
                             try:
-                                if method == "context":
+                                if method == MEMORY:
+                                    answer = with_memory(q.text, now)  # type: ignore[misc]
+                                elif method == "context":
                                     answer = answerer(q.text, now)
                                 else:
                                     evidence = find(retriever, q.text, now, 10).evidence
@@ -198,7 +222,8 @@ def eval_qa(cfg: Config, data: Path, limit: int = 200, seed: int = 0, rows_out: 
         "per_category": per_category,
         "seed": seed,
         "evidence_tokens": cfg.llm.evidence_tokens,
-        **{m: tallies[m].table() for m in METHODS},
+        "methods": list(methods),
+        **{m: tallies[m].table() for m in methods},
     }
 
 
@@ -206,14 +231,15 @@ def render(r: dict) -> str:
     lines = [
         f"LoCoMo QA: {r['questions']} questions ({r['per_category']} per category, seed {r['seed']}), "
         f"model {r['model']} ({r['backend']}), evidence {r['evidence_tokens']} tokens",
-        f"{'':24s}{'top10':>10s}{'context':>10s}",
+        f"{'':24s}" + "".join(f"{m:>10s}" for m in r.get("methods", METHODS)),
     ]
+    methods = r.get("methods", METHODS)
     for c in QA_CATEGORIES:
         key = "not_mentioned" if c == "5" else "f1"
         label = f"{c} {NAMES[c]} ({key})"
-        lines.append(f"{label:24s}" + "".join(f"{r[m]['by_category'][c][key]:10.3f}" for m in METHODS))
-    lines.append(f"{'F1 over 1-4':24s}" + "".join(f"{r[m]['f1_1_4']:10.3f}" for m in METHODS))
-    lines.append(f"{'s per question':24s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in METHODS))
-    lines.append(f"{'first token (s)':24s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in METHODS))
-    lines.append(f"{'prompt tokens':24s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in METHODS))
+        lines.append(f"{label:24s}" + "".join(f"{r[m]['by_category'][c][key]:10.3f}" for m in methods))
+    lines.append(f"{'F1 over 1-4':24s}" + "".join(f"{r[m]['f1_1_4']:10.3f}" for m in methods))
+    lines.append(f"{'s per question':24s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in methods))
+    lines.append(f"{'first token (s)':24s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in methods))
+    lines.append(f"{'prompt tokens':24s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in methods))
     return "\n".join(lines) + "\n"

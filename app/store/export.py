@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from app.errors import StoreError
+from app.errors import NotFoundError
 from app.store.memory import Memory
 
 _EXT = {"audio": ".wav", "frame": ".jpg"}
@@ -25,14 +25,13 @@ def _scope(memory: Memory, person: str | None) -> tuple[str, tuple, int | None]:
         return "1", (), None
     pid = memory.person_id(person)
     if pid is None:
-        raise StoreError(f"no person named {person!r} (see `python -m app people`)")
+        raise NotFoundError(f"no person named {person!r} (see `python -m app people`)")
     return "person_id = ?", (pid,), pid
 
 
-def export(memory: Memory, out: Path, person: str | None = None) -> dict[str, int]:
-    """Write memory.json, transcript.md and media/ under `out`; returns how many of each were written."""
+def document(memory: Memory, person: str | None = None) -> tuple[dict, str, tuple]:
+    """The export's JSON document without its media files (what the service returns), and the scope's SQL."""
     where, args, pid = _scope(memory, person)
-    out.mkdir(parents=True, exist_ok=True)
     names = {p["id"]: p["name"] for p in memory.rows("people")}
     utterances = memory.rows("utterances", where, args)
     doc = {
@@ -56,6 +55,13 @@ def export(memory: Memory, out: Path, person: str | None = None) -> dict[str, in
         "summaries": [] if pid else memory.rows("summaries"),
         "media": [],
     }
+    return doc, where, args
+
+
+def export(memory: Memory, out: Path, person: str | None = None) -> dict[str, int]:
+    """Write memory.json, transcript.md and media/ under `out`; returns how many of each were written."""
+    doc, where, args = document(memory, person)
+    out.mkdir(parents=True, exist_ok=True)
     media_dir = out / "media"
     for m in memory.media(where, args):
         media_dir.mkdir(exist_ok=True)

@@ -1,0 +1,42 @@
+"""`serve`: the memory, its events and an OpenAI-compatible endpoint on loopback HTTP (see README, API)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from app.commands import db_path, open_memory
+from app.config import Config
+
+
+def add_serving(p) -> None:
+    p.add_argument("--host", help="address to listen on (default service.host, 127.0.0.1)")
+    p.add_argument("--port", type=int, help="TCP port (default service.port; 0: any free one)")
+    p.add_argument("--public", action="store_true", help="allow an address other than loopback")
+
+
+def register(add) -> None:
+    p = add("serve", "serve the memory over loopback HTTP: API, events, ingest, OpenAI-compatible chat", cmd_serve)
+    add_serving(p)
+    p.add_argument("--no-ingest", action="store_true", help="serve the memory only: no recorder, no perception models")
+
+
+def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
+    from app.perception import load_text_embedder
+    from app.service.server import check_host, serve
+
+    host = args.host or cfg.service.host
+    check_host(host, args.public)
+    port = cfg.service.port if args.port is None else args.port
+    source = models = None
+    if args.no_ingest:
+        embedder = load_text_embedder(cfg)
+    else:
+        from app.perception import load_perception
+        from app.service.ingest import IngestSource
+
+        source = IngestSource(cfg)
+        models = load_perception(cfg, with_faces=True)
+        embedder = models.text
+    with open_memory(args, cfg, create=True) as memory:
+        return asyncio.run(serve(cfg, memory, embedder, db_path(args).parent, host, port, source, models))

@@ -1,0 +1,432 @@
+"""The service's routes (FastAPI; the OpenAPI description at /openapi.json, behind the token like the rest).
+
+The memory is read and written on one thread with the service's own connection (`MemoryHost`): a `Memory` is
+not thread-safe, and the recorder, when one runs in the same process, keeps its own. The language model is
+loaded at the first request that needs it and shared: answers and chat run at dialog priority, ahead of
+background memory writing. JSON shapes are the CLI's `--json` ones (`app/views.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, Field
+
+from app import __version__, views
+from app.config import Config
+from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
+from app.service.auth import Guard
+from app.service.events import EventLog
+
+KEEPALIVE_S = 15.0
+
+
+class MemoryHost:
+    """The service's connection to the memory, used from one thread."""
+
+    def __init__(self, memory) -> None:
+        self.memory = memory
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="api-memory")
+
+    async def __call__(self, fn: Callable, *args) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, self.memory, *args)
+
+    def close(self) -> None:
+        self._pool.submit(self.memory.close).result()
+        self._pool.shutdown()
+
+
+class Service:
+    """What the routes share: the memory, the text embedder, the events, the LLM (lazily), who is there."""
+
+    def __init__(
+        self, cfg: Config, memory, embedder, events: EventLog, present: Callable[[], str | None], ingest=None
+    ) -> None:
+        self.cfg, self.embedder, self.events, self.present, self.ingest = cfg, embedder, events, present, ingest
+        self.host = MemoryHost(memory.second())  # connections of its own: a recorder may be using `memory`
+        self.answers = MemoryHost(memory.second())  # answers hold theirs for seconds: not the one reads use
+        self._llm = None
+        self._llm_lock = threading.Lock()
+
+    def llm(self):
+        with self._llm_lock:
+            if self._llm is None:
+                from app.llm import load_llm
+
+                self._llm = load_llm(self.cfg, beside_capture=True)
+            return self._llm
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+        self.answers.close()
+        self.host.close()
+
+
+# request bodies
+class AskBody(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    k: int | None = Field(None, ge=1, le=100, description="results (default recall.top_k)")
+    person: str | None = Field(None, description="who the user is talking with: their words count first")
+    at: datetime | None = Field(None, description="when the question is asked (default now)")
+    context: bool = Field(False, description="also the dialog context (profile + retrieved)")
+    answer: bool = Field(False, description="answer with the local LLM, citing what was said")
+    stream: bool = Field(False, description="with answer: Server-Sent Events of the answer's text, then the result")
+
+
+class ContextBody(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    person: str | None = None
+    at: datetime | None = None
+
+
+class ForgetBody(BaseModel):
+    person: str | None = None
+    session: int | None = None
+    between: tuple[datetime, datetime] | None = None
+    anonymize: bool = False
+
+
+class ChatMessage(BaseModel):
+    role: str
+    content: str | list[dict] | None = None
+
+
+class ChatBody(BaseModel):
+    model: str | None = None
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    max_tokens: int | None = Field(None, ge=1, le=4096)
+    max_completion_tokens: int | None = Field(None, ge=1, le=4096)
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    person: str | None = Field(None, description="whose memory to add (default: the person in front of the wearer)")
+    user: str | None = None
+
+
+def _now(at: datetime | None) -> datetime:
+    if at is None:
+        return datetime.now().astimezone()
+    return at if at.tzinfo else at.astimezone()
+
+
+def _status(e: AppError) -> int:
+    if isinstance(e, NotFoundError):
+        return 404
+    if isinstance(e, ConfigError | MediaError):
+        return 400
+    if isinstance(e, LLMError):
+        return 503
+    return 500
+
+
+def _text(content: str | list[dict] | None) -> str:
+    if isinstance(content, list):  # OpenAI's content parts: the text ones
+        return " ".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+    return content or ""
+
+
+async def _pump(job) -> AsyncIterator[str]:
+    """A job's streamed text on the loop (its iterator blocks: it runs in a thread)."""
+    from app.llm import RESTART
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue()
+    done = object()
+
+    def run() -> None:
+        try:
+            for piece in job.tokens():
+                if piece is not RESTART:
+                    loop.call_soon_threadsafe(queue.put_nowait, piece)
+        except BaseException as e:  # raised on the loop side
+            loop.call_soon_threadsafe(queue.put_nowait, e)
+        loop.call_soon_threadsafe(queue.put_nowait, done)
+
+    threading.Thread(target=run, name="api-stream", daemon=True).start()
+    try:
+        while (item := await queue.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        job.cancel()  # the client went away: stop generating
+
+
+def create_app(service: Service, token: str) -> FastAPI:
+    app = FastAPI(title="lifemem", version=__version__, description="The wearer's memory over loopback HTTP.")
+    memory = service.host
+
+    @app.exception_handler(AppError)
+    async def app_error(_: Request, e: AppError) -> JSONResponse:
+        return JSONResponse({"error": str(e), "code": e.code}, status_code=_status(e))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_: Request, e: RequestValidationError) -> JSONResponse:
+        first = e.errors()[0] if e.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
+        return JSONResponse({"error": f"{where or 'body'}: {first.get('msg', 'invalid request')}"}, status_code=400)
+
+    @app.get("/health", summary="liveness; the only route without the token, and it says nothing personal")
+    async def health() -> dict:
+        return {"ok": True}
+
+    @app.get("/v1/people")
+    async def people() -> dict:
+        return await memory(views.people)
+
+    @app.get("/v1/people/{name}")
+    async def person(name: str) -> dict:
+        return await memory(views.person, name)
+
+    @app.get("/v1/sessions")
+    async def sessions() -> dict:
+        return await memory(views.sessions)
+
+    @app.get("/v1/sessions/{session}")
+    async def session(session: int) -> dict:
+        return await memory(views.utterances, session)
+
+    @app.get("/v1/facts")
+    async def facts(person: str | None = None, history: bool = False) -> dict:
+        return await memory(views.facts, person, history)
+
+    @app.get("/v1/present", summary="who is in front of the wearer now (null when nobody known)")
+    async def present() -> dict:
+        return {"person": service.present()}
+
+    @app.post("/v1/context")
+    async def context(body: ContextBody) -> dict:
+        return await memory(views.context, service.embedder, service.cfg, body.question, _now(body.at), body.person)
+
+    @app.post("/v1/ask")
+    async def ask(body: AskBody):
+        now = _now(body.at)
+        if not body.answer:
+            out, _ = await memory(
+                views.ask, service.embedder, service.cfg, body.question, now, body.k, body.person, body.context
+            )
+            return out
+        return await _answer(body, now)
+
+    async def _answer(body: AskBody, now: datetime):
+        from app.answer import Answerer
+
+        llm = await asyncio.to_thread(service.llm)
+        if body.person:
+            await memory(views.person_id, body.person)
+        if not body.stream:
+
+            def run(mem):
+                return Answerer(llm, mem, service.embedder, service.cfg)(body.question, now, body.person)
+
+            result = await service.answers(run)
+            return {"query": body.question, "at": now.isoformat(), **result.as_dict(views.when)}
+        loop = asyncio.get_running_loop()
+        pieces: asyncio.Queue = asyncio.Queue()
+
+        def streamed(mem):
+            on_text = lambda text: loop.call_soon_threadsafe(pieces.put_nowait, text)  # noqa: E731
+            try:
+                return Answerer(llm, mem, service.embedder, service.cfg)(body.question, now, body.person, on_text)
+            finally:
+                loop.call_soon_threadsafe(pieces.put_nowait, None)
+
+        async def events() -> AsyncIterator[str]:
+            task = asyncio.ensure_future(service.answers(streamed))
+            while (text := await pieces.get()) is not None:
+                yield f"event: token\ndata: {json.dumps({'text': text})}\n\n"
+            try:
+                result = await task
+            except AppError as e:
+                yield f"event: error\ndata: {json.dumps({'error': str(e)})}\n\n"
+                return
+            out = {"query": body.question, "at": now.isoformat(), **result.as_dict(views.when)}
+            yield f"event: result\ndata: {json.dumps(out, ensure_ascii=False)}\n\n"
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    @app.post("/v1/forget", summary="delete a person, a session or a time span and everything derived from it")
+    async def forget(body: ForgetBody) -> dict:
+        chosen = [x is not None for x in (body.person, body.session, body.between)]
+        if sum(chosen) != 1:
+            raise ConfigError("forget one thing: person, session or between")
+        between = tuple(_now(t).timestamp() for t in body.between) if body.between else None
+        return await memory(views.forget, service.embedder, body.person, body.session, between, body.anonymize)
+
+    @app.get("/v1/export", summary="the memory (or one person's) as the export's JSON document, media left out")
+    async def export(person: str | None = None) -> dict:
+        from app.store.export import document
+
+        return (await memory(lambda mem: document(mem, person)))[0]
+
+    @app.get("/v1/events", summary="Server-Sent Events; reconnect with Last-Event-ID (or ?after=) to miss nothing")
+    async def events(request: Request, after: int | None = Query(None, ge=0)):
+        header = request.headers.get("last-event-id")
+        last = int(header) if header and header.isdigit() else after
+        log = service.events
+        last = log.last_id if last is None else last  # a new subscriber starts from now
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal last
+            yield ": lifemem events\n\n"
+            while not await request.is_disconnected():
+                signal = log.signal()
+                missed, gap = log.after(last)
+                if gap:
+                    yield f"event: gap\ndata: {json.dumps({'after': last})}\n\n"
+                for event in missed:
+                    yield event.sse()
+                    last = event.id
+                if not missed:
+                    try:
+                        await asyncio.wait_for(signal.wait(), KEEPALIVE_S)
+                    except asyncio.TimeoutError:
+                        yield ": keepalive\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+    @app.websocket("/v1/ingest")
+    async def ingest(ws: WebSocket) -> None:
+        """Microphone audio and camera frames from the glasses (protocol: app/service/ingest.py)."""
+        from app.service.ingest import AUDIO, FRAME, IngestError
+
+        source = service.ingest
+        await ws.accept()
+        if source is None:
+            await ws.send_json({"type": "error", "error": "this service records from another source (run --serve)"})
+            return await ws.close(1003)
+        try:
+            hello = json.loads(await ws.receive_text())
+            stream = str(hello["stream"])
+            acked = source.hello(stream, int(hello["rate"]), float(hello.get("t0", time.time())))
+        except (ValueError, KeyError, TypeError, IngestError) as e:
+            await ws.send_json({"type": "error", "error": f"bad hello: {e}"})
+            return await ws.close(1003)
+        except WebSocketDisconnect:
+            return
+        await ws.send_json({"type": "ready", "stream": stream, "acked": acked})
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            data = message.get("bytes")
+            try:
+                if data is None:
+                    raise IngestError("after hello, audio and frames are binary messages")
+                if data[:1] == AUDIO:
+                    await ws.send_json({"type": "ack", "acked": await source.audio(stream, data[1:])})
+                elif data[:1] == FRAME:
+                    await source.frame(data[1:])
+                else:
+                    raise IngestError("a message starts with A (audio) or V (frame)")
+            except IngestError as e:
+                await ws.send_json({"type": "error", "error": str(e)})
+
+    @app.get("/v1/models", summary="OpenAI-compatible: the one model behind /v1/chat/completions")
+    async def models() -> dict:
+        return {"object": "list", "data": [{"id": "lifemem", "object": "model", "owned_by": "local"}]}
+
+    @app.post("/v1/chat/completions", summary="OpenAI-compatible chat with the memory of the person there")
+    async def chat(body: ChatBody):
+        from app.llm import DIALOG
+        from app.llm import Request as LLMRequest
+
+        question = next((_text(m.content) for m in reversed(body.messages) if m.role == "user"), "")
+        person = body.person or service.present()
+        now = _now(None)
+        ctx = await memory(views.context, service.embedder, service.cfg, question or " ", now, person)
+        memory_text = "\n".join(
+            part
+            for part in (
+                f"What you know about {person}:\n{ctx['profile']}" if ctx["profile"] else "",
+                f"From memory (cite the [ids] you use):\n{ctx['retrieved']}" if ctx["retrieved"] else "",
+            )
+            if part
+        )
+        given = [{"role": m.role, "content": _text(m.content)} for m in body.messages]
+        system = [m["content"] for m in given if m["role"] == "system"]
+        rest = [m for m in given if m["role"] != "system"]
+        head = "\n\n".join([*system, memory_text] if memory_text else system)
+        messages = ([{"role": "system", "content": head}] if head else []) + rest
+        llm = await asyncio.to_thread(service.llm)
+        request = LLMRequest(
+            tuple(messages),
+            max_tokens=body.max_completion_tokens or body.max_tokens or service.cfg.llm.answer_tokens * 2,
+            temperature=body.temperature or 0.0,
+            cache_prefix=1 if head else 0,
+        )
+        job = llm.submit(request, DIALOG)
+        ident, created, model = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), body.model or "lifemem"
+        citations = ctx["citations"]
+        if not body.stream:
+            reply = await job.wait()
+            usage = reply.usage
+            return {
+                "id": ident,
+                "object": "chat.completion",
+                "created": created,
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply.text},
+                        "finish_reason": "length" if usage.finish == "length" else "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+                },
+                "citations": citations,
+                "memory_person": person,
+            }
+
+        def chunk(delta: dict, finish: str | None = None, **extra) -> str:
+            data = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                **extra,
+            }
+            return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+        async def stream() -> AsyncIterator[str]:
+            yield chunk({"role": "assistant", "content": ""}, citations=citations, memory_person=person)
+            try:
+                async for piece in _pump(job):
+                    yield chunk({"content": piece})
+            except AppError as e:
+                yield f"data: {json.dumps({'error': {'message': str(e)}})}\n\n"
+                return
+            reply = await job.wait()
+            yield chunk({}, "length" if reply.usage.finish == "length" else "stop")
+            yield "data: [DONE]\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    return Guard(app, token, service.cfg.service.max_body_kb * 1024)  # type: ignore[return-value]
+
+
+def route_paths(app) -> list[tuple[str, str]]:
+    """(method, path) of every route (for the test that tries each without a token)."""
+    fastapi_app = app.app if isinstance(app, Guard) else app
+    out = []
+    for route in fastapi_app.routes:
+        for method in sorted(getattr(route, "methods", None) or {"WS"}):
+            if method not in ("HEAD", "OPTIONS"):
+                out.append((method, route.path))
+    return out

@@ -1,0 +1,90 @@
+"""Runs the service on uvicorn inside the caller's asyncio loop, beside a recorder when there is one
+(`run --serve`): one process, one loop. Prints the address and where the token is once it listens."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from app.config import Config
+from app.errors import ConfigError
+from app.service.app import Service, create_app
+from app.service.auth import api_token
+from app.service.events import EventLog
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def check_host(host: str, public: bool) -> None:
+    """Loopback (or a unix socket path) unless the user said --public."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback and not public:
+        raise ConfigError(
+            f"{host} is not a loopback address: anyone who reaches it with the token reads the memory; "
+            "add --public to listen there anyway"
+        )
+
+
+async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: int, source=None, models=None) -> int:
+    """Serve until SIGINT/SIGTERM, recording from `source` meanwhile (the glasses' ingest stream, or what
+    `run --serve` names) with `models`. Returns the recorder's exit code."""
+    import uvicorn
+
+    from app.pipeline import Recorder
+    from app.service.ingest import IngestSource
+
+    events = EventLog(cfg.service.events_kept)
+    events.bind(asyncio.get_running_loop())
+    recorder = Recorder(cfg, memory, models, source, on_event=events.pipeline) if source is not None else None
+
+    def present() -> str | None:
+        seen = recorder.present if recorder is not None else None
+        return recorder.writer.names.get(seen.person_id) if seen and seen.person_id is not None else None
+
+    ingest = source if isinstance(source, IngestSource) else None
+    service = Service(cfg, memory, embedder, events, present, ingest)
+    token, where = api_token(data_dir)
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self):  # ours below: uvicorn's re-raise the signal after it stops, killing the
+            yield  # process before the recorder has stored what was acknowledged
+
+    server = Server(
+        uvicorn.Config(create_app(service, token), host=host, port=port, log_level="warning", access_log=False)
+    )
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread, or no signals
+            loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+    serving = asyncio.create_task(server.serve())
+    while not server.started and not serving.done():
+        await asyncio.sleep(0.05)
+    if serving.done():  # it could not listen (the port is taken): uvicorn logged why
+        await asyncio.to_thread(service.close)
+        raise ConfigError(f"cannot listen on {host}:{port}")
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    sys.stdout.write(f"serving on http://{host}:{bound} (token: {where}); Ctrl-C stops\n")
+    sys.stdout.flush()
+    recording = asyncio.create_task(recorder.run()) if recorder is not None else None
+    try:
+        await serving  # until a signal: uvicorn catches SIGINT/SIGTERM and returns
+    finally:
+        server.should_exit = True
+        await asyncio.gather(serving, return_exceptions=True)
+        code = 0
+        if recording is not None:
+            source.stop()  # what was acknowledged is still processed and stored
+            summary = await recording
+            code = summary.exit_code
+            _LOGGER.info("recorded %d utterances while serving", summary.utterances)
+        await asyncio.to_thread(service.close)
+    return code
