@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lifemem {__version__}")
     _common(parser, suppress=False)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, help_: str, handler: Command) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_, allow_abbrev=False)
@@ -76,8 +76,14 @@ def _config(args: argparse.Namespace) -> Config:
     return load_config(args.config, overrides=overrides)
 
 
+DEFAULT_JOB = ("run", "--source", "camera", "--serve")  # a wearable's job: record camera + microphone, serve
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if args.command is None:  # `python -m app --device jetson`: the default job for a wearable
+        args = build_parser().parse_args([*argv, *DEFAULT_JOB])
     _setup_logging(args.verbose)
     try:
         return args.handler(args, _config(args))

@@ -344,6 +344,7 @@ class ServiceConfig:
     host: str = _opt("127.0.0.1", "address to listen on; anything but loopback needs `serve --public`")
     port: int = _opt(8765, "TCP port", lo=1, hi=65535)
     max_body_kb: int = _opt(4096, "largest request body accepted (KiB); a bigger one gets 413", lo=1, hi=1048576)
+    readers: int = _opt(2, "connections (and threads) serving reads side by side", lo=1, hi=16)
     events_kept: int = _opt(
         10000, "events kept in RAM for subscribers that reconnect with Last-Event-ID", lo=100, hi=1000000
     )

@@ -98,3 +98,36 @@ def test_bench_recall_reports_ingest_and_query_latency(capsys):
     (point,) = report["query"]
     assert point["n"] == 3000 and point["p95_ms"] >= point["p50_ms"] > 0
     assert point["first_p95_ms"] >= point["first_p50_ms"] > 0
+
+
+def test_device_profiles_change_where_each_model_runs():
+    from app.devices import select
+
+    every = ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"]
+    cpu = select("cpu", every, True, True)
+    assert (cpu.onnx_providers, cpu.asr_device, cpu.asr_compute_type, cpu.llm_gpu_layers) == (
+        ("CPUExecutionProvider",),
+        "cpu",
+        "int8",
+        0,
+    )
+    cuda = select("cuda", every, True, True)
+    assert cuda.onnx_providers == ("CUDAExecutionProvider", "CPUExecutionProvider")
+    assert (cuda.asr_device, cuda.asr_compute_type, cuda.llm_gpu_layers) == ("cuda", "float16", -1)
+    jetson = select("jetson", every, True, True)
+    assert jetson.onnx_providers == tuple(every) and jetson.asr_compute_type == "int8_float16"
+    # asked for a GPU on a machine without one: everything falls back to the CPU
+    bare = select("jetson", ["CPUExecutionProvider"], False, False)
+    assert (bare.onnx_providers, bare.asr_device, bare.asr_compute_type, bare.llm_gpu_layers) == (
+        ("CPUExecutionProvider",),
+        "cpu",
+        "int8",
+        0,
+    )
+
+
+def test_no_command_runs_the_wearable_job_or_says_why_not(capsys):
+    """`python -m app --device jetson`: record camera and microphone and serve; here there are none."""
+    assert main(["--device", "jetson"]) == 7
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: no usable")

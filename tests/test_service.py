@@ -294,3 +294,11 @@ def _said(data: Path) -> list[tuple[int, str]]:
         rows = m.all_utterances()
     counts = {p: sum(r.person == p for r in rows) for p in {r.person for r in rows}}
     return [(counts[r.person], r.text) for r in rows]
+
+
+def test_bench_api_runs_a_bounded_load_on_loopback(capsys):
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    assert main(["bench", "api", "--seconds", "3", "--clients", "4", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"] == 0 and report["routes"]["ask"]["requests"] > 0
+    assert report["ingest"]["audio_s"] > 0 and report["rss_mb"]["after"] > 0

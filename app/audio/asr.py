@@ -87,12 +87,14 @@ class WhisperAsr:
         _require("faster_whisper", "asr-whisper")
         from faster_whisper import WhisperModel
 
-        gpu = device != "cpu"
+        from app.devices import ctranslate2_cuda, select
+
+        profile = select(device, [], ctranslate2_cuda(), False)
         try:
             self._model = WhisperModel(
                 str(model_dir),
-                device="cuda" if gpu else "cpu",
-                compute_type="float16" if gpu else "int8",
+                device=profile.asr_device,
+                compute_type=profile.asr_compute_type,
                 cpu_threads=threads,
                 local_files_only=True,
             )

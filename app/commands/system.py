@@ -17,7 +17,7 @@ def register(add) -> None:
     p = add(
         "bench", "measure speed: the recorder's stages, identity polls, recall, the store at scale, the LLM", cmd_bench
     )
-    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability", "llm"))
+    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api"))
     p.add_argument(
         "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
     )
@@ -27,6 +27,8 @@ def register(add) -> None:
     )
     p.add_argument("--beside-llm", action="store_true", help="pipeline: replay the demo again while the LLM generates")
     p.add_argument("--no-server", action="store_true", help="llm: only in process, not through the local server")
+    p.add_argument("--seconds", type=float, default=60.0, help="api: how long the load runs")
+    p.add_argument("--clients", type=int, default=20, help="api: concurrent clients")
     p.add_argument("--json", action="store_true")
 
 
@@ -65,6 +67,10 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         from app.bench_durability import bench_durability, consolidation_kill_loop, render
 
         result = consolidation_kill_loop(cfg, args.kills) if args.consolidation else bench_durability(args.kills)
+    elif args.what == "api":
+        from app.bench_api import bench_api, render
+
+        result = bench_api(cfg, args.seconds, args.clients)
     elif args.what == "llm":
         from app.bench_llm import bench_llm, render
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
 import threading
 import time
 import uuid
@@ -33,18 +34,30 @@ KEEPALIVE_S = 15.0
 
 
 class MemoryHost:
-    """The service's connection to the memory, used from one thread."""
+    """The service's connections to the memory, each used by one thread at a time (a `Memory` is not
+    thread-safe): a call takes a free one."""
 
-    def __init__(self, memory) -> None:
-        self.memory = memory
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="api-memory")
+    def __init__(self, memories: list) -> None:
+        self._free: queue.SimpleQueue = queue.SimpleQueue()
+        for m in memories:
+            self._free.put(m)
+        self._all = memories
+        self._pool = ThreadPoolExecutor(len(memories), thread_name_prefix="api-memory")
 
     async def __call__(self, fn: Callable, *args) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, self.memory, *args)
+        def run():
+            memory = self._free.get()
+            try:
+                return fn(memory, *args)
+            finally:
+                self._free.put(memory)
+
+        return await asyncio.get_running_loop().run_in_executor(self._pool, run)
 
     def close(self) -> None:
-        self._pool.submit(self.memory.close).result()
         self._pool.shutdown()
+        for m in self._all:
+            m.close()
 
 
 class Service:
@@ -54,8 +67,9 @@ class Service:
         self, cfg: Config, memory, embedder, events: EventLog, present: Callable[[], str | None], ingest=None
     ) -> None:
         self.cfg, self.embedder, self.events, self.present, self.ingest = cfg, embedder, events, present, ingest
-        self.host = MemoryHost(memory.second())  # connections of its own: a recorder may be using `memory`
-        self.answers = MemoryHost(memory.second())  # answers hold theirs for seconds: not the one reads use
+        # connections of its own (a recorder may be using `memory`); answers hold theirs for seconds
+        self.host = MemoryHost([memory.second() for _ in range(cfg.service.readers)])
+        self.answers = MemoryHost([memory.second()])
         self._llm = None
         self._llm_lock = threading.Lock()
 
