@@ -244,7 +244,7 @@ class RecallConfig:
         hi=2.0,
     )
     written_weight: float = _opt(
-        0.3,
+        0.1,
         "weight of the best matching fact or summary's similarity added to the turns it cites (0: turns alone)",
         lo=0.0,
         hi=2.0,

@@ -67,9 +67,10 @@ class _Budget:
     def __init__(self, count, limit: int) -> None:
         self.count, self.limit, self.used, self.lines = count, limit, 0, []
 
-    def add(self, line: str) -> bool:
+    def add(self, line: str, upto: int | None = None) -> bool:
+        """Add `line` if the text stays within the limit (and within `upto` tokens in all, when given)."""
         cost = self.count(line + "\n")
-        if self.used + cost > self.limit:
+        if self.used + cost > min(self.limit, self.limit if upto is None else upto):
             return False
         self.lines.append(line)
         self.used += cost
@@ -162,6 +163,7 @@ def retrieve(
     evidence = found.evidence
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
+    written = limit // 2  # facts, relations and summaries leave at least half to the turns (what was said)
     named = retriever.people_named(query)[0]
     words = {singular(w) for w in keywords(query)}
     walked = [  # the edges the question walks: its relation words ("my colleagues"), the people it names
@@ -180,13 +182,13 @@ def retrieve(
         who = f["person"] or "someone"
         who = f"{who}, {role[who]}," if who in role else who
         since = f" (from {stamp(f['valid_from'])})" if f["valid_from"] else ""
-        if budget.add(f"{who} — {f['key']}: {f['value']}{since} [fact {f['id']}]"):
+        if budget.add(f"{who} — {f['key']}: {f['value']}{since} [fact {f['id']}]", written):
             cited.append(Citation("fact", f["id"], f["person"]))
     for r in walked:
-        if budget.add(f"{r['subject']} is {r['object']}'s {r['relation']} [relation {r['id']}]"):
+        if budget.add(f"{r['subject']} is {r['object']}'s {r['relation']} [relation {r['id']}]", written):
             cited.append(Citation("relation", r["id"], r["subject"]))
     for s in memory.summaries_citing([e.utterance_id for e in evidence]):
-        if budget.add(f"{stamp(s['t_start'])}-{stamp(s['t_end'])} summary: {s['text']} [summary {s['id']}]"):
+        if budget.add(f"{stamp(s['t_start'])}-{stamp(s['t_end'])} summary: {s['text']} [summary {s['id']}]", written):
             cited.append(Citation("summary", s["id"], None, s["t_start"]))
     clips = memory.media_of([e.utterance_id for e in evidence]) if media else {}
     for e in evidence:

@@ -102,8 +102,10 @@ class Recorder:
         source,
         on_event: Callable[[PipelineEvent], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
+        llm=None,
     ) -> None:
         self.cfg = cfg
+        self._llm = llm  # a SharedLLM for background memory writing (the service's), else it loads its own
         self.memory = memory
         self.models = models
         self.source = source
@@ -154,7 +156,7 @@ class Recorder:
         if self.cfg.memory.background:
             from app.consolidation.background import BackgroundWriter
 
-            self.background = BackgroundWriter(self.memory, self.models.text, self.cfg, self._written)
+            self.background = BackgroundWriter(self.memory, self.models.text, self.cfg, self._written, self._llm)
         assert self.writer.assigner is not None
         self.tracker = IdentityTracker(self.cfg.identity, self.writer.assigner)
         stages = {

@@ -44,6 +44,16 @@ def test_first_person_facts_are_said_about_the_speaker():
     )
 
 
+def test_copied_greetings_thanks_and_questions_are_not_facts():
+    from app.consolidation.extract import statement
+
+    assert statement("Thanks, Caroline! I adopted a dog last week. Is this yours?") == "I adopted a dog last week"
+    assert statement("Wow, that's cool, Caroline! What happened?") == ""
+    lines = [Line(1, 2, "Melanie", "Thanks, Caroline! That's really sweet. Is this your own painting?", T0)]
+    raw = {"lines": [{"line": 1, "facts": [{"who": "Melanie", "fact": "Thanks, Caroline! That's really sweet."}]}]}
+    assert check(raw, lines, ["Melanie", "Caroline"], set()) == ([], 1)
+
+
 def test_a_fact_about_someone_else_is_filed_under_them():
     lines = [Line(1, 1, "Emily", "john prefers swimming in the lake near his house", T0)]
     raw = {"lines": [{"line": 1, "facts": [{"who": "Emily", "fact": "John prefers swimming in the lake"}]}]}

@@ -160,8 +160,9 @@ def test_a_written_fact_counts_for_the_turn_it_cites(memory, perception, cfg):
         m.insert_fact(
             m.person_id("Caroline"), "attribute", "pet", fact, 0, [uids[1]], None, MAY_8, 1, perception.text([fact])[0]
         )
-    with_memory = [e.utterance_id for e in Retriever(m, perception.text, cfg.recall).search(question, 6)]
+    weighted = dataclasses.replace(cfg.recall, written_weight=0.5)  # the mechanism, clearly (default: eval locomo)
+    with_memory = [e.utterance_id for e in Retriever(m, perception.text, weighted).search(question, 6)]
     assert with_memory.index(uids[1]) < before.index(uids[1])
     assert [e.utterance_id for e in turns_only.search(question, 6)] == before
     m.con.execute("UPDATE facts SET faded = 1")  # a faded fact no longer counts
-    assert [e.utterance_id for e in Retriever(m, perception.text, cfg.recall).search(question, 6)] == before
+    assert [e.utterance_id for e in Retriever(m, perception.text, weighted).search(question, 6)] == before

@@ -20,14 +20,15 @@ IDLE_S = 30.0  # how often the queue is looked at when nothing wakes the writer
 
 class BackgroundWriter:
     """`wake()` after queueing a job; `finish()` runs what is queued and stops; `stop()` stops after
-    cancelling the call in flight. The LLM is loaded at the first job, so a recorder with nothing to
-    write never pays for it; a model that cannot load is reported once and writing is left to
-    `consolidate`."""
+    cancelling the call in flight. The LLM is loaded at the first job (or taken from `shared`), so a
+    recorder with nothing to write never pays for it; a model that cannot load is reported once and
+    writing is left to `consolidate`."""
 
-    def __init__(self, memory: Memory, embedder, cfg: Config, on_written=None, llm=None) -> None:
+    def __init__(self, memory: Memory, embedder, cfg: Config, on_written=None, shared=None) -> None:
         self._main, self.embedder, self.cfg = memory, embedder, cfg
         self._on_written = on_written  # called with each job's kind and ref once it is written
-        self._llm, self._own_llm = llm, llm is None
+        self._shared = shared  # a SharedLLM (the service's): used, not closed; else a model of its own
+        self._llm, self._own_llm = None, shared is None
         self._stop = threading.Event()
         self._draining = False
         self._wake = threading.Event()
@@ -49,7 +50,7 @@ class BackgroundWriter:
         return self.report
 
     def stop(self) -> Report:
-        """Stop now; a job cut short stays queued."""
+        """Stop now; a job cut short stays queued (with a shared model, the call in flight is finished)."""
         self._stop.set()
         self._wake.set()
         if self._llm is not None and self._own_llm:
@@ -84,7 +85,7 @@ class BackgroundWriter:
             from app.llm import load_llm
 
             try:
-                self._llm = load_llm(self.cfg, beside_capture=True)
+                self._llm = self._shared.get() if self._shared else load_llm(self.cfg, beside_capture=True)
             except AppError as e:
                 self.error = str(e)
                 _LOGGER.warning("no memory writing while recording: %s; `python -m app consolidate` later", e)

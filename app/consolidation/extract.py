@@ -182,6 +182,25 @@ def render(lines: list[Line]) -> str:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
+_INTERJECTION = re.compile(
+    r"^(?:thanks|thank you|wow|yeah|yep|yes|no|oh|hey|hi|hello|ok|okay|sure|awesome|great|cool|nice|haha|lol|aw+"
+    r"|(?:that|it)(?:'s| is| sounds| looks) (?:so |really |super )?(?:great|cool|awesome|amazing|sweet|nice|"
+    r"wonderful|lovely|fun|good))\b",
+    re.IGNORECASE,
+)
+
+
+def statement(fact: str) -> str:
+    """What a copied line states, without its questions and interjections ("Thanks, Caroline! I adopted a
+    dog. Is this yours?" -> "I adopted a dog"): the 0.5B model copies whole lines."""
+    kept = [
+        s
+        for s in _SENTENCE.split(fact.strip())
+        if s and not s.rstrip().endswith("?") and not _INTERJECTION.match(s.strip())
+    ]
+    return " ".join(kept).strip(" ,.!")
+
+
 def states_something(text: str) -> bool:
     """Whether a line can state a fact: three content words outside its questions. Greetings, thanks and
     questions get no entry to fill (an entry costs the model about a second even when it is empty)."""
@@ -255,7 +274,9 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
                     Item(other, "relation", "family" if relation in FAMILY else "social", relation, line, line.person)
                 )
         for f in entry.get("facts", []):
-            who, fact = str(f.get("who", "")), " ".join(str(f.get("fact", "")).split()).rstrip(".")
+            who, fact = str(f.get("who", "")), statement(" ".join(str(f.get("fact", "")).split()))
+            if fact and not states_something(fact):  # nothing but a greeting, thanks or a question
+                fact = ""
             if line.person == who:
                 fact = third_person(fact, who)
             who = _subject(fact, who, names, line)

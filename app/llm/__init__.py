@@ -29,6 +29,7 @@ __all__ = [
     "Reply",
     "Request",
     "Usage",
+    "SharedLLM",
     "load_llm",
     "model_path",
 ]
@@ -70,3 +71,27 @@ def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
     layers = c.gpu_layers if c.gpu_layers >= 0 else llama_gpu_layers(cfg.device.kind)
     _LOGGER.info("language model %s: %d threads, %d GPU layers", path.name, threads, layers)
     return LLMWorker(lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache), nice=c.nice)
+
+
+class SharedLLM:
+    """One model for a process that both records and talks (`run --serve`): loaded at the first call that
+    needs it, then shared — its worker puts dialog before background memory writing."""
+
+    def __init__(self, cfg: Config, beside_capture: bool = True) -> None:
+        import threading
+
+        self.cfg, self.beside_capture = cfg, beside_capture
+        self._worker: LLMWorker | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> LLMWorker:
+        with self._lock:
+            if self._worker is None:
+                self._worker = load_llm(self.cfg, self.beside_capture)
+            return self._worker
+
+    def close(self) -> None:
+        with self._lock:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None

@@ -64,26 +64,21 @@ class Service:
     """What the routes share: the memory, the text embedder, the events, the LLM (lazily), who is there."""
 
     def __init__(
-        self, cfg: Config, memory, embedder, events: EventLog, present: Callable[[], str | None], ingest=None
+        self, cfg: Config, memory, embedder, events: EventLog, present: Callable[[], str | None], ingest=None, llm=None
     ) -> None:
+        from app.llm import SharedLLM
+
         self.cfg, self.embedder, self.events, self.present, self.ingest = cfg, embedder, events, present, ingest
+        self.shared = llm or SharedLLM(cfg)
         # connections of its own (a recorder may be using `memory`); answers hold theirs for seconds
         self.host = MemoryHost([memory.second() for _ in range(cfg.service.readers)])
         self.answers = MemoryHost([memory.second()])
-        self._llm = None
-        self._llm_lock = threading.Lock()
 
     def llm(self):
-        with self._llm_lock:
-            if self._llm is None:
-                from app.llm import load_llm
-
-                self._llm = load_llm(self.cfg, beside_capture=True)
-            return self._llm
+        return self.shared.get()
 
     def close(self) -> None:
-        if self._llm is not None:
-            self._llm.close()
+        self.shared.close()
         self.answers.close()
         self.host.close()
 

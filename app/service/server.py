@@ -38,19 +38,21 @@ async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: 
     `run --serve` names) with `models`. Returns the recorder's exit code."""
     import uvicorn
 
+    from app.llm import SharedLLM
     from app.pipeline import Recorder
     from app.service.ingest import IngestSource
 
     events = EventLog(cfg.service.events_kept)
     events.bind(asyncio.get_running_loop())
-    recorder = Recorder(cfg, memory, models, source, on_event=events.pipeline) if source is not None else None
+    llm = SharedLLM(cfg)  # one model: chat and answers at dialog priority, memory writing behind them
+    recorder = Recorder(cfg, memory, models, source, on_event=events.pipeline, llm=llm) if source else None
 
     def present() -> str | None:
         seen = recorder.present if recorder is not None else None
         return recorder.writer.names.get(seen.person_id) if seen and seen.person_id is not None else None
 
     ingest = source if isinstance(source, IngestSource) else None
-    service = Service(cfg, memory, embedder, events, present, ingest)
+    service = Service(cfg, memory, embedder, events, present, ingest, llm)
     token, where = api_token(data_dir)
 
     class Server(uvicorn.Server):
