@@ -303,6 +303,12 @@ class MemoryConfig:
     background: bool = _opt(
         True, "write memory from closed sessions in the recorder's background while it runs (else: `consolidate`)"
     )
+    extractor: str = _opt(
+        "statements",
+        "statements: each line's own statements become its speaker's facts (code; the model writes summaries); "
+        "llm: the model reads the lines and writes the facts (measured worse with the 0.5B: README)",
+        choices=("statements", "llm"),
+    )
     chunk_lines: int = _opt(16, "transcript lines the model reads per extraction call", lo=2, hi=200)
     facts_per_line: int = _opt(2, "most facts the model may take from one transcript line", lo=1, hi=10)
     item_tokens: int = _opt(40, "generation budget per fact (tokens)", lo=8, hi=400)

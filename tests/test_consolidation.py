@@ -357,7 +357,8 @@ def test_background_writer_stops_mid_job_and_a_later_one_finishes_it(cfg, percep
     with Memory.open(tmp_path / "b.db", Secret(b"k", "t"), cfg.store, create=True) as m:
         _demo_memory(m, perception, SCRIPT[:4])
         m.enqueue("session", 1)
-        writer = BackgroundWriter(m, perception.text, cfg)
+        slow = replace(cfg, memory=replace(cfg.memory, extractor="llm"))  # a job long enough to stop inside
+        writer = BackgroundWriter(m, perception.text, slow)
         deadline = time.monotonic() + 120
         while writer._llm is None and time.monotonic() < deadline:  # the model loads at the first job
             time.sleep(0.2)
@@ -365,6 +366,6 @@ def test_background_writer_stops_mid_job_and_a_later_one_finishes_it(cfg, percep
         writer.stop()
         assert m.queue_state(cfg.memory.attempts)["pending"] == 1 and m.facts_listed(history=True) == []
         events = []
-        report = BackgroundWriter(m, perception.text, cfg, lambda kind, ref: events.append((kind, ref))).finish()
+        report = BackgroundWriter(m, perception.text, slow, lambda kind, ref: events.append((kind, ref))).finish()
         assert report.sessions == 1 and events[0] == ("session", 1)
         assert m.queue_state(cfg.memory.attempts)["pending"] == 0 and m.facts_listed()

@@ -101,7 +101,7 @@ class Consolidator:
         refused = self.memory.refused_names()
         chunks = [lines[i : i + c.chunk_lines] for i in range(0, len(lines), c.chunk_lines)]
         results = [
-            extract(self.llm, chunk, known, refused, c.facts_per_line, c.item_tokens, c.summary_tokens)
+            extract(self.llm, chunk, known, refused, c.facts_per_line, c.item_tokens, c.summary_tokens, c.extractor)
             for chunk in chunks
         ]
         texts = [r.summary for r in results]

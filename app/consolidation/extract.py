@@ -182,22 +182,29 @@ def render(lines: list[Line]) -> str:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
-_INTERJECTION = re.compile(
-    r"^(?:thanks|thank you|wow|yeah|yep|yes|no|oh|hey|hi|hello|ok|okay|sure|awesome|great|cool|nice|haha|lol|aw+"
-    r"|(?:that|it)(?:'s| is| sounds| looks) (?:so |really |super )?(?:great|cool|awesome|amazing|sweet|nice|"
-    r"wonderful|lovely|fun|good))\b",
+_LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Mel! ", "Wow, ")
+    r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no|oh|ok|okay|sure|well|so|aw+|haha|lol|omg)\b"
+    r"[\s,!.]*)+(?-i:[A-Z][a-z]+\b[,!.]+\s*)?",
+    re.IGNORECASE,
+)
+_REACTION = re.compile(  # a sentence that only reacts ("That's really sweet", "Sounds great")
+    r"^(?:(?:(?:that|it|this)(?:'s| is| was| sounds| looks)|sounds|looks|what an?|how)\s+(?:so |really |super |very )?"
+    r"(?:great|cool|awesome|amazing|sweet|nice|wonderful|lovely|fun|good|beautiful|incredible|exciting|"
+    r"interesting|inspiring|tough|hard|sad)\b"
+    r"|(?:it's |it is )?(?:nice|good|great|glad|happy) to (?:meet|see|hear)"
+    r"|(?:i'm |i am )?so (?:happy|proud) (?:for|of))",
     re.IGNORECASE,
 )
 
 
-def statement(fact: str) -> str:
-    """What a copied line states, without its questions and interjections ("Thanks, Caroline! I adopted a
-    dog. Is this yours?" -> "I adopted a dog"): the 0.5B model copies whole lines."""
-    kept = [
-        s
-        for s in _SENTENCE.split(fact.strip())
-        if s and not s.rstrip().endswith("?") and not _INTERJECTION.match(s.strip())
-    ]
+def statement(text: str) -> str:
+    """What a line states, without its questions, greetings and reactions ("Thanks, Caroline! I adopted a
+    dog. Is this yours?" -> "I adopted a dog"): each remaining sentence has two content words or more."""
+    kept = []
+    for sentence in _SENTENCE.split(text.strip()):
+        rest = _LEAD.sub("", sentence.strip()).strip()
+        if rest and not rest.endswith("?") and not _REACTION.match(rest) and len(keywords(rest)) >= 2:
+            kept.append(rest[:1].upper() + rest[1:])
     return " ".join(kept).strip(" ,.!")
 
 
@@ -315,6 +322,19 @@ def whole_sentences(text: str) -> str:
     return text if text.endswith((".", "!", "?")) or end < 0 else text[: end + 1]
 
 
+def said(lines: list[Line]) -> dict:
+    """The statements extractor: what each line by a known speaker states (`statement`), as the LLM's reply
+    would give it — one fact per line about its speaker — so the same checks, third person, types, dates and
+    relations apply. On LoCoMo conv-26 this finds 0.73 of the annotated observations at precision 0.33, the
+    0.5B model's per-line extraction 0.24 at 0.18 (README, Memory writing)."""
+    entries = []
+    for number, line in enumerate(lines, 1):
+        fact = statement(line.text)
+        if line.person and fact and states_something(fact):
+            entries.append({"line": number, "facts": [{"who": line.person, "fact": fact}]})
+    return {"lines": entries}
+
+
 def extract(
     llm: LLMWorker,
     lines: list[Line],
@@ -323,13 +343,17 @@ def extract(
     per_line: int,
     item_tokens: int,
     summary_tokens: int,
+    extractor: str = "statements",
 ) -> Extracted:
-    """Items and a summary of `lines` (one stretch of one session), as background work on the LLM."""
+    """Items and a summary of `lines` (one stretch of one session), as background work on the LLM: the items
+    from what the lines state (`said`), or (`extractor` "llm") from the model's per-line reading."""
     names = names_in(lines, known)
     items: list[Item] = []
     dropped = prompt = completion = 0
     numbers = [i for i, ln in enumerate(lines, 1) if states_something(ln.text)]
-    if names and numbers:
+    if extractor == "statements":
+        items, dropped = check(said(lines), lines, names, refused)
+    elif names and numbers:
         request = Request(
             messages(lines, TASK),
             max_tokens=len(numbers) * (LINE_TOKENS + per_line * item_tokens),
