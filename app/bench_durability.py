@@ -5,7 +5,7 @@ The writer (`python -m app.bench_durability DB`) stores utterances with vectors,
 it can, printing each id once its transaction has committed, until it is killed or the disk fills up.
 
 `--consolidation`: the same for memory writing: `python -m app consolidate` (the real local LLM) on a queue
-of the demo's conversation in six sessions, killed N times at random points (loading the model, in the middle
+of 10N sessions of two of the demo's lines, killed N times at random points (loading the model, in the middle
 of a generation, between jobs); after each kill the memory must be intact, every written session must have
 exactly one summary and no fact may be doubled; then a last run finishes the queue, and every session must
 be written exactly once.
@@ -155,14 +155,15 @@ def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
 
     rng = np.random.default_rng(seed)
     embedder = load_text_embedder(cfg)
+    sessions = 10 * kills  # more than the killed runs can finish: every kill lands mid-queue
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         with Memory.open(data / "memory.db", SECRET, CFG, create=True) as m:
             ids = {name: m.add_person(name).id for name in dict.fromkeys(name for name, _ in SCRIPT)}
             vectors = embedder([text for _, text in SCRIPT])
-            for s in range(6):  # six sessions of two lines: jobs of a few seconds, so kills land everywhere
+            for s in range(sessions):  # two lines each: jobs of a few seconds, so kills land everywhere
                 session = m.start_session("bench", 1e9 + s * 3600)
-                for i in (2 * s, 2 * s + 1):
+                for i in ((2 * s) % len(SCRIPT), (2 * s + 1) % len(SCRIPT)):
                     t0 = 1e9 + s * 3600 + 6 * i
                     name, text = SCRIPT[i]
                     m.add_utterance(NewUtterance(session, ids[name], text, t0, t0 + 5, 1.0, "t", False, vectors[i]))
@@ -179,7 +180,7 @@ def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
         during = []
         for _ in range(kills):
             proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(float(rng.uniform(2.0, 30.0)))  # loading, generating, or past a job or two
+            time.sleep(float(rng.uniform(1.5, 10.0)))  # loading the model, or some jobs in
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             with Memory.open(data / "memory.db", SECRET, CFG) as m:
@@ -190,11 +191,12 @@ def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
         with Memory.open(data / "memory.db", SECRET, CFG) as m:
             written, facts = _written_once(m)
             left = m.queue_state(kills + 5)["pending"]
-        if written != 6 or left:
-            raise AssertionError(f"{written} of 6 sessions written, {left} jobs left")
+        if written != sessions or left:
+            raise AssertionError(f"{written} of {sessions} sessions written, {left} jobs left")
         return {
             "kills": kills,
-            "sessions": 6,
+            "sessions": sessions,
+            "written_after_each_kill": during,
             "written_before_the_last_run": during[-1] if during else 0,
             "facts": facts,
             "lost": 0,

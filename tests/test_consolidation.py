@@ -38,6 +38,7 @@ def test_first_person_facts_are_said_about_the_speaker():
     assert third_person("My wife Sarah is a doctor", "John") == "John's wife Sarah is a doctor"
     assert third_person("I love my dog", "Emily") == "Emily loves their dog"
     # a recognizer that writes lower case (PocketSphinx)
+    assert third_person("hi my name is emily and i work as a nurse", "Emily") == "Emily works as a nurse"
     assert (
         third_person("that is true i swim there and i'm happy", "John")
         == "That is true John swims there and John is happy"

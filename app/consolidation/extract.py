@@ -128,7 +128,9 @@ def third_person(fact: str, who: str) -> str:
     a self-introduction ("my name is Emily", "I am Emily") says nothing more and goes."""
     name = re.escape(who)
     text = re.sub(
-        rf"(?i:\b(?:hi|hello|hey)\b,?\s*)?(?i:\bmy name is|\bI am|\bI'm|\bthis is)\s+{name}\b\W*(?:and\s+)?", "", fact
+        rf"(?i:\b(?:hi|hello|hey)\b,?\s*)?(?i:\bmy name is|\bI am|\bI'm|\bthis is)\s+(?i:{name})\b\W*(?:and\s+)?",
+        "",
+        fact,
     )
     text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
     text = re.sub(r"\b[Ii]'ve\b", "I have", text)
