@@ -3,8 +3,8 @@
 Level 1 is the profile of the person there — who they are, what is known about them (facts, relations,
 summaries of past conversations), their latest words — rendered within 512 tokens and re-rendered only
 when the identity changes (`DialogContext.person_changed`). Level 2 is what the question retrieves, within
-256 tokens: facts matching its words or about the people it names, the relations it walks ("my colleagues",
-the people it names), and summaries covering the retrieved
+256 tokens: facts matching its words or about the people it names, the relations its relation words walk
+("my colleagues") with the facts of the people they reach, and summaries covering the retrieved
 turns (the pyramid's top), then the turns themselves with who and when, each cited; raw media still within
 retention is cited as the pyramid's base.
 Budgets are counted in the text embedder's word pieces and are never exceeded.
@@ -166,15 +166,12 @@ def retrieve(
     written = limit // 2  # facts, relations and summaries leave at least half to the turns (what was said)
     named = retriever.people_named(query)[0]
     words = {singular(w) for w in keywords(query)}
-    walked = [  # the edges the question walks: its relation words ("my colleagues"), the people it names
-        r
-        for r in memory.relations_listed()
-        if r["valid_to"] is None and (singular(r["relation"]) in words or {r["subject"], r["object"]} & set(named))
+    walked = [  # the edges the question's relation words walk ("my colleagues", "John's wife")
+        r for r in memory.relations_listed() if r["valid_to"] is None and singular(r["relation"]) in words
     ]
-    role: dict[str, str] = {}  # a person the question's relation word reaches -> "a colleague (of John)"
+    role: dict[str, str] = {}  # a person reached that way -> "a colleague (of John)"
     for r in walked:
-        if singular(r["relation"]) in words:
-            role.setdefault(r["subject"], f"a {r['relation']} (of {r['object']})")
+        role.setdefault(r["subject"], f"a {r['relation']} (of {r['object']})")
     facts = memory.find_facts(keywords(query), FACTS_FOUND, [*named, *role])
     if recalled is not None:
         recalled([f["id"] for f in facts])
