@@ -3,7 +3,8 @@
 `python -m app serve` is started on 127.0.0.1 (any free port, with ingest: perception loaded) over a memory
 holding the demo's conversation eight times. For `--seconds` (60), `--clients` (20) run at once: one streams
 the demo's audio over the ingest WebSocket at real time, one follows the events stream, the others alternate
-`ask` and `context` with questions about the demo. Reported: p50/p95 per route, errors, how far the ingest
+`ask` and `context` with questions about the demo, as fast as they can or
+(`--rate`) at most that many a second. Reported: p50/p95 per route, errors, how far the ingest
 stream fell behind real time, event delivery (publication → received), and the server's RSS before and after.
 Everything stops by itself; no traffic leaves 127.0.0.1.
 """
@@ -68,7 +69,7 @@ def _memory(cfg: Config, data: Path, key: str) -> None:
                     m.add_utterance(NewUtterance(session, ids[n], t, at, at + 5, 1.0, "t", False, v))
 
 
-async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndarray) -> dict:
+async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndarray, rate: float) -> dict:
     import httpx
     from websockets.asyncio.client import connect
 
@@ -88,8 +89,11 @@ async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndar
                 r = await http.post(f"/v1/{route}", json={"question": QUESTIONS[i % len(QUESTIONS)]})
                 if r.status_code != 200:
                     errors.append(f"{route}: {r.status_code}")
-                latencies[route].append((time.perf_counter() - started) * 1e3)
+                spent = time.perf_counter() - started
+                latencies[route].append(spent * 1e3)
                 i += 1
+                if rate > 0:  # a client with something else to do: `rate` requests a second at most
+                    await asyncio.sleep(max(0.0, 1.0 / rate - spent))
 
     async def follower() -> None:
         async with (
@@ -161,7 +165,7 @@ async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndar
     }
 
 
-def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20) -> dict:
+def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float = 0.0) -> dict:
     from app.audio.media import iter_media
     from app.events import AudioChunk
     from app.sources import DEMO_FILE
@@ -189,7 +193,7 @@ def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20) -> dict:
                 raise RuntimeError(f"serve did not start: {line.strip()}")
             url = line.split()[2]
             rss_before = _rss_mb(proc.pid)
-            result = asyncio.run(_load(url, token, seconds, clients, pcm))
+            result = asyncio.run(_load(url, token, seconds, clients, pcm, rate))
             rss_after = _rss_mb(proc.pid)
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -197,13 +201,15 @@ def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20) -> dict:
     return {
         "seconds": seconds,
         "clients": clients,
+        "rate_per_client": rate or None,
         **result,
         "rss_mb": {"before": round(rss_before), "after": round(rss_after)},
     }
 
 
 def render(r: dict) -> str:
-    lines = [f"{r['clients']} clients for {r['seconds']:.0f} s on 127.0.0.1; errors {r['errors']}"]
+    pace = f", each at most {r['rate_per_client']:g}/s" if r.get("rate_per_client") else ", each as fast as it can"
+    lines = [f"{r['clients']} clients for {r['seconds']:.0f} s on 127.0.0.1{pace}; errors {r['errors']}"]
     for route, v in r["routes"].items():
         lines.append(
             f"  {route:8s} {v['requests']:5d} requests ({v['per_s']:.0f}/s)  p50 {v['p50_ms']:7.1f} ms  "

@@ -29,6 +29,7 @@ def register(add) -> None:
     p.add_argument("--no-server", action="store_true", help="llm: only in process, not through the local server")
     p.add_argument("--seconds", type=float, default=60.0, help="api: how long the load runs")
     p.add_argument("--clients", type=int, default=20, help="api: concurrent clients")
+    p.add_argument("--rate", type=float, default=0.0, help="api: requests a second per client (0: as fast as it can)")
     p.add_argument("--json", action="store_true")
 
 
@@ -70,7 +71,7 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "api":
         from app.bench_api import bench_api, render
 
-        result = bench_api(cfg, args.seconds, args.clients)
+        result = bench_api(cfg, args.seconds, args.clients, args.rate)
     elif args.what == "llm":
         from app.bench_llm import bench_llm, render
 
