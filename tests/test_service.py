@@ -302,3 +302,69 @@ def test_bench_api_runs_a_bounded_load_on_loopback(capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["errors"] == 0 and report["routes"]["ask"]["requests"] > 0
     assert report["ingest"]["audio_s"] > 0 and report["rss_mb"]["after"] > 0
+
+
+def test_the_generated_token_is_private_and_kept(tmp_path, monkeypatch):
+    from app.service.auth import api_token
+
+    monkeypatch.delenv("APP_API_TOKEN", raising=False)
+    token, where = api_token(tmp_path)
+    assert len(token) >= 32 and where == str(tmp_path / "api_token")
+    assert (tmp_path / "api_token").stat().st_mode & 0o777 == 0o600
+    assert api_token(tmp_path)[0] == token  # generated once
+    monkeypatch.setenv("APP_API_TOKEN", "from the environment")
+    assert api_token(tmp_path) == ("from the environment", "APP_API_TOKEN")
+
+
+def test_bad_ingest_input_gets_one_line_and_the_stream_goes_on(tmp_path, monkeypatch):
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    from websockets.sync.client import connect
+
+    monkeypatch.setenv("APP_KEY", "service test key")
+    server = Served(tmp_path / "ingest")
+    try:
+        url = server.url.replace("http", "ws") + "/v1/ingest"
+        with connect(url, additional_headers=server.auth) as ws:
+            ws.send(json.dumps({"type": "hello", "stream": "g", "rate": 1000}))
+            assert "1000 Hz is not supported" in json.loads(ws.recv())["error"]
+        with connect(url, additional_headers=server.auth) as ws:
+            ws.send(json.dumps({"type": "hello", "stream": "g", "rate": 44100, "t0": T0}))
+            assert json.loads(ws.recv())["acked"] == 0
+            ws.send(b"V" + struct.pack("<d", T0) + b"not a jpeg")
+            assert "not a readable JPEG" in json.loads(ws.recv())["error"]
+            ws.send(b"A" + b"\x00" * 3)
+            assert "8-byte offset" in json.loads(ws.recv())["error"]
+            ws.send("text after hello")
+            assert "binary" in json.loads(ws.recv())["error"]
+            silence = np.zeros(44100, "<i2").tobytes()  # a second at 44.1 kHz, resampled to 16 kHz inside
+            ws.send(b"A" + struct.pack("<Q", 0) + silence)
+            assert json.loads(ws.recv()) == {"type": "ack", "acked": 44100}
+        assert server.http.get("/health").json() == {"ok": True}
+    finally:
+        assert server.stop() == 0
+
+
+def test_run_serve_records_and_serves_in_one_process(conversation, tmp_path, monkeypatch):
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "minilm-l6-int8")
+    monkeypatch.setenv("APP_KEY", "service test key")
+    env = {**os.environ, "APP_DATA_DIR": str(tmp_path), "APP_API_TOKEN": TOKEN, "APP_STORE_KDF_LOG2_N": "10"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "run", "--source", str(conversation[0]), "--serve", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = proc.stdout.readline().split()[2]
+        deadline, people = time.monotonic() + 120, []
+        while time.monotonic() < deadline:  # the file is recorded while the API answers
+            people = httpx.get(url + "/v1/people", headers={"Authorization": f"Bearer {TOKEN}"}).json()["people"]
+            if sum(p["utterances"] for p in people) == 4:
+                break
+            time.sleep(0.5)
+        assert len(people) == 2 and sum(p["utterances"] for p in people) == 4
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) == 0
