@@ -37,7 +37,8 @@ def register(add) -> None:
     p.add_argument(
         "--with-memory",
         action="store_true",
-        help="locomo, qa: over the memories eval extraction wrote under --out, with and without what it wrote",
+        help="locomo, qa: over the memories eval extraction wrote under --out, with and without what it wrote; "
+        "memorybank: write each user's memory first and list what it holds for each question",
     )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
@@ -62,7 +63,7 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "memorybank":
         from app.evaluation.memorybank import eval_memorybank, render
 
-        result = eval_memorybank(cfg, data[0])
+        result = eval_memorybank(cfg, data[0], with_memory=args.with_memory)
     elif args.what == "qa":
         from app.evaluation.qa import eval_qa, render
 

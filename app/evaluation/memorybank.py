@@ -34,7 +34,27 @@ def load(data: Path) -> dict[str, tuple[dict[str, list[dict]], list[str]]]:
     return {user.strip(): (entry["history"], probes.get(user.strip(), [])) for user, entry in bank.items()}
 
 
-def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
+def _written(mem, embedder, question: str, top: int) -> list[dict]:
+    """The facts and summaries nearest the question, with what they say."""
+    written = mem.written()
+    out = []
+    for row, similarity in written.nearest(embedder([question])[0], top):
+        kind, ident = written.kinds[row], written.ids[row]
+        sql = "SELECT value FROM facts WHERE id = ?" if kind == "fact" else "SELECT text FROM summaries WHERE id = ?"
+        out.append(
+            {
+                "kind": kind,
+                "id": ident,
+                "text": mem.con.execute(sql, (ident,)).fetchone()[0],
+                "similarity": round(similarity, 3),
+            }
+        )
+    return out
+
+
+def eval_memorybank(cfg: Config, data: Path, top: int = 3, with_memory: bool = False) -> dict:
+    """The evidence each probing question finds; `with_memory`: each user's memory is written first (as
+    `consolidate` does) and the facts and summaries nearest each question are listed too."""
     from app.context import find
     from app.perception import load_text_embedder
     from app.recall import Retriever
@@ -44,6 +64,13 @@ def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
     embedder = load_text_embedder(cfg)
     users = load(data)
     out: list[dict] = []
+    written_cost = {"jobs": 0, "seconds": 0.0}
+    llm = None
+    if with_memory:
+        from app.consolidation.consolidator import Consolidator
+        from app.llm import load_llm
+
+        llm = load_llm(cfg)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="memorybank-") as tmp:
         for user, (history, questions) in users.items():
@@ -63,6 +90,11 @@ def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
                             mem.add_utterance(NewUtterance(session, ids[who], text, t, t + 30, 1.0, "text", False, vec))
                     last_day = noon
                 now = (last_day or datetime.now(timezone.utc)) + timedelta(days=1)
+                if with_memory:
+                    mem.enqueue_backlog()
+                    report = Consolidator(mem, llm, embedder, cfg).run()
+                    written_cost["jobs"] += report.jobs
+                    written_cost["seconds"] += report.seconds
                 retriever = Retriever(mem, embedder, cfg.recall)
                 for q in questions:
                     found = find(retriever, q, now, top, about=(user,))
@@ -76,14 +108,18 @@ def eval_memorybank(cfg: Config, data: Path, top: int = 3) -> dict:
                                 {"person": h.person, "day": _day(h.t_start), "text": h.text, "score": h.score}
                                 for h in found.evidence
                             ],
+                            **({"memory": _written(mem, embedder, q, top)} if with_memory else {}),
                         }
                     )
             for path in Path(tmp).glob("m.db*"):
                 path.unlink()
+    if llm is not None:
+        llm.close()
     return {
         "users": len(users),
         "questions": len(out),
         "seconds": round(time.perf_counter() - started, 1),
+        **({"memory_jobs": written_cost["jobs"], "memory_s": round(written_cost["seconds"], 1)} if with_memory else {}),
         "answers": out,
     }
 
@@ -100,4 +136,6 @@ def render(r: dict) -> str:
         )
         for e in a["evidence"]:
             lines.append(f"   {e['day']} {e['person']}: {e['text'][:160]}")
+        for m in a.get("memory", []):
+            lines.append(f"   [{m['kind']} {m['id']}] {m['text'][:160]}")
     return "\n".join(lines) + "\n"

@@ -20,6 +20,12 @@ from app.service.events import EventLog
 _LOGGER = logging.getLogger(__name__)
 
 
+def _report_stop(task: asyncio.Task) -> None:
+    """A recorder that stops on its own says why; the API goes on serving the memory."""
+    if not task.cancelled() and task.exception() is not None:
+        _LOGGER.error("recording stopped: %s; still serving", task.exception())
+
+
 def check_host(host: str, public: bool) -> None:
     """Loopback (or a unix socket path) unless the user said --public."""
     try:
@@ -77,6 +83,8 @@ async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: 
     sys.stdout.write(f"serving on http://{host}:{bound} (token: {where}); Ctrl-C stops\n")
     sys.stdout.flush()
     recording = asyncio.create_task(recorder.run()) if recorder is not None else None
+    if recording is not None:
+        recording.add_done_callback(_report_stop)
     try:
         await serving  # until a signal: uvicorn catches SIGINT/SIGTERM and returns
     finally:
