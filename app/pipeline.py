@@ -127,6 +127,7 @@ class Recorder:
         self._stored_all = asyncio.Event()
         self._full = False  # the disk filled up: nothing more can be stored
         faces = models.faces
+        self._running = False
         self.background = None  # memory writing beside the recorder (memory.background), started by run()
         self.writer = UtteranceWriter(
             cfg,
@@ -150,8 +151,26 @@ class Recorder:
     async def _in(self, pool: str, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pools[pool], fn, *args)
 
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    async def on_store_thread(self, fn, *args):
+        """Run `fn(memory, *args)` on the recorder's store thread with its connection (a change the recorder
+        must see at once, such as `forget`), then reload its identities from the store."""
+
+        def run():
+            out = fn(self.memory, *args)
+            self.writer.reload()
+            if self.tracker is not None:
+                self.tracker.assigner = self.writer.assigner
+            return out
+
+        return await self._in("store", run)
+
     async def run(self) -> RunSummary:
         started = time.monotonic()
+        self._running = True
         await self._in("store", self.writer.load)
         if self.cfg.memory.background:
             from app.consolidation.background import BackgroundWriter
@@ -172,6 +191,7 @@ class Recorder:
         try:
             await asyncio.gather(*tasks)
         finally:
+            self._running = False
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -75,6 +75,15 @@ class UtteranceWriter:
             *self._face,
         )
 
+    def reload(self) -> None:
+        """After people or sessions were deleted while recording (`forget` through the service): keys and
+        names from the store again, and the open session, if it is still there, ends here."""
+        if self.session is not None and any(s["id"] == self.session[0] for s in self.memory.sessions()):
+            self.memory.enqueue("session", self.session[0])
+        self.session, self.previous, self.recent = None, None, []
+        self.load()
+        self.people_seen &= set(self.names)
+
     def _keeps(self, pid: int | None) -> bool:
         """Whether this speaker's identity (keys, media, the link to their words) may be stored."""
         return pid is not None and pid > 0 and (not self.required or pid in self.consented)

@@ -368,3 +368,43 @@ def test_run_serve_records_and_serves_in_one_process(conversation, tmp_path, mon
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=120) == 0
+
+
+def test_forgetting_someone_while_the_glasses_stream(tmp_path, monkeypatch):
+    """`forget` through the API while the recorder runs: it goes through the recorder's store thread, which
+    reloads who it knows; the stream goes on, the rest is stored, nothing refers to the deleted person."""
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    from websockets.sync.client import connect
+
+    pcm, frames = _demo_media()
+    monkeypatch.setenv("APP_KEY", "service test key")
+    server = Served(tmp_path / "ingest")
+    try:
+        ws_url = server.url.replace("http", "ws") + "/v1/ingest"
+        with connect(ws_url, additional_headers=server.auth) as ws:
+            ws.send(json.dumps({"type": "hello", "stream": "g", "rate": 16000, "t0": T0}))
+            json.loads(ws.recv())
+            half = len(pcm) // 2
+            _send(ws, pcm, 0, half, frames, set())
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and sum(p["utterances"] for p in _people(server)) < 5:
+                time.sleep(0.5)
+            first = _people(server)[0]["name"]
+            gone = server.http.post("/v1/forget", json={"person": first}).json()
+            assert gone["deleted"]["people"] == 1 and gone["deleted"]["utterances"] >= 1
+            _send(ws, pcm, half, len(pcm), frames, set(range(len(frames))))
+        deadline = time.monotonic() + 120
+        while (
+            time.monotonic() < deadline
+            and sum(p["utterances"] for p in _people(server)) < 12 - gone["deleted"]["utterances"]
+        ):
+            time.sleep(0.5)
+        people = _people(server)
+        assert first not in {p["name"] for p in people}
+        assert sum(p["utterances"] for p in people) == 12 - gone["deleted"]["utterances"]
+    finally:
+        assert server.stop() == 0
+
+
+def _people(server: Served) -> list[dict]:
+    return server.http.get("/v1/people").json()["people"]

@@ -64,12 +64,21 @@ class Service:
     """What the routes share: the memory, the text embedder, the events, the LLM (lazily), who is there."""
 
     def __init__(
-        self, cfg: Config, memory, embedder, events: EventLog, present: Callable[[], str | None], ingest=None, llm=None
+        self,
+        cfg: Config,
+        memory,
+        embedder,
+        events: EventLog,
+        present: Callable[[], str | None],
+        ingest=None,
+        llm=None,
+        recorder=None,
     ) -> None:
         from app.llm import SharedLLM
 
         self.cfg, self.embedder, self.events, self.present, self.ingest = cfg, embedder, events, present, ingest
         self.shared = llm or SharedLLM(cfg)
+        self.recorder = recorder  # recording in this process: deletions go through its store thread
         # connections of its own (a recorder may be using `memory`); answers hold theirs for seconds
         self.host = MemoryHost([memory.second() for _ in range(cfg.service.readers)])
         self.answers = MemoryHost([memory.second()])
@@ -271,7 +280,11 @@ def create_app(service: Service, token: str) -> FastAPI:
         if sum(chosen) != 1:
             raise ConfigError("forget one thing: person, session or between")
         between = tuple(_now(t).timestamp() for t in body.between) if body.between else None
-        return await memory(views.forget, service.embedder, body.person, body.session, between, body.anonymize)
+        args = (service.embedder, body.person, body.session, between, body.anonymize)
+        recorder = service.recorder
+        if recorder is not None and recorder.running:  # it must stop using what is deleted at once
+            return await recorder.on_store_thread(views.forget, *args)
+        return await memory(views.forget, *args)
 
     @app.get("/v1/export", summary="the memory (or one person's) as the export's JSON document, media left out")
     async def export(person: str | None = None) -> dict:

@@ -58,7 +58,7 @@ async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: 
         return recorder.writer.names.get(seen.person_id) if seen and seen.person_id is not None else None
 
     ingest = source if isinstance(source, IngestSource) else None
-    service = Service(cfg, memory, embedder, events, present, ingest, llm)
+    service = Service(cfg, memory, embedder, events, present, ingest, llm, recorder)
     token, where = api_token(data_dir)
 
     class Server(uvicorn.Server):
