@@ -69,8 +69,8 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
 
         if args.limit is not None and args.limit < 1:
             raise ConfigError("--limit takes a positive number of questions")
-        memories = args.out / "memory" if args.with_memory else None
-        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl", memories)
+        written_under = args.out if args.with_memory else None
+        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl", written_under)
     elif args.what == "extraction":
         from app.evaluation.extraction import eval_extraction, render
 
@@ -86,7 +86,7 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         if args.with_memory:
             from app.evaluation.locomo import eval_locomo_with_memory
 
-            result = eval_locomo_with_memory(cfg, data[0], ks, args.out / "memory")
+            result = eval_locomo_with_memory(cfg, data[0], ks, args.out)
         else:
             result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit or 0)
     args.out.mkdir(parents=True, exist_ok=True)

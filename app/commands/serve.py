@@ -15,6 +15,15 @@ def add_serving(p) -> None:
     p.add_argument("--public", action="store_true", help="allow an address other than loopback")
 
 
+def serving_address(args: argparse.Namespace, cfg: Config) -> tuple[str, int]:
+    """(host, port) from the options, else the config; anything but loopback needs --public."""
+    from app.service.server import check_host
+
+    host = args.host or cfg.service.host
+    check_host(host, args.public)
+    return host, cfg.service.port if args.port is None else args.port
+
+
 def register(add) -> None:
     p = add("serve", "serve the memory over loopback HTTP: API, events, ingest, OpenAI-compatible chat", cmd_serve)
     add_serving(p)
@@ -23,11 +32,9 @@ def register(add) -> None:
 
 def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
     from app.perception import load_text_embedder
-    from app.service.server import check_host, serve
+    from app.service.server import serve
 
-    host = args.host or cfg.service.host
-    check_host(host, args.public)
-    port = cfg.service.port if args.port is None else args.port
+    host, port = serving_address(args, cfg)
     source = models = None
     if args.no_ingest:
         embedder = load_text_embedder(cfg)

@@ -352,10 +352,9 @@ def extract(
     names = names_in(lines, known)
     items: list[Item] = []
     dropped = prompt = completion = 0
-    numbers = [i for i, ln in enumerate(lines, 1) if states_something(ln.text)]
     if extractor == "statements":
         items, dropped = check(said(lines), lines, names, refused)
-    elif names and numbers:
+    elif names and (numbers := [i for i, ln in enumerate(lines, 1) if states_something(ln.text)]):
         request = Request(
             messages(lines, TASK),
             max_tokens=len(numbers) * (LINE_TOKENS + per_line * item_tokens),

@@ -210,26 +210,26 @@ def eval_locomo(
     return result
 
 
-def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], memories: Path) -> dict:
-    """Recall@k over the memories `eval extraction` wrote (`memories`/<sample id>.db), with the facts and
+def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], out_dir: Path) -> dict:
+    """Recall@k over the memories `eval extraction` wrote under `out_dir`, with the facts and
     summaries counting for the turns they cite ("ours") and without them (`recall.written_weight` 0:
     "turns"), in one pass over the same databases."""
     import dataclasses
 
-    from app.evaluation.extraction import ingest, open_memory
+    from app.evaluation.extraction import ingest, memory_path, open_memory
     from app.perception import load_text_embedder
     from app.recall import Retriever
 
-    conversations = [c for c in load(data) if (memories / f"{c[0]}.db").exists()]
+    conversations = [c for c in load(data) if memory_path(out_dir, c[0]).exists()]
     if not conversations:
-        raise MediaError(f"no memory written under {memories}: run `python -m app eval extraction` first")
+        raise MediaError(f"no memory written under {out_dir}: run `python -m app eval extraction` first")
     embedder = load_text_embedder(cfg)
     turns_only = dataclasses.replace(cfg.recall, written_weight=0.0)
     scores = _Scores(["ours", "turns", "bm25", "dense"], ks)
     facts = questions = 0
     for sample_id, turns, qs, speakers in conversations:
         baseline = embedder([f"{t.speaker}: {t.text}" for t in turns])
-        with open_memory(cfg, memories.parent, sample_id) as mem:
+        with open_memory(cfg, out_dir, sample_id) as mem:
             others = {"turns": Retriever(mem, embedder, turns_only)}
             asker = _Asker(Retriever(mem, embedder, cfg.recall), embedder, turns, baseline, max(ks), others)
             asker.uid_of.update(ingest(mem, sample_id, turns, speakers, embedder))

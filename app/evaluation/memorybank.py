@@ -40,14 +40,8 @@ def _written(mem, embedder, question: str, top: int) -> list[dict]:
     out = []
     for row, similarity in written.nearest(embedder([question])[0], top):
         kind, ident = written.kinds[row], written.ids[row]
-        sql = "SELECT value FROM facts WHERE id = ?" if kind == "fact" else "SELECT text FROM summaries WHERE id = ?"
         out.append(
-            {
-                "kind": kind,
-                "id": ident,
-                "text": mem.con.execute(sql, (ident,)).fetchone()[0],
-                "similarity": round(similarity, 3),
-            }
+            {"kind": kind, "id": ident, "text": mem.written_text(kind, ident), "similarity": round(similarity, 3)}
         )
     return out
 

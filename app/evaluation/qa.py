@@ -137,15 +137,16 @@ def eval_qa(
     limit: int = 200,
     seed: int = 0,
     rows_out: Path | None = None,
-    memories: Path | None = None,
+    written_under: Path | None = None,
 ) -> dict:
     """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each.
-    `memories` (the folder `eval extraction` wrote): only its conversations, each question also answered
-    from its written memory (`memory`), so with and without memory compare on the same questions."""
+    `written_under` (the --out folder of `eval extraction`): only the conversations it wrote, each question
+    also answered from its written memory (`memory`), so with and without memory compare on the same questions."""
     import json
 
     from app.answer import Answerer, prompt, spoken_time
     from app.context import evidence_line, find
+    from app.evaluation.extraction import memory_path
     from app.evaluation.extraction import open_memory as open_written
     from app.llm import load_llm
     from app.perception import load_text_embedder
@@ -155,11 +156,11 @@ def eval_qa(
 
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
-    if memories is not None:
-        conversations = [c for c in conversations if (memories / f"{c[0]}.db").exists()]
+    if written_under is not None:
+        conversations = [c for c in conversations if memory_path(written_under, c[0]).exists()]
         if not conversations:
-            raise AppError(f"no memory written under {memories}: run `python -m app eval extraction` first")
-    methods = (*METHODS, MEMORY) if memories is not None else METHODS
+            raise AppError(f"no memory written under {written_under}: run `python -m app eval extraction` first")
+    methods = (*METHODS, MEMORY) if written_under is not None else METHODS
     per_category = max(1, -(-limit // len(QA_CATEGORIES)))
     chosen = sample(conversations, per_category, seed)
     embedder = load_text_embedder(cfg)
@@ -184,7 +185,9 @@ def eval_qa(
                     now = datetime.fromtimestamp(turns[-1].t + TURN_S, timezone.utc)
                     answerer = Answerer(llm, mem, embedder, cfg)
                     retriever = Retriever(mem, embedder, cfg.recall)
-                    written = stack.enter_context(open_written(cfg, memories.parent, sample_id)) if memories else None
+                    written = (
+                        stack.enter_context(open_written(cfg, written_under, sample_id)) if written_under else None
+                    )
                     with_memory = Answerer(llm, written, embedder, cfg) if written is not None else None
                     for q in (q for c, q in chosen if c == ci):
                         row = {"conversation": sample_id, "category": q.category, "question": q.text, "gold": q.answer}

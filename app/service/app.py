@@ -1,9 +1,10 @@
 """The service's routes (FastAPI; the OpenAPI description at /openapi.json, behind the token like the rest).
 
-The memory is read and written on one thread with the service's own connection (`MemoryHost`): a `Memory` is
-not thread-safe, and the recorder, when one runs in the same process, keeps its own. The language model is
-loaded at the first request that needs it and shared: answers and chat run at dialog priority, ahead of
-background memory writing. JSON shapes are the CLI's `--json` ones (`app/views.py`).
+The memory is read and written on the service's own connections, each used by one thread at a time
+(`MemoryHost`): a `Memory` is not thread-safe, and the recorder, when one runs in the same process, keeps its
+own. The language model is loaded at the first request that needs it and shared: answers and chat
+(`chat.py`) run at dialog priority, ahead of background memory writing. JSON shapes are the CLI's `--json`
+ones (`app/views.py`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
-import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -116,22 +115,6 @@ class ForgetBody(BaseModel):
     anonymize: bool = False
 
 
-class ChatMessage(BaseModel):
-    role: str
-    content: str | list[dict] | None = None
-
-
-class ChatBody(BaseModel):
-    model: str | None = None
-    messages: list[ChatMessage] = Field(min_length=1)
-    stream: bool = False
-    max_tokens: int | None = Field(None, ge=1, le=4096)
-    max_completion_tokens: int | None = Field(None, ge=1, le=4096)
-    temperature: float | None = Field(None, ge=0.0, le=2.0)
-    person: str | None = Field(None, description="whose memory to add (default: the person in front of the wearer)")
-    user: str | None = None
-
-
 def _now(at: datetime | None) -> datetime:
     if at is None:
         return datetime.now().astimezone()
@@ -148,40 +131,8 @@ def _status(e: AppError) -> int:
     return 500
 
 
-def _text(content: str | list[dict] | None) -> str:
-    if isinstance(content, list):  # OpenAI's content parts: the text ones
-        return " ".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
-    return content or ""
-
-
-async def _pump(job) -> AsyncIterator[str]:
-    """A job's streamed text on the loop (its iterator blocks: it runs in a thread)."""
-    from app.llm import RESTART
-
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue()
-    done = object()
-
-    def run() -> None:
-        try:
-            for piece in job.tokens():
-                if piece is not RESTART:
-                    loop.call_soon_threadsafe(queue.put_nowait, piece)
-        except BaseException as e:  # raised on the loop side
-            loop.call_soon_threadsafe(queue.put_nowait, e)
-        loop.call_soon_threadsafe(queue.put_nowait, done)
-
-    threading.Thread(target=run, name="api-stream", daemon=True).start()
-    try:
-        while (item := await queue.get()) is not done:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        job.cancel()  # the client went away: stop generating
-
-
-def create_app(service: Service, token: str) -> FastAPI:
+def create_app(service: Service, token: str) -> Guard:
+    """The routes behind the token guard (an ASGI app for uvicorn)."""
     app = FastAPI(title="lifemem", version=__version__, description="The wearer's memory over loopback HTTP.")
     memory = service.host
 
@@ -355,100 +306,7 @@ def create_app(service: Service, token: str) -> FastAPI:
             except IngestError as e:
                 await ws.send_json({"type": "error", "error": str(e)})
 
-    @app.get("/v1/models", summary="OpenAI-compatible: the one model behind /v1/chat/completions")
-    async def models() -> dict:
-        return {"object": "list", "data": [{"id": "lifemem", "object": "model", "owned_by": "local"}]}
+    from app.service.chat import router
 
-    @app.post("/v1/chat/completions", summary="OpenAI-compatible chat with the memory of the person there")
-    async def chat(body: ChatBody):
-        from app.llm import DIALOG
-        from app.llm import Request as LLMRequest
-
-        question = next((_text(m.content) for m in reversed(body.messages) if m.role == "user"), "")
-        person = body.person or service.present()
-        now = _now(None)
-        ctx = await memory(views.context, service.embedder, service.cfg, question or " ", now, person)
-        memory_text = "\n".join(
-            part
-            for part in (
-                f"What you know about {person}:\n{ctx['profile']}" if ctx["profile"] else "",
-                f"From memory (cite the [ids] you use):\n{ctx['retrieved']}" if ctx["retrieved"] else "",
-            )
-            if part
-        )
-        given = [{"role": m.role, "content": _text(m.content)} for m in body.messages]
-        system = [m["content"] for m in given if m["role"] == "system"]
-        rest = [m for m in given if m["role"] != "system"]
-        head = "\n\n".join([*system, memory_text] if memory_text else system)
-        messages = ([{"role": "system", "content": head}] if head else []) + rest
-        llm = await asyncio.to_thread(service.llm)
-        request = LLMRequest(
-            tuple(messages),
-            max_tokens=body.max_completion_tokens or body.max_tokens or service.cfg.llm.answer_tokens * 2,
-            temperature=body.temperature or 0.0,
-            cache_prefix=1 if head else 0,
-        )
-        job = llm.submit(request, DIALOG)
-        ident, created, model = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), body.model or "lifemem"
-        citations = ctx["citations"]
-        if not body.stream:
-            reply = await job.wait()
-            usage = reply.usage
-            return {
-                "id": ident,
-                "object": "chat.completion",
-                "created": created,
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply.text},
-                        "finish_reason": "length" if usage.finish == "length" else "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "total_tokens": usage.prompt_tokens + usage.completion_tokens,
-                },
-                "citations": citations,
-                "memory_person": person,
-            }
-
-        def chunk(delta: dict, finish: str | None = None, **extra) -> str:
-            data = {
-                "id": ident,
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                **extra,
-            }
-            return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-        async def stream() -> AsyncIterator[str]:
-            yield chunk({"role": "assistant", "content": ""}, citations=citations, memory_person=person)
-            try:
-                async for piece in _pump(job):
-                    yield chunk({"content": piece})
-            except AppError as e:
-                yield f"data: {json.dumps({'error': {'message': str(e)}})}\n\n"
-                return
-            reply = await job.wait()
-            yield chunk({}, "length" if reply.usage.finish == "length" else "stop")
-            yield "data: [DONE]\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream")
-
-    return Guard(app, token, service.cfg.service.max_body_kb * 1024)  # type: ignore[return-value]
-
-
-def route_paths(app) -> list[tuple[str, str]]:
-    """(method, path) of every route (for the test that tries each without a token)."""
-    fastapi_app = app.app if isinstance(app, Guard) else app
-    out = []
-    for route in fastapi_app.routes:
-        for method in sorted(getattr(route, "methods", None) or {"WS"}):
-            if method not in ("HEAD", "OPTIONS"):
-                out.append((method, route.path))
-    return out
+    app.include_router(router(service))
+    return Guard(app, token, service.cfg.service.max_body_kb * 1024)

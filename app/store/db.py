@@ -64,6 +64,15 @@ def _key(con, key: bytes, salt: bytes) -> None:
     con.execute(f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\"")
 
 
+def _writing(con) -> None:
+    """What every connection that writes needs (the first one also sets WAL mode, which the file keeps)."""
+    _load_vec(con)
+    con.execute("PRAGMA synchronous = FULL")  # a committed utterance survives power loss
+    con.execute("PRAGMA foreign_keys = ON")
+    con.execute("PRAGMA recursive_triggers = ON")  # deleting a summary deletes the summaries built on it
+    con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
+
+
 def _cache(con, cfg: StoreConfig) -> None:
     con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
     con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
@@ -95,12 +104,8 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
                 f"wrong key for {path} (or the file is damaged or not a memory "
                 f"database); the key came from {secret.source}"
             ) from None
-        _load_vec(con)
         con.execute("PRAGMA journal_mode = WAL")
-        con.execute("PRAGMA synchronous = FULL")  # a committed utterance survives power loss
-        con.execute("PRAGMA foreign_keys = ON")
-        con.execute("PRAGMA recursive_triggers = ON")  # deleting a summary deletes the summaries built on it
-        con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
+        _writing(con)
         _cache(con, cfg)
         from app.store.migrations import migrate
 
@@ -127,11 +132,7 @@ def connect_reader(path: Path, key: bytes, cfg: StoreConfig, writer: bool = Fals
     try:
         _key(con, key, salt)
         if writer:
-            _load_vec(con)
-            con.execute("PRAGMA synchronous = FULL")
-            con.execute("PRAGMA foreign_keys = ON")
-            con.execute("PRAGMA recursive_triggers = ON")
-            con.execute("PRAGMA secure_delete = ON")
+            _writing(con)
         else:
             con.execute("PRAGMA query_only = ON")
         _cache(con, cfg)

@@ -190,6 +190,12 @@ class DerivedMixin:
         self._written = (signature, written)
         return written
 
+    def written_text(self, kind: str, ident: int) -> str:
+        """What a fact or summary of `written()` says."""
+        sql = "SELECT value FROM facts WHERE id = ?" if kind == "fact" else "SELECT text FROM summaries WHERE id = ?"
+        row = self.con.execute(sql, (ident,)).fetchone()
+        return row[0] if row else ""
+
     def relation_edges(self) -> list[tuple[str, str, str]]:
         """(subject, relation, object) names of every relation that still holds."""
         rows = self.con.execute(
