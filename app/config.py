@@ -357,6 +357,42 @@ class ServiceConfig:
 
 
 @dataclass(frozen=True)
+class CompanionConfig:
+    """The voice companion (`run --companion`): who is answered, barge-in, echo, speech out, greetings."""
+
+    wake: str = _opt(
+        "hey memory, okay memory, hey computer",
+        "comma-separated phrases that address the companion at the start or end of an utterance (other speech "
+        "is only remembered; chosen so that the embedded recognizer hears them); empty: push-to-talk only",
+    )
+    voice: str = _opt(
+        "piper",
+        "text-to-speech: piper (the joe voice under models/), else espeak-ng, else flite",
+        choices=("piper", "espeak-ng", "flite"),
+    )
+    barge_in: bool = _opt(True, "speech over a reply (being generated or played) stops it")
+    onset_ms: int = _opt(
+        96, "speech above the VAD threshold this long (ms, in 32-ms windows) is an onset (barge-in)", lo=32, hi=1000
+    )
+    echo_cancel: bool = _opt(True, "cancel the companion's own voice in the microphone (WebRTC AEC3)")
+    self_voice: float = _opt(
+        0.80,
+        "an utterance heard while the companion spoke whose voice is this close (cosine) to the companion's "
+        "own, or whose words are mostly what it said, is its echo: never stored, never answered",
+        lo=0.0,
+        hi=1.0,
+    )
+    wearer: str = _opt("", "the wearer's name: never greeted (the voice the glasses hear most is theirs)")
+    greet: bool = _opt(True, "greet a known person who is back after greet_absence_h")
+    greet_absence_h: float = _opt(2.0, "hours away after which a returning person is greeted", lo=0.0, hi=720.0)
+    greet_gap_s: float = _opt(60.0, "at most one greeting this often (seconds)", lo=0.0, hi=86400.0)
+    answer_timeout_s: float = _opt(60.0, "longest wait for the next token of a spoken answer", lo=1.0, hi=600.0)
+    tail_s: float = _opt(
+        30.0, "after a replayed file ends, keep listening this long while the companion still talks", lo=0.0, hi=600.0
+    )
+
+
+@dataclass(frozen=True)
 class ReplayConfig:
     """File and demo sources."""
 
@@ -381,6 +417,7 @@ class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
+    companion: CompanionConfig = field(default_factory=CompanionConfig)
 
     @property
     def models_dir(self) -> Path:

@@ -113,16 +113,29 @@ def face_cards(photo: Path) -> list[np.ndarray]:
     return cards
 
 
-def build_demo(out_dir: Path) -> dict:
-    """Write demo.mkv (speech + faces) and demo.json (who said what, when) into `out_dir`."""
+# The companion scene, the day after the demo: David comes back and says his name (the demo's recognizer
+# did not catch it the day before), which brings a greeting; Emily — wearing the glasses —
+# asks the companion about what was said, and talks over its last answer (a barge-in). Each line is
+# (speaker, text, seconds of silence after it: room for the companion to answer).
+COMPANION_TIME = "2026-05-15T09:30:00+00:00"
+COMPANION_SCRIPT: tuple[tuple[str, str, float], ...] = (
+    ("David", "Good morning, my name is David, remember me? I just came back from my trip yesterday.", 10.0),
+    ("Emily", "Hey memory, what is David allergic to?", 14.0),
+    ("Emily", "Hey memory, what does John teach at the high school?", 14.0),
+    ("Emily", "Hey memory, when is the meeting with the bank?", 8.0),
+    ("Emily", "Okay, thank you, that is enough.", 3.0),
+)
+
+
+def _render(out_dir: Path, stem: str, lines: list[tuple[str, str, float]], creation_time: str) -> dict:
+    """Write <stem>.mkv (the voices, and the speaker's face on camera) and <stem>.json (who said what, when)."""
     from app.audio.media import write_media
 
-    rng = np.random.default_rng(7)
     cards = dict(zip([s.name for s in SPEAKERS], face_cards(group_photo()), strict=True))
     voices = {s.name: s.voice for s in SPEAKERS}
-    parts, frames, turns = [silence(1.0)], [(0.0, cards[SCRIPT[0][0]])], []
+    parts, frames, turns = [silence(1.0)], [(0.0, cards[lines[0][0]])], []
     t = 1.0
-    for name, text in SCRIPT:
+    for name, text, gap in lines:
         speech = speak(text, voices[name])
         frames.append((max(0.0, t - 0.3), cards[name]))
         turns.append(
@@ -133,17 +146,28 @@ def build_demo(out_dir: Path) -> dict:
                 "t_end_s": round(t + len(speech) / SAMPLE_RATE_HZ, 3),
             }
         )
-        gap = float(rng.uniform(0.9, 1.4))
         parts += [speech, silence(gap)]
         t += len(speech) / SAMPLE_RATE_HZ + gap
     audio = np.concatenate(parts)
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_media(out_dir / "demo.mkv", audio, frames, fps=FPS, creation_time=CREATION_TIME)
+    write_media(out_dir / f"{stem}.mkv", audio, frames, fps=FPS, creation_time=creation_time)
     script = {
-        "creation_time": CREATION_TIME,
+        "creation_time": creation_time,
         "duration_s": round(len(audio) / SAMPLE_RATE_HZ, 3),
         "speakers": [{"name": s.name, "voice": f"flite {s.voice}"} for s in SPEAKERS],
         "turns": turns,
     }
-    (out_dir / "demo.json").write_text(json.dumps(script, indent=1))
+    (out_dir / f"{stem}.json").write_text(json.dumps(script, indent=1))
     return script
+
+
+def build_demo(out_dir: Path) -> dict:
+    """Write demo.mkv (speech + faces) and demo.json (who said what, when) into `out_dir`."""
+    rng = np.random.default_rng(7)
+    lines = [(name, text, float(rng.uniform(0.9, 1.4))) for name, text in SCRIPT]
+    return _render(out_dir, "demo", lines, CREATION_TIME)
+
+
+def build_companion_scene(out_dir: Path) -> dict:
+    """Write companion.mkv and companion.json: the scene `run --source demo --companion` replays."""
+    return _render(out_dir, "companion", list(COMPANION_SCRIPT), COMPANION_TIME)

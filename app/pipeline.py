@@ -103,8 +103,11 @@ class Recorder:
         on_event: Callable[[PipelineEvent], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
         llm=None,
+        companion=None,
     ) -> None:
         self.cfg = cfg
+        # the voice companion's hooks (app/companion): VAD windows, utterances before storing, every event
+        self.companion = companion
         self._llm = llm  # a SharedLLM for background memory writing (the service's), else it loads its own
         self.memory = memory
         self.models = models
@@ -127,7 +130,7 @@ class Recorder:
         self._stored_all = asyncio.Event()
         self._full = False  # the disk filled up: nothing more can be stored
         faces = models.faces
-        self._running = False
+        self.running = False  # between the start and the end of run()
         self.background = None  # memory writing beside the recorder (memory.background), started by run()
         self.writer = UtteranceWriter(
             cfg,
@@ -145,15 +148,16 @@ class Recorder:
     def _emit(self, kind: str, t_s: float, **detail) -> None:
         if kind in ("session_end", "session_split") and self.background is not None:
             self.background.wake()  # a closed session is queued: its memory can be written
+        if self._on_event is None and self.companion is None:
+            return
+        event = PipelineEvent(kind, round(t_s, 3), detail)
+        if self.companion is not None:
+            self.companion.event(event)
         if self._on_event is not None:
-            self._on_event(PipelineEvent(kind, round(t_s, 3), detail))
+            self._on_event(event)
 
     async def _in(self, pool: str, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pools[pool], fn, *args)
-
-    @property
-    def running(self) -> bool:
-        return self._running
 
     async def on_store_thread(self, fn, *args):
         """Run `fn(memory, *args)` on the recorder's store thread with its connection (a change the recorder
@@ -170,7 +174,7 @@ class Recorder:
 
     async def run(self) -> RunSummary:
         started = time.monotonic()
-        self._running = True
+        self.running = True
         await self._in("store", self.writer.load)
         if self.cfg.memory.background:
             from app.consolidation.background import BackgroundWriter
@@ -191,7 +195,7 @@ class Recorder:
         try:
             await asyncio.gather(*tasks)
         finally:
-            self._running = False
+            self.running = False
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -246,6 +250,8 @@ class Recorder:
                 self._on_progress(chunk.duration_s)
             for window, p in zip(windows, await self._in("vad", probs, windows), strict=True):
                 t += window_s
+                if self.companion is not None:
+                    self.companion.vad(t, p)
                 if p >= self.cfg.vad.threshold:
                     speech.append((t, window))
                 for seg in segmenter.push(window, p):
@@ -393,6 +399,9 @@ class Recorder:
             self._faces.prune(utt.t_start_s - 10.0)
             if self._full:
                 self.summary.unstored += 1
+                continue
+            if self.companion is not None and not self.companion.accept(utt):
+                self._emit("skipped", utt.t_start_s, stage="companion", reason="the companion's own voice")
                 continue
             try:
                 await self._in("store", self._write, utt)

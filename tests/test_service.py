@@ -408,3 +408,49 @@ def test_forgetting_someone_while_the_glasses_stream(tmp_path, monkeypatch):
 
 def _people(server: Served) -> list[dict]:
     return server.http.get("/v1/people").json()["people"]
+
+
+def test_the_companion_talks_back_over_the_ingest_stream(tmp_path, monkeypatch, served):
+    """`serve --companion`: its state, push-to-talk and `say` over HTTP, and its voice sent back to the glasses
+    over the ingest WebSocket on the microphone's clock (the companion speaks as the client's audio arrives)."""
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
+    need_llm()
+    from websockets.sync.client import connect
+
+    other, _ = served
+    assert other.http.get("/v1/companion").status_code == 404  # no companion in that one
+    monkeypatch.setenv("APP_KEY", "service test key")
+    server = Served(tmp_path / "companion", "--companion")
+    try:
+        assert server.http.get("/v1/companion").json()["state"] == "listening"
+        assert server.http.post("/v1/companion/say", json={}).status_code == 400
+        with connect(server.url.replace("http", "ws") + "/v1/ingest", additional_headers=server.auth) as ws:
+            ws.send(json.dumps({"type": "hello", "stream": "g", "rate": 16000, "t0": T0}))
+            assert json.loads(ws.recv())["type"] == "ready"
+            assert server.http.post("/v1/companion/say", json={"text": "Hello, I remember you."}).json() == {
+                "said": True
+            }
+            speech, times = [], []
+            quiet = np.zeros(4000, "<i2").tobytes()  # 0.25 s of the microphone
+            for i in range(24):
+                ws.send(b"A" + struct.pack("<Q", i * 4000) + quiet)
+                time.sleep(0.05)
+                while True:
+                    try:
+                        message = ws.recv(timeout=0.2)
+                    except TimeoutError:
+                        break
+                    if isinstance(message, bytes):
+                        assert message[:1] == b"S"
+                        times.append(struct.unpack_from("<d", message, 1)[0])
+                        speech.append(np.frombuffer(message[9:], "<i2"))
+            heard = np.concatenate(speech) if speech else np.zeros(0)
+            assert len(heard) / 16000 > 0.8  # "Hello, I remember you." came back as audio
+            assert np.abs(heard).max() > 1000
+            assert T0 <= times[0] < T0 + 6 and times == sorted(times)
+        state = server.http.get("/v1/companion").json()
+        assert state["replies"][-1]["kind"] == "say" and state["replies"][-1]["first_audio_ms"] is not None
+        assert server.http.post("/v1/companion/listen").json() == {"armed": True}
+        assert server.http.get("/v1/companion").json()["armed"] is True
+    finally:
+        assert server.stop() == 0

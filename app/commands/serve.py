@@ -28,6 +28,11 @@ def register(add) -> None:
     p = add("serve", "serve the memory over loopback HTTP: API, events, ingest, OpenAI-compatible chat", cmd_serve)
     add_serving(p)
     p.add_argument("--no-ingest", action="store_true", help="serve the memory only: no recorder, no perception models")
+    p.add_argument(
+        "--companion",
+        action="store_true",
+        help="the voice companion answers the glasses aloud (speech back over ingest)",
+    )
 
 
 def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
@@ -46,4 +51,8 @@ def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
         models = load_perception(cfg, with_faces=True)
         embedder = models.text
     with open_memory(args, cfg, create=True) as memory:
-        return asyncio.run(serve(cfg, memory, embedder, db_path(args).parent, host, port, source, models))
+        return asyncio.run(
+            serve(
+                cfg, memory, embedder, db_path(args).parent, host, port, source, models, args.companion and bool(source)
+            )
+        )

@@ -17,7 +17,7 @@ def register(add) -> None:
     p = add(
         "bench", "measure speed: the recorder's stages, identity polls, recall, the store at scale, the LLM", cmd_bench
     )
-    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api"))
+    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api", "companion"))
     p.add_argument(
         "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
     )
@@ -30,6 +30,9 @@ def register(add) -> None:
     p.add_argument("--seconds", type=float, default=60.0, help="api: how long the load runs")
     p.add_argument("--clients", type=int, default=20, help="api: concurrent clients")
     p.add_argument("--rate", type=float, default=0.0, help="api: requests a second per client (0: as fast as it can)")
+    p.add_argument("--questions", type=int, default=4, help="companion: questions answered (up to 4)")
+    p.add_argument("--interruptions", type=int, default=3, help="companion: answers talked over (up to 3)")
+    p.add_argument("--passages", type=int, default=1, help="companion: passages read aloud alone (echo)")
     p.add_argument("--json", action="store_true")
 
 
@@ -72,6 +75,10 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         from app.bench_api import bench_api, render
 
         result = bench_api(cfg, args.seconds, args.clients, args.rate)
+    elif args.what == "companion":
+        from app.bench_companion import bench_companion, render
+
+        result = bench_companion(cfg, args.questions, args.interruptions, args.passages)
     elif args.what == "llm":
         from app.bench_llm import bench_llm, render
 

@@ -10,6 +10,7 @@ ones (`app/views.py`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import queue
 import time
@@ -72,12 +73,14 @@ class Service:
         ingest=None,
         llm=None,
         recorder=None,
+        companion=None,
     ) -> None:
         from app.llm import SharedLLM
 
         self.cfg, self.embedder, self.events, self.present, self.ingest = cfg, embedder, events, present, ingest
         self.shared = llm or SharedLLM(cfg)
         self.recorder = recorder  # recording in this process: deletions go through its store thread
+        self.companion = companion  # the voice companion inside that recorder (serve --companion)
         # connections of its own (a recorder may be using `memory`); answers hold theirs for seconds
         self.host = MemoryHost([memory.second() for _ in range(cfg.service.readers)])
         self.answers = MemoryHost([memory.second()])
@@ -271,8 +274,9 @@ def create_app(service: Service, token: str) -> Guard:
 
     @app.websocket("/v1/ingest")
     async def ingest(ws: WebSocket) -> None:
-        """Microphone audio and camera frames from the glasses (protocol: app/service/ingest.py)."""
-        from app.service.ingest import AUDIO, FRAME, IngestError
+        """Microphone audio and camera frames from the glasses, the companion's voice back (protocol:
+        app/service/ingest.py)."""
+        from app.service.ingest import IngestError
 
         source = service.ingest
         await ws.accept()
@@ -289,6 +293,20 @@ def create_app(service: Service, token: str) -> Guard:
         except WebSocketDisconnect:
             return
         await ws.send_json({"type": "ready", "stream": stream, "acked": acked})
+        speaking = asyncio.create_task(_speak_to(ws, source))  # the companion's voice, if it talks
+        try:
+            await _receive(ws, source, stream)
+        finally:
+            speaking.cancel()
+
+    async def _speak_to(ws: WebSocket, source) -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            while True:
+                await ws.send_bytes(await source.speech.get())
+
+    async def _receive(ws: WebSocket, source, stream: str) -> None:
+        from app.service.ingest import AUDIO, FRAME, IngestError
+
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
@@ -306,7 +324,8 @@ def create_app(service: Service, token: str) -> Guard:
             except IngestError as e:
                 await ws.send_json({"type": "error", "error": str(e)})
 
-    from app.service.chat import router
+    from app.service import chat, companion
 
-    app.include_router(router(service))
+    app.include_router(chat.router(service))
+    app.include_router(companion.router(service))
     return Guard(app, token, service.cfg.service.max_body_kb * 1024)

@@ -12,7 +12,10 @@ Protocol (`/v1/ingest`, the bearer token in the handshake's Authorization header
   is filled with silence;
 - a camera frame: `b"V"` + its capture time (float64 epoch seconds, little-endian) + a JPEG;
 - bad input gets `{"type": "error", "error": "..."}` and the stream goes on; a wrong sample rate or a
-  malformed hello closes it with code 1003.
+  malformed hello closes it with code 1003;
+- with the voice companion on (`serve --companion`), what it says comes back to the glasses' speaker as binary
+  messages `b"S"` + the time of its first sample on the microphone's clock (float64 epoch seconds) + PCM16LE
+  mono at 16 kHz, played in step with the microphone audio the client sends (the companion's clock).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 
 _LOGGER = logging.getLogger(__name__)
 RATES = range(8000, 48001)
-AUDIO, FRAME = b"A", b"V"
+AUDIO, FRAME, SPEECH = b"A", b"V", b"S"
+SPEECH_QUEUE = 512  # blocks of the companion's speech waiting for a client (about 16 s); the oldest go first
 _OFFSET = struct.Struct("<Q")
 _TIME = struct.Struct("<d")
 
@@ -53,6 +57,17 @@ class IngestSource:
         self._written = 0  # 16 kHz samples handed to the pipeline
         self._stop = asyncio.Event()
         self.stopped = False
+        self.speech: asyncio.Queue[bytes] = asyncio.Queue(SPEECH_QUEUE)  # the companion's voice, for the client
+
+    def speak(self, block: np.ndarray, t_s: float) -> None:
+        """The companion's output for the microphone block at `t_s` (from the recorder's loop): sent to the
+        client unless it is silence."""
+        if not np.any(block):
+            return
+        if self.speech.full():
+            self.speech.get_nowait()
+        pcm = (np.clip(block, -1.0, 1.0) * 32767).astype("<i2")
+        self.speech.put_nowait(SPEECH + _TIME.pack(t_s) + pcm.tobytes())
 
     def check(self) -> None:
         pass

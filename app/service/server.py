@@ -39,9 +39,20 @@ def check_host(host: str, public: bool) -> None:
         )
 
 
-async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: int, source=None, models=None) -> int:
+async def serve(
+    cfg: Config,
+    memory,
+    embedder,
+    data_dir: Path,
+    host: str,
+    port: int,
+    source=None,
+    models=None,
+    companion: bool = False,
+) -> int:
     """Serve until SIGINT/SIGTERM, recording from `source` meanwhile (the glasses' ingest stream, or what
-    `run --serve` names) with `models`. Returns the recorder's exit code."""
+    `run --serve` names) with `models`, the voice companion in it with `companion`. Returns the recorder's
+    exit code."""
     import uvicorn
 
     from app.llm import SharedLLM
@@ -51,14 +62,25 @@ async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: 
     events = EventLog(cfg.service.events_kept)
     events.bind(asyncio.get_running_loop())
     llm = SharedLLM(cfg)  # one model: chat and answers at dialog priority, memory writing behind them
-    recorder = Recorder(cfg, memory, models, source, on_event=events.pipeline, llm=llm) if source else None
+    ingest = source if isinstance(source, IngestSource) else None
+    if source is not None and companion:
+        from app.companion import session
+
+        if ingest is not None:  # the companion's voice goes back to the glasses
+            speaker = ingest.speak
+        else:
+            speaker = session.open_speaker(cfg) if source.duration_s is None else None
+            if hasattr(source, "realtime"):
+                source.realtime = True  # a replay: the companion talks on the clock of what it hears
+        recorder, _, _ = session.build(cfg, memory, models, source, events.pipeline, speaker=speaker, llm=llm)
+    else:
+        recorder = Recorder(cfg, memory, models, source, on_event=events.pipeline, llm=llm) if source else None
 
     def present() -> str | None:
         seen = recorder.present if recorder is not None else None
         return recorder.writer.names.get(seen.person_id) if seen and seen.person_id is not None else None
 
-    ingest = source if isinstance(source, IngestSource) else None
-    service = Service(cfg, memory, embedder, events, present, ingest, llm, recorder)
+    service = Service(cfg, memory, embedder, events, present, ingest, llm, recorder, recorder and recorder.companion)
     token, where = api_token(data_dir)
 
     class Server(uvicorn.Server):
@@ -94,6 +116,8 @@ async def serve(cfg: Config, memory, embedder, data_dir: Path, host: str, port: 
         if recording is not None:
             source.stop()  # what was acknowledged is still processed and stored
             summary = await recording
+            if recorder.companion is not None:
+                await asyncio.to_thread(recorder.companion.close)
             code = summary.exit_code
             _LOGGER.info("recorded %d utterances while serving", summary.utterances)
         await asyncio.to_thread(service.close)

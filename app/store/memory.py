@@ -151,6 +151,10 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
             )
         return int(cur.lastrowid)
 
+    def has_source(self, source: str) -> bool:
+        """Whether anything recorded from `source` (a file's name, "demo") is in the memory."""
+        return self.con.execute("SELECT 1 FROM sessions WHERE source = ? LIMIT 1", (source,)).fetchone() is not None
+
     def split_session(self, session_id: int, utterance_ids: list[int], source: str) -> int:
         """Move these utterances (and their media) of a session into a new one; both spans are recomputed."""
         marks = ",".join("?" * len(utterance_ids))

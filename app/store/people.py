@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +114,15 @@ class PeopleMixin:
             raise StoreError(f"{new!r} is already someone's name (merge them with `people merge`)")
         with transaction(self.con):
             self.con.execute("UPDATE people SET name = ? WHERE id = ?", (new, pid))
+            # what memory writing wrote with the old label ("Unknown_3 is allergic to peanuts") says the name now
+            label = re.compile(rf"\b{re.escape(old)}\b", re.IGNORECASE)
+            for table, column in (("facts", "value"), ("summaries", "text")):
+                rows = self.con.execute(
+                    f"SELECT id, {column} FROM {table} WHERE {column} LIKE ?", (f"%{old}%",)
+                ).fetchall()
+                for row_id, text in rows:
+                    if (renamed := label.sub(new, text)) != text:
+                        self.con.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (renamed, row_id))
 
     def merge_people(self, keep: str, other: str) -> int:
         """`other` was `keep` all along: their utterances, keys, media, facts and relations move over."""
@@ -156,6 +166,15 @@ class PeopleMixin:
                     f"UPDATE {table} SET person_id = ? WHERE person_id = ? AND utterance_id IN ({marks})", args
                 )
         return Person(person.id, person.name, len(owned))
+
+    def last_seen(self, person_id: int, before: float) -> tuple[float | None, str]:
+        """When the person last spoke before epoch second `before` (None: never), and their consent state."""
+        row = self.con.execute(
+            "SELECT (SELECT max(t_end) FROM utterances WHERE person_id = p.id AND t_end < ?), p.consent "
+            "FROM people p WHERE p.id = ?",
+            (before, person_id),
+        ).fetchone()
+        return (None, "unknown") if row is None else (row[0], row[1])
 
     def consented(self) -> set[int]:
         return {int(r[0]) for r in self.con.execute("SELECT id FROM people WHERE consent = 'given'")}

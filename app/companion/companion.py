@@ -1,0 +1,421 @@
+"""The voice companion inside the recorder: it answers what is addressed to it, aloud, from memory; stops when
+spoken over; greets a known person who comes back; and never takes its own voice for someone's speech.
+
+The recorder calls three hooks on its loop: `vad` for every VAD window (speech onsets: barge-in), `accept` for
+every utterance before it is stored (the companion's own echo is refused), and `event` for what it emits
+(`stored` utterances are heard by the turn-taking machine, `identity` changes may bring a greeting). Replies
+run on the companion's own thread with its own memory connection: the answer streams out of the shared LLM
+sentence by sentence into text-to-speech and onto the `Playback` queue, which the duplex audio plays on the
+microphone's clock. A barge-in stops playback at once (on the loop) and cancels the generation.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+
+from app.companion.duplex import Playback, Played
+from app.companion.tts import SentenceBuffer, split_sentences
+from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State, TurnTaking, wake_phrases
+from app.config import Config
+from app.errors import AppError
+from app.events import PipelineEvent, Utterance
+
+_LOGGER = logging.getLogger(__name__)
+_WORD = re.compile(r"[a-z']+")
+_CITED = re.compile(r"\s*\[[^\]]*\]")
+SELF_SAMPLE = "Hello, I am your memory companion. Ask me about the people you met and what they said."
+SPOKEN = ("reply", "greeting")
+
+
+@dataclass
+class Reply:
+    """One answer or greeting as it went: what was asked, said, cited, and how long each step took."""
+
+    kind: str  # answer | greeting | say
+    question: str
+    person: str | None
+    asked_s: float  # stream time the request ended (speech end) or the person was confirmed
+    text: str = ""
+    known: bool = False
+    citations: list[dict] = field(default_factory=list)
+    interrupted: bool = False
+    error: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    first_audio_s: float | None = None
+    items: list[Played] = field(default_factory=list)
+    generating: bool = True
+
+    def as_dict(self) -> dict:
+        latency = None if self.first_audio_s is None else round((self.first_audio_s - self.asked_s) * 1e3, 1)
+        return {
+            "kind": self.kind,
+            "question": self.question,
+            "person": self.person,
+            "asked_s": round(self.asked_s, 3),
+            "text": self.text,
+            "known": self.known,
+            "citations": self.citations,
+            "interrupted": self.interrupted,
+            "error": self.error,
+            "first_audio_ms": latency,
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+        }
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def greeting(profile: dict) -> tuple[str, list[int]]:
+    """One short greeting grounded in the profile — an open plan or a recent event of theirs, said back to
+    them — and the utterances it rests on."""
+    name = profile["name"]
+    for kind in ("plan", "event"):
+        for fact in profile["facts"]:
+            if fact["kind"] == kind and fact["value"]:
+                said = second_person(fact["value"], name)
+                return f"Hi {name}, good to see you again. Last time you told me {said}.", [fact["source"]]
+    return f"Hi {name}, good to see you again.", []
+
+
+def second_person(fact: str, name: str) -> str:
+    """'David is planning a trip to Paris for David's birthday' → 'you are planning a trip to Paris for your
+    birthday' (the memory keeps facts in the third person)."""
+    out = re.sub(rf"\b{re.escape(name)}'s\b", "your", fact)
+    out = re.sub(
+        rf"^{re.escape(name)} (is|was|has)\b",
+        lambda m: {"is": "you are", "was": "you were", "has": "you have"}[m.group(1)],
+        out,
+    )
+    out = re.sub(rf"^{re.escape(name)}\b", "you", out)
+    out = re.sub(r"\b(he|she) (is|was)\b", lambda m: "you " + {"is": "are", "was": "were"}[m.group(2)], out)
+    return out.rstrip(".")
+
+
+class Companion:
+    """Hooks for the recorder plus the reply thread. `voice` is a text-to-speech voice (app.companion.tts),
+    `llm` a SharedLLM, `clock` the duplex stream time, `emit(kind, t_s, **detail)` the recorder's events."""
+
+    def __init__(
+        self,
+        cfg: Config,
+        memory,
+        embedder,
+        voice,
+        voice_encoder,
+        llm,
+        playback: Playback,
+        clock: Callable[[], float],
+        origin_epoch_s: float,
+        emit: Callable[..., None],
+    ) -> None:
+        c = cfg.companion
+        self.cfg, self.memory, self.embedder, self.voice, self.llm = cfg, memory, embedder, voice, llm
+        self.playback, self.clock, self.origin, self.emit = playback, clock, origin_epoch_s, emit
+        playback.on_start, playback.on_end = self._started, self._ended
+        self.turns = TurnTaking(wake_phrases(c.wake), c.barge_in)
+        self.policy = GreetingPolicy(
+            c.greet_absence_h * 3600, c.greet_gap_s, cfg.privacy.consent == "required", c.greet
+        )
+        self._lock = threading.RLock()  # the turn-taking state: touched on the loop and on the reply thread
+        self._window_s = 512 / 16000
+        self._onset_windows = max(1, round(c.onset_ms / 1000 / self._window_s))
+        self._run_len = 0
+        self._pad_s = cfg.vad.pad_ms / 1000
+        self._segments: dict[float, float] = {}  # segment end (stream s) -> clock when the VAD closed it
+        self._pending: dict[float, Utterance] = {}  # accepted utterances by start time, until stored
+        self._session_start: float | None = None  # epoch seconds the current conversation started
+        self._present: str | None = None  # who the last identity event said is there
+        self._current: Reply | None = None
+        self._job = None
+        self.replies: list[Reply] = []
+        self.barge_ins: list[dict] = []
+        self.refused: list[dict] = []  # utterances refused as the companion's own voice
+        self.self_key = self._own_key(voice, voice_encoder)
+        self._requests: queue.Queue = queue.Queue()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._thread = threading.Thread(target=self._run, name="companion", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _own_key(voice, voice_encoder) -> np.ndarray | None:
+        """The companion's own voice as the recorder's voice encoder hears it."""
+        if voice_encoder is None:
+            return None
+        key = np.asarray(voice_encoder(voice.speak_16k(SELF_SAMPLE)), np.float32)
+        return key / (np.linalg.norm(key) or 1.0)
+
+    # ------------------------------------------------------------------ the recorder's hooks (its loop)
+    def vad(self, t_s: float, prob: float) -> None:
+        """Every VAD window (ending at `t_s`): enough speech in a row is an onset, and an onset over a reply is
+        a barge-in."""
+        if prob >= self.cfg.vad.threshold:
+            self._run_len += 1
+            if self._run_len == self._onset_windows:
+                with self._lock:
+                    actions = self.turns.onset(t_s - self._onset_windows * self._window_s)
+                for action in actions:
+                    self._interrupt(action)
+        else:
+            self._run_len = 0
+
+    def accept(self, utt: Utterance) -> bool:
+        """False for the companion's own voice coming back through the microphone (it is not stored)."""
+        played = [p for p in self.playback.playing_at(utt.t_start_s, utt.t_end_s) if p.tag in SPOKEN]
+        if played:
+            similarity = None
+            if utt.voice_embedding is not None and self.self_key is not None:
+                v = np.asarray(utt.voice_embedding, np.float32)
+                similarity = float(v @ self.self_key / (np.linalg.norm(v) or 1.0))
+            heard = words(utt.text)
+            said = set().union(*(words(p.text) for p in played))
+            overlap = len(heard & said) / max(1, len(heard))
+            if (similarity is not None and similarity >= self.cfg.companion.self_voice) or overlap >= 0.5:
+                self.refused.append({"t_s": utt.t_start_s, "similarity": similarity, "overlap": round(overlap, 2)})
+                _LOGGER.info("refused an utterance at %.1f s as the companion's own voice", utt.t_start_s)
+                return False
+        self._pending[round(utt.t_start_s, 3)] = utt
+        return True
+
+    def event(self, ev: PipelineEvent) -> None:
+        if ev.kind == "speech":
+            self._segments[round(ev.detail["end_s"], 3)] = self.clock()
+        elif ev.kind == "session_start":
+            self._session_start = self.origin + ev.t_s
+        elif ev.kind == "stored":
+            utt = self._pending.pop(ev.t_s, None)
+            if utt is not None:
+                self._heard(utt, ev.detail.get("person"))
+        elif ev.kind == "identity":
+            self._present = ev.detail.get("person")
+            if self._present:
+                self._requests.put(("returned", self._present, self.clock()))
+        elif ev.kind == "person_named" and ev.detail.get("was") == self._present:  # the one there said their name
+            self._present = ev.detail["person"]
+            self._requests.put(("returned", self._present, self.clock()))
+
+    def _heard(self, utt: Utterance, person: str | None) -> None:
+        end_s = utt.t_end_s - self._pad_s  # the segment is padded after the last speech
+        with self._lock:
+            actions = self.turns.heard(utt.text, person, end_s)
+        for action in actions:
+            if isinstance(action, Interrupt):
+                self._interrupt(action)
+            elif isinstance(action, Answer):
+                closed = self._segments.pop(round(utt.t_end_s, 3), None)
+                timings = {"stored_ms": (self.clock() - end_s) * 1e3}
+                if closed is not None:
+                    timings["vad_ms"] = (closed - end_s) * 1e3
+                    timings["asr_ms"] = (self.clock() - closed) * 1e3
+                self._idle.clear()
+                self._requests.put(("answer", action, timings))
+
+    def _interrupt(self, action: Interrupt) -> None:
+        """Barge-in: stop playback now, cancel the generation; the reply is recorded as interrupted."""
+        now = self.clock()
+        stopped = self.playback.stop(now, set(SPOKEN))
+        reply, job = self._current, self._job
+        if reply is not None:
+            reply.interrupted = True
+        if job is not None:
+            job.cancel()
+        record = {
+            "onset_s": round(action.t_s, 3),
+            "stopped_s": round(now, 3),
+            "was": action.was.value,
+            "latency_ms": round((now - action.t_s) * 1e3, 1),
+            "items_stopped": len(stopped),
+        }
+        self.barge_ins.append(record)
+        self.emit("barge_in", action.t_s, **record)
+
+    # ------------------------------------------------------------------ playback callbacks (the loop)
+    def _started(self, item: Played) -> None:
+        reply = self._current
+        if reply is not None and item in reply.items and reply.first_audio_s is None:
+            reply.first_audio_s = item.start_s
+        with self._lock:
+            self.turns.started_speaking(item.start_s or self.clock())
+
+    def _ended(self, item: Played) -> None:
+        reply = self._current
+        if reply is not None and item in reply.items and not reply.generating and item is reply.items[-1]:
+            with self._lock:
+                self.turns.finished(item.end_s or self.clock())
+
+    # ------------------------------------------------------------------ the reply thread
+    @property
+    def busy(self) -> bool:
+        """Thinking or speaking (a replay keeps its clock running while this is so)."""
+        return not self._idle.is_set() or self.turns.state is not State.LISTENING or self.playback.busy
+
+    def say(self, text: str) -> bool:
+        """Say `text` (a reminder, or the API's `say`) when nothing else is being said; False when busy."""
+        with self._lock:
+            if not self.turns.announce(self.clock()):
+                return False
+        self._idle.clear()
+        self._requests.put(("say", text, self.clock()))
+        return True
+
+    def push_to_talk(self) -> None:
+        with self._lock:
+            self.turns.push_to_talk()
+
+    def close(self, timeout: float = 5.0) -> None:
+        if self._job is not None:
+            self._job.cancel()
+        self._requests.put(None)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        memory = None
+        try:
+            memory = self.memory.second()
+            from app.answer import Answerer
+
+            answerer = Answerer(self.llm.get(), memory, self.embedder, self.cfg)
+        except AppError as e:
+            _LOGGER.error("the companion cannot answer: %s", e)
+            self.emit("error", self.clock(), stage="companion", message=str(e))
+            answerer = None
+        try:
+            while (request := self._requests.get()) is not None:
+                try:
+                    if request[0] == "answer":
+                        self._answer(answerer, *request[1:])
+                    elif request[0] == "returned":
+                        self._returned(memory, *request[1:])
+                    elif request[0] == "say":
+                        reply = Reply("say", "", None, request[2], text=request[1])
+                        self._begin(reply)
+                        for sentence in split_sentences(request[1]):
+                            self._say(reply, sentence)
+                        self._end(reply)
+                except AppError as e:  # one line; the recorder goes on
+                    _LOGGER.error("companion: %s", e)
+                    self.emit("error", self.clock(), stage="companion", message=str(e))
+                except Exception:
+                    _LOGGER.exception("companion reply failed")
+                finally:
+                    if self._requests.empty():
+                        self._idle.set()
+        finally:
+            if memory is not None:
+                memory.close()
+
+    def _now(self, t_s: float) -> datetime:
+        return datetime.fromtimestamp(self.origin + t_s, timezone.utc)
+
+    def _answer(self, answerer, action: Answer, timings: dict[str, float]) -> None:
+        reply = Reply("answer", action.question, action.person, action.t_s, timings_ms=timings)
+        self._begin(reply)
+        if answerer is None:
+            reply.error = "no language model"
+            self._say(reply, "Sorry, I cannot answer right now.")
+            self._end(reply)
+            return
+        sentences = SentenceBuffer()
+        started = time.perf_counter()
+
+        def on_text(piece: str) -> None:
+            for sentence in sentences.feed(piece):
+                self._say(reply, sentence)
+
+        try:
+            result = answerer(
+                action.question,
+                self._now(action.t_s),
+                action.person,
+                on_text=on_text,
+                timeout_s=self.cfg.companion.answer_timeout_s,
+                on_job=self._set_job,
+            )
+            for sentence in sentences.flush():
+                self._say(reply, sentence)
+            reply.text, reply.known = result.answer, result.known
+            reply.citations = [{**c, "t_start": c["t_start"]} for c in result.citations]
+            if result.first_token_ms is not None:
+                reply.timings_ms["llm_first_token_ms"] = result.first_token_ms
+            reply.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1e3
+        except AppError as e:
+            if not reply.interrupted:
+                reply.error = str(e)
+                _LOGGER.error("companion: %s", e)
+                self._say(reply, "Sorry, I lost my train of thought.")
+        finally:
+            self._job = None
+            self._end(reply)
+
+    def _set_job(self, job) -> None:
+        self._job = job
+        if self._current is not None and self._current.interrupted:
+            job.cancel()
+
+    def _returned(self, memory, person: str, t_s: float) -> None:
+        """A person was confirmed in view: greet them if they were away long enough (and the rest of the policy)."""
+        if memory is None or person.startswith(("unknown_", "guest_")) or person == self.cfg.companion.wearer:
+            return  # no name to greet them by yet (their introduction may follow), or the wearer
+        pid = memory.person_id(person)
+        if pid is None:
+            return
+        before = self._session_start if self._session_start is not None else self.origin + t_s
+        last, consent = memory.last_seen(pid, before)
+        now_s = self.origin + t_s
+        if not self.policy.decide(person, last, now_s, consent):
+            _LOGGER.debug("%s confirmed at %.1f s: no greeting (last seen %s, consent %s)", person, t_s, last, consent)
+            return
+        with self._lock:
+            actions = self.turns.person_returned(person, t_s)
+        for action in actions:
+            if isinstance(action, Greet):
+                self._greet(memory, action, pid)
+
+    def _greet(self, memory, action: Greet, pid: int) -> None:
+        reply = Reply("greeting", "", action.person, action.t_s)
+        self._begin(reply)
+        started = time.perf_counter()
+        text, sources = greeting(memory.profile(pid))
+        reply.timings_ms["compose_ms"] = (time.perf_counter() - started) * 1e3
+        reply.text, reply.known = text, bool(sources)
+        rows = memory.utterances([s for s in sources if s is not None])
+        reply.citations = [{"id": i, "person": r.person, "t_start": r.t_start, "text": r.text} for i, r in rows.items()]
+        self._say(reply, text)
+        self._end(reply)
+
+    def _begin(self, reply: Reply) -> None:
+        self._current = reply
+        self.replies.append(reply)
+        self.emit(f"{reply.kind}_start", reply.asked_s, question=reply.question, person=reply.person)
+
+    def _say(self, reply: Reply, sentence: str) -> None:
+        sentence = _CITED.sub("", sentence).strip()  # "[fact 7]", "[12]": for the eyes, not the ears
+        if reply.interrupted or not sentence:
+            return
+        started = time.perf_counter()
+        audio = self.voice.speak_16k(sentence)
+        if not reply.items:
+            reply.timings_ms["tts_first_ms"] = (time.perf_counter() - started) * 1e3
+        item = Played("greeting" if reply.kind == "greeting" else "reply", audio, sentence)
+        reply.items.append(item)
+        if not reply.interrupted:  # a barge-in may have come during synthesis
+            self.playback.play(item)
+
+    def _end(self, reply: Reply) -> None:
+        reply.generating = False
+        if not reply.items or reply.interrupted or all(p.end_s is not None for p in reply.items):
+            with self._lock:
+                self.turns.finished(self.clock())
+        detail = reply.as_dict()
+        del detail["kind"]  # the event's kind says it
+        self.emit({"answer": "reply"}.get(reply.kind, reply.kind), reply.asked_s, **detail)

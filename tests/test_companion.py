@@ -1,0 +1,231 @@
+"""The voice companion: the turn-taking machine's event sequences, the greeting policy, the duplex playback
+clock, and (with the real models) the companion scene end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.companion.companion import greeting, second_person
+from app.companion.duplex import DuplexSource, Playback, Played
+from app.companion.turns import (
+    Answer,
+    Greet,
+    GreetingPolicy,
+    Interrupt,
+    State,
+    TurnTaking,
+    addressed,
+    wake_phrases,
+)
+from app.events import AudioChunk
+
+PHRASES = wake_phrases("hey memory, okay memory, hey computer")
+
+
+def machine(**kw) -> TurnTaking:
+    return TurnTaking(PHRASES, **kw)
+
+
+def test_wake_phrases_address_the_companion_only_at_the_start_or_end():
+    assert addressed("Hey memory, what is David allergic to?", PHRASES) == "what is David allergic to?"
+    assert addressed("hey memory one is david allergic to", PHRASES) == "one is david allergic to"
+    assert addressed("Okay memory, where does Emily work?", PHRASES) == "where does Emily work?"
+    assert addressed("oh hey computer what time is it", PHRASES) is None  # "oh" is no filler we know
+    assert addressed("so hey computer what time is it", PHRASES) == "what time is it"
+    assert addressed("when is the bank meeting, hey memory?", PHRASES) == "when is the bank meeting?"
+    assert addressed("Hey memory.", PHRASES) == ""  # the phrase alone: the request follows
+    assert addressed("I have a terrible memory for names", PHRASES) is None
+    assert addressed("John said hey memory is overrated", PHRASES) is None
+    assert addressed("", PHRASES) is None
+    assert wake_phrases("") == ()
+
+
+def test_a_question_is_answered_and_other_speech_only_remembered():
+    tt = machine()
+    assert tt.heard("I love playing tennis.", "Emily", 1.0) == []
+    assert tt.state is State.LISTENING
+    actions = tt.heard("Hey memory, who loves tennis?", "John", 5.0)
+    assert actions == [Answer("who loves tennis?", "John", 5.0)]
+    assert tt.state is State.THINKING
+    tt.started_speaking(7.0)
+    assert tt.state is State.SPEAKING
+    tt.finished(9.0)
+    assert tt.state is State.LISTENING
+    assert [s for _, s in tt.log] == [State.THINKING, State.SPEAKING, State.LISTENING]
+
+
+def test_speech_onset_while_thinking_or_speaking_is_a_barge_in():
+    tt = machine()
+    assert tt.onset(0.5) == []  # nobody is being answered: speech is just speech
+    tt.heard("hey memory what did John say", "Emily", 2.0)
+    assert tt.onset(3.0) == [Interrupt(3.0, State.THINKING)]  # generating: cancelled
+    assert tt.state is State.LISTENING
+    tt.heard("hey memory what did David say", "Emily", 5.0)
+    tt.started_speaking(6.0)
+    assert tt.onset(6.5) == [Interrupt(6.5, State.SPEAKING)]
+    assert tt.interrupted == 2
+    assert tt.onset(6.6) == []  # already listening
+
+
+def test_barge_in_off_a_new_request_still_replaces_the_old_one():
+    tt = machine(barge_in=False)
+    tt.heard("hey memory first question", None, 1.0)
+    tt.started_speaking(2.0)
+    assert tt.onset(2.5) == []
+    actions = tt.heard("hey memory second question", None, 4.0)
+    assert actions == [Interrupt(4.0, State.SPEAKING), Answer("second question", None, 4.0)]
+
+
+def test_the_wake_phrase_alone_or_push_to_talk_arms_the_next_utterance():
+    tt = machine()
+    assert tt.heard("Hey memory.", "Emily", 1.0) == []
+    assert tt.armed
+    assert tt.heard("What is David allergic to?", "Emily", 3.0) == [Answer("What is David allergic to?", "Emily", 3.0)]
+    tt.finished(5.0)
+    tt.push_to_talk()
+    assert tt.heard("who is Maria", None, 6.0) == [Answer("who is Maria", None, 6.0)]
+    tt.finished(8.0)
+    assert tt.heard("who is Maria", None, 9.0) == []  # push-to-talk is for one utterance
+
+
+def test_a_greeting_waits_for_silence_and_can_be_talked_over():
+    tt = machine()
+    tt.heard("hey memory who is John", None, 1.0)
+    assert tt.person_returned("David", 1.5) == []  # busy answering: no greeting over it
+    tt.finished(3.0)
+    assert tt.person_returned("David", 4.0) == [Greet("David", 4.0)]
+    tt.started_speaking(4.2)
+    assert tt.onset(5.0) == [Interrupt(5.0, State.SPEAKING)]
+
+
+def test_greeting_policy():
+    hour = 3600.0
+    policy = GreetingPolicy(absence_s=2 * hour, min_gap_s=60.0)
+    assert not policy.decide("David", None, 10 * hour, "unknown")  # never seen before
+    assert not policy.decide("David", 9 * hour, 10 * hour, "unknown")  # away one hour only
+    assert not policy.decide("David", 1 * hour, 10 * hour, "refused")
+    assert policy.decide("David", 1 * hour, 10 * hour, "unknown")
+    assert not policy.decide("David", 1 * hour, 10 * hour + 120, "unknown")  # not twice in the window
+    assert not policy.decide("Emily", 1 * hour, 10 * hour + 30, "given")  # rate limit: one a minute
+    assert policy.decide("Emily", 1 * hour, 10 * hour + 61, "given")
+    assert policy.decide("David", 1 * hour, 12 * hour + 1, "unknown")  # the window has passed
+    strict = GreetingPolicy(absence_s=2 * hour, min_gap_s=0.0, consent_required=True)
+    assert not strict.decide("David", 1 * hour, 10 * hour, "unknown")
+    assert strict.decide("David", 1 * hour, 10 * hour, "given")
+    off = GreetingPolicy(absence_s=2 * hour, min_gap_s=0.0, enabled=False)
+    assert not off.decide("David", 1 * hour, 10 * hour, "given")
+
+
+def test_greeting_text_is_grounded_in_the_profile():
+    profile = {
+        "name": "David",
+        "facts": [
+            {"kind": "attribute", "value": "David is allergic to peanuts", "source": 9},
+            {"kind": "plan", "value": "David is planning a trip to Paris for David's birthday", "source": 6},
+        ],
+    }
+    text, sources = greeting(profile)
+    assert text == (
+        "Hi David, good to see you again. Last time you told me you are planning a trip to Paris for your birthday."
+    )
+    assert sources == [6]
+    assert greeting({"name": "Maria", "facts": []}) == ("Hi Maria, good to see you again.", [])
+    assert second_person("Emily has two kids", "Emily") == "you have two kids"
+
+
+def test_playback_runs_on_the_input_clock_and_stops_at_once():
+    starts, ends = [], []
+    pb = Playback(on_start=starts.append, on_end=ends.append)
+    a = Played("reply", np.full(1000, 0.5, np.float32), "one")
+    b = Played("reply", np.full(700, 0.25, np.float32), "two")
+    pb.play(a)
+    pb.play(b)
+    out = pb.pull(800, 1.0)
+    assert np.all(out == 0.5) and a.start_s == 1.0 and starts == [a]
+    out = pb.pull(800, 1.05)
+    assert np.all(out[:200] == 0.5) and np.all(out[200:] == 0.25)
+    assert ends == [a] and b.start_s == pytest.approx(1.05 + 200 / 16000)
+    stopped = pb.stop(1.1)
+    assert stopped == [b] and b.stopped and b.end_s == 1.1
+    assert not pb.busy and np.all(pb.pull(100, 1.2) == 0)
+    assert pb.playing_at(1.0, 1.01) == [a, b]
+    assert pb.playing_at(5.0, 6.0) == []
+
+
+class _Chunks:
+    """A replay of fixed chunks (a stand-in for a file: only the chunk stream matters here)."""
+
+    name, has_video, origin_epoch_s = "chunks", False, 0.0
+
+    def __init__(self, chunks):
+        self.chunks, self.duration_s, self.stopped = chunks, sum(len(c) for c in chunks) / 16000, False
+
+    async def stream(self):
+        t = 0.0
+        for c in self.chunks:
+            yield AudioChunk(c, t)
+            t += len(c) / 16000
+
+
+def test_duplex_plays_aligned_with_the_microphone_and_hears_the_reply_out():
+    import asyncio
+
+    pb = Playback()
+    said = np.linspace(-0.5, 0.5, 4000).astype(np.float32)
+    pb.play(Played("reply", said, "hello"))
+    mic = [np.full(1024, 0.1, np.float32) for _ in range(2)]
+
+    def echo(x):  # the speaker heard at half the level, no delay
+        return 0.5 * x
+
+    duplex = DuplexSource(_Chunks(mic), pb, echo_path=echo, busy=lambda: False, tail_s=2.0, keep_tracks=True)
+
+    async def drain():
+        return [item async for item in duplex.stream()]
+
+    items = asyncio.run(drain())
+    played = duplex.track("played")
+    assert np.array_equal(played[:4000], said)  # the whole reply was played: the clock ran on after the file
+    assert len(items) > 2 and duplex.duration_s >= 4000 / 16000
+    np.testing.assert_allclose(duplex.track("mic")[:2048], 0.1 + 0.5 * said[:2048], atol=1e-6)
+    np.testing.assert_allclose(items[0].samples, 0.1 + 0.5 * said[:1024], atol=1e-6)  # no canceller: as heard
+
+
+def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp_path, monkeypatch):
+    """`run --source demo --companion` with the real models: the demo is remembered first (its memory written
+    by the 0.5B model), then the scene the day after is replayed at real time through a simulated echo path:
+    David says his name and is greeted from what he said yesterday, Emily's questions are answered aloud with
+    citations, and the companion's voice coming back through the microphone is never stored."""
+    import contextlib
+    import io
+    import json
+    import wave
+
+    from app.cli import main
+    from tests.conftest import need_llm, need_models
+
+    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
+    need_llm()
+    monkeypatch.setenv("APP_MEMORY_BACKGROUND", "true")  # the greeting rests on yesterday's written memory
+    wav = tmp_path / "companion.wav"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["run", "--source", "demo", "--companion", "--echo", "--speak-to", str(wav), "--json"])
+    assert code == 0
+    run = json.loads(out.getvalue())
+    assert run["utterances"] == 5 and run["people"] == 2  # the five lines of the scene, none of the companion's
+    replies = run["companion"]["replies"]
+    greetings = [r for r in replies if r["kind"] == "greeting"]
+    assert [g["person"] for g in greetings] == ["David"]  # Emily wears the glasses: never greeted
+    assert greetings[0]["first_audio_ms"] is not None and greetings[0]["citations"]
+    assert "paris" in greetings[0]["text"].lower()
+    allergy = next(r for r in replies if r["kind"] == "answer" and "allergic" in r["question"])
+    assert "peanut" in allergy["text"].lower() and allergy["known"] and allergy["citations"]
+    assert allergy["first_audio_ms"] is not None
+    with wave.open(str(wav)) as w:
+        assert (w.getnchannels(), w.getframerate()) == (2, 16000)
+        pcm = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, 2) / 32768
+    spoken = np.abs(pcm[:, 1]) > 0.01
+    assert spoken.sum() / 16000 > 2.0  # seconds of the companion's voice
+    assert np.abs(pcm[spoken, 0]).max() > 0.01  # its echo is in the microphone channel, and was cancelled
