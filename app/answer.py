@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from app.config import Config
 from app.consolidation import forgetting
 from app.context import DialogContext, retrieve
-from app.llm import DIALOG, RESTART, Job, LLMWorker, Request
+from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.recall import keywords
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
@@ -172,6 +172,14 @@ class Answerer:
         profile, known, _ = self.dialog.profile  # its latest words carry their ids too: citable
         ids = list(dict.fromkeys(c.id for c in [*known, *cited] if c.kind == "utterance"))
         return prompt(text, question, now, profile), ids
+
+    def warm(self, person: str | None, now: datetime) -> Job:
+        """Have the instructions and `person`'s profile evaluated in the background (the cached prefix), so that
+        their first question pays only for its evidence (the voice companion does this for the wearer)."""
+        self.dialog.person_changed(person)
+        system = prompt("", "", now, self.dialog.profile[0])[0]
+        request = Request((system, {"role": "user", "content": "."}), max_tokens=1, cache_prefix=1, temperature=0.0)
+        return self.llm.submit(request, BACKGROUND)
 
     def __call__(
         self,

@@ -132,6 +132,10 @@ def test_greeting_text_is_grounded_in_the_profile():
     assert sources == [6]
     assert greeting({"name": "Maria", "facts": []}) == ("Hi Maria, good to see you again.", [])
     assert second_person("Emily has two kids", "Emily") == "you have two kids"
+    assert (
+        second_person("Next friday we are planning a trip to paris for David's birthday", "David")
+        == "next friday you are planning a trip to paris for your birthday"
+    )
 
 
 def test_playback_runs_on_the_input_clock_and_stops_at_once():
@@ -229,3 +233,59 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     spoken = np.abs(pcm[:, 1]) > 0.01
     assert spoken.sum() / 16000 > 2.0  # seconds of the companion's voice
     assert np.abs(pcm[spoken, 0]).max() > 0.01  # its echo is in the microphone channel, and was cancelled
+
+
+def test_a_language_model_server_that_is_down_gets_one_spoken_line(cfg, memory, perception):
+    """The LLM server is unreachable when a question comes: the companion says one short line, reports the error
+    in its reply event, and takes the next request (the recorder around it is never touched)."""
+    import dataclasses
+    import time
+
+    from app.companion.companion import Companion
+    from app.companion.tts import CommandVoice
+    from app.events import PipelineEvent, Utterance
+    from app.llm import SharedLLM
+    from tests.conftest import DAY, MAY_8
+
+    m, _ = memory
+    down = dataclasses.replace(
+        cfg, llm=dataclasses.replace(cfg.llm, backend="openai", url="http://127.0.0.1:9/v1", retries=0, timeout_s=2.0)
+    )
+    voice = CommandVoice.espeak_ng()
+    if not voice.available:
+        pytest.skip("espeak-ng is not installed")
+    events: list[tuple[str, dict]] = []
+    playback = Playback()
+    companion = Companion(
+        down, m, perception.text, voice, None, SharedLLM(down), playback, lambda: 10.0, MAY_8 + 3 * DAY,
+        lambda kind, t_s, **detail: events.append((kind, detail)),
+    )  # fmt: skip
+    try:
+        utt = Utterance("hey memory what is Caroline thinking about studying", 8.0, 10.0, 1.0, None, None)
+        assert companion.accept(utt)
+        companion.event(PipelineEvent("stored", 8.0, {"person": "Melanie"}))
+        deadline = time.monotonic() + 60
+        while not any(kind == "reply" for kind, _ in events) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        reply = next(detail for kind, detail in events if kind == "reply")
+        assert "unreachable" in reply["error"] and reply["question"] == "what is Caroline thinking about studying"
+        queued = playback.stop(11.0)
+        assert [p.text for p in queued] == ["Sorry, I lost my train of thought."] and len(queued[0].audio) > 8000
+    finally:
+        companion.close()
+        companion.llm.close()
+
+
+def test_no_speaker_is_one_warning_not_a_crash(cfg):
+    """This machine has no audio device: the companion goes on with its replies in events only."""
+    import sounddevice
+
+    from app.companion.session import open_speaker
+
+    try:
+        devices = [d for d in sounddevice.query_devices() if d["max_output_channels"] > 0]
+    except Exception:  # no PortAudio host API at all
+        devices = []
+    if devices:
+        pytest.skip("this machine has a speaker")
+    assert open_speaker(cfg) is None

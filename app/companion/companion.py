@@ -89,15 +89,16 @@ def greeting(profile: dict) -> tuple[str, list[int]]:
 
 def second_person(fact: str, name: str) -> str:
     """'David is planning a trip to Paris for David's birthday' → 'you are planning a trip to Paris for your
-    birthday' (the memory keeps facts in the third person)."""
+    birthday' (the memory keeps facts in the third person; "we" is the speaker and others, said to them)."""
+    to_you = {"is": "you are", "was": "you were", "has": "you have"}
     out = re.sub(rf"\b{re.escape(name)}'s\b", "your", fact)
-    out = re.sub(
-        rf"^{re.escape(name)} (is|was|has)\b",
-        lambda m: {"is": "you are", "was": "you were", "has": "you have"}[m.group(1)],
-        out,
-    )
+    out = re.sub(rf"^{re.escape(name)} (is|was|has)\b", lambda m: to_you[m.group(1)], out)
     out = re.sub(rf"^{re.escape(name)}\b", "you", out)
     out = re.sub(r"\b(he|she) (is|was)\b", lambda m: "you " + {"is": "are", "was": "were"}[m.group(2)], out)
+    out = re.sub(r"\b[Ww]e\b", "you", re.sub(r"\b[Oo]ur\b", "your", re.sub(r"\b[Uu]s\b", "you", out)))
+    first = out.split()[0] if out.split() else ""
+    if first.istitle() and first not in out[len(first) :]:  # "Next friday …" inside a sentence, not a name
+        out = out[:1].lower() + out[1:]
     return out.rstrip(".")
 
 
@@ -289,6 +290,11 @@ class Companion:
             _LOGGER.error("the companion cannot answer: %s", e)
             self.emit("error", self.clock(), stage="companion", message=str(e))
             answerer = None
+        if answerer is not None and self.cfg.companion.wearer:  # the wearer asks most: their profile now
+            try:
+                answerer.warm(self.cfg.companion.wearer, self._now(self.clock()))
+            except AppError as e:
+                _LOGGER.info("the wearer's profile was not evaluated ahead: %s", e)
         try:
             while (request := self._requests.get()) is not None:
                 try:
