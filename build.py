@@ -327,12 +327,15 @@ def prepare_cohort() -> None:
 
 
 def prepare_demo() -> None:
-    from app.demo import build_companion_scene, build_demo
+    from app.demo import COMPANION_SCRIPT, SCRIPT, build_companion_scene, build_demo
 
     out = MODELS / "demo"
-    for stem, make in (("demo", build_demo), ("companion", build_companion_scene)):
-        if (out / f"{stem}.mkv").is_file() and (out / f"{stem}.json").is_file():
-            continue
+    for stem, make, lines in (("demo", build_demo, SCRIPT), ("companion", build_companion_scene, COMPANION_SCRIPT)):
+        script = out / f"{stem}.json"
+        if (out / f"{stem}.mkv").is_file() and script.is_file():
+            with contextlib.suppress(ValueError, KeyError):
+                if [t["text"] for t in json.loads(script.read_text())["turns"]] == [line[1] for line in lines]:
+                    continue  # made from this script
         log(f"generating the {stem} recording (flite voices, faces from insightface's group photo)")
         script = make(out)
         wer = demo_wer(out / f"{stem}.mkv", script)

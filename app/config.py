@@ -372,7 +372,7 @@ class CompanionConfig:
     )
     barge_in: bool = _opt(True, "speech over a reply (being generated or played) stops it")
     onset_ms: int = _opt(
-        96, "speech above the VAD threshold this long (ms, in 32-ms windows) is an onset (barge-in)", lo=32, hi=1000
+        64, "speech above the VAD threshold this long (ms, in 32-ms windows) is an onset (barge-in)", lo=32, hi=1000
     )
     echo_cancel: bool = _opt(True, "cancel the companion's own voice in the microphone (WebRTC AEC3)")
     self_voice: float = _opt(

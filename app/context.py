@@ -160,7 +160,8 @@ def retrieve(
     about = (person,) if person else ()  # the person there is who "you" means: their words are boosted
     retriever = Retriever(memory, embedder, cfg)
     found = find(retriever, query, now, max(cfg.top_k, 10), about)
-    evidence = found.evidence
+    asked = memory.addressed([e.utterance_id for e in found.evidence])  # requests to the companion
+    evidence = [e for e in found.evidence if e.utterance_id not in asked]
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
     written = limit // 2  # facts, relations and summaries leave at least half to the turns (what was said)

@@ -120,7 +120,7 @@ def face_cards(photo: Path) -> list[np.ndarray]:
 COMPANION_TIME = "2026-05-15T09:30:00+00:00"
 COMPANION_SCRIPT: tuple[tuple[str, str, float], ...] = (
     ("David", "Good morning, my name is David, remember me? I just came back from my trip yesterday.", 10.0),
-    ("Emily", "Hey memory, what is David allergic to?", 14.0),
+    ("Emily", "Hey memory, tell me what David is allergic to.", 14.0),
     ("Emily", "Hey memory, what does John teach at the high school?", 14.0),
     ("Emily", "Hey memory, when is the meeting with the bank?", 8.0),
     ("Emily", "Okay, thank you, that is enough.", 3.0),

@@ -289,3 +289,46 @@ def test_no_speaker_is_one_warning_not_a_crash(cfg):
     if devices:
         pytest.skip("this machine has a speaker")
     assert open_speaker(cfg) is None
+
+
+def test_live_microphone_and_speaker_through_the_duplex(cfg, memory, perception, speech):
+    """`--source mic --companion` where devices exist. This machine has none, so the microphone is a test double
+    (a PortAudio-shaped stream playing a recording at real time) and the speaker a callback; everything else is
+    real: the question is heard, answered by the 0.5B model and played block by block on the microphone's clock."""
+    import asyncio
+    import time
+
+    from app.companion import session
+    from app.sources import MicSource
+    from tests.conftest import need_llm, need_models
+    from tests.test_sources import FakeInputStream
+
+    need_models("piper-joe")
+    need_llm()
+    m, _ = memory
+    question = speech("Hey memory, what is Caroline thinking about studying?", "slt")
+    audio = np.concatenate([np.zeros(16000), question, np.zeros(16000 * 30)]).astype(np.float32)
+    mic = MicSource(cfg, stream_factory=lambda cb: FakeInputStream(cb, audio, 16000, 512, realtime=True))
+    played: list[tuple[float, np.ndarray]] = []
+    recorder, companion, _ = session.build(cfg, m, perception, mic, speaker=lambda b, t: played.append((t, b.copy())))
+
+    async def go():
+        task = asyncio.create_task(recorder.run())
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and not (companion.replies and not companion.busy):
+            await asyncio.sleep(0.2)
+        mic.stop()
+        return await task
+
+    try:
+        summary = asyncio.run(go())
+    finally:
+        companion.close()
+        companion.llm.close()
+    (reply,) = companion.replies
+    assert reply.kind == "answer" and "caroline" in reply.question.lower()
+    assert reply.first_audio_s is not None and reply.first_audio_s > reply.asked_s
+    voiced = [t for t, b in played if np.abs(b).max() > 0.01]
+    assert len(voiced) * 512 / 16000 > 0.5 and voiced[0] >= reply.first_audio_s - 0.05
+    assert [t for t, _ in played] == sorted(t for t, _ in played)  # one block out per block in, in order
+    assert summary.utterances == 1  # the question; the companion's voice never came back as speech

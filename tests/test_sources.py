@@ -25,9 +25,12 @@ class FakeInputStream:
         self.realtime = realtime
         self._thread = threading.Thread(target=self._play, daemon=True)
         self.done = threading.Event()
+        self._closed = threading.Event()
 
     def _play(self) -> None:
         for i in range(0, len(self.audio), self.block):
+            if self._closed.is_set():  # closed, like a real stream: no more callbacks
+                break
             self.callback(self.audio[i : i + self.block, None], self.block, None, None)
             if self.realtime:
                 time.sleep(self.block / self.samplerate)
@@ -38,6 +41,7 @@ class FakeInputStream:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._closed.set()
         self._thread.join(timeout=5)
 
 

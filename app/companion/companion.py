@@ -196,7 +196,7 @@ class Companion:
         elif ev.kind == "stored":
             utt = self._pending.pop(ev.t_s, None)
             if utt is not None:
-                self._heard(utt, ev.detail.get("person"))
+                self._heard(utt, ev.detail.get("person"), ev.detail.get("utterance"))
         elif ev.kind == "identity":
             self._present = ev.detail.get("person")
             if self._present:
@@ -205,7 +205,7 @@ class Companion:
             self._present = ev.detail["person"]
             self._requests.put(("returned", self._present, self.clock()))
 
-    def _heard(self, utt: Utterance, person: str | None) -> None:
+    def _heard(self, utt: Utterance, person: str | None, uid: int | None = None) -> None:
         end_s = utt.t_end_s - self._pad_s  # the segment is padded after the last speech
         with self._lock:
             actions = self.turns.heard(utt.text, person, end_s)
@@ -219,7 +219,7 @@ class Companion:
                     timings["vad_ms"] = (closed - end_s) * 1e3
                     timings["asr_ms"] = (self.clock() - closed) * 1e3
                 self._idle.clear()
-                self._requests.put(("answer", action, timings))
+                self._requests.put(("answer", action, timings, uid))
 
     def _interrupt(self, action: Interrupt) -> None:
         """Barge-in: stop playback now, cancel the generation; the reply is recorded as interrupted."""
@@ -323,9 +323,11 @@ class Companion:
     def _now(self, t_s: float) -> datetime:
         return datetime.fromtimestamp(self.origin + t_s, timezone.utc)
 
-    def _answer(self, answerer, action: Answer, timings: dict[str, float]) -> None:
+    def _answer(self, answerer, action: Answer, timings: dict[str, float], uid: int | None = None) -> None:
         reply = Reply("answer", action.question, action.person, action.t_s, timings_ms=timings)
         self._begin(reply)
+        if uid is not None and answerer is not None:  # the request itself is not memory to answer from
+            answerer.memory.mark_addressed(uid)
         if answerer is None:
             reply.error = "no language model"
             self._say(reply, "Sorry, I cannot answer right now.")

@@ -128,7 +128,8 @@ class DerivedMixin:
             ).fetchall()
         )
         latest = one(
-            "SELECT id, text, t_start FROM utterances WHERE person_id = ? ORDER BY t_start DESC LIMIT ?",
+            "SELECT id, text, t_start FROM utterances WHERE person_id = ? AND addressed = 0 "
+            "ORDER BY t_start DESC LIMIT ?",
             (person_id, recent),
         ).fetchall()
         return {

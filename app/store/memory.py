@@ -234,6 +234,19 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
         )
         return {int(r[0]): StoredUtterance(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows}
 
+    def mark_addressed(self, utterance_id: int) -> None:
+        """The utterance was a request to the companion: kept, never evidence."""
+        with transaction(self.con):
+            self.con.execute("UPDATE utterances SET addressed = 1 WHERE id = ?", (utterance_id,))
+
+    def addressed(self, ids: list[int]) -> set[int]:
+        """Those of `ids` that were requests to the companion."""
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        rows = self.con.execute(f"SELECT id FROM utterances WHERE addressed = 1 AND id IN ({marks})", ids)
+        return {int(r[0]) for r in rows}
+
     def all_utterances(self) -> list[StoredUtterance]:
         ids = [int(r[0]) for r in self.con.execute("SELECT id FROM utterances ORDER BY t_start, id")]
         found = self.utterances(ids)

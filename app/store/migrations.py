@@ -309,6 +309,12 @@ def _m008_memory_writing(con) -> None:
     )
 
 
+def _m009_addressed(con) -> None:
+    """Utterances said to the voice companion (its requests) are kept but are not memory of the world: they
+    never come back as evidence nor as someone's latest words."""
+    _script(con, "ALTER TABLE utterances ADD COLUMN addressed INTEGER NOT NULL DEFAULT 0;")
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
@@ -318,6 +324,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (6, "float32 vectors by row for point lookups", _m006_vector_rows),
     (7, "a numbered log of changed utterances, moves included", _m007_change_log),
     (8, "typed bi-temporal facts, fact strength, summary kinds, the consolidation queue", _m008_memory_writing),
+    (9, "utterances addressed to the companion", _m009_addressed),
 ]
 
 
