@@ -258,7 +258,7 @@ def test_a_language_model_server_that_is_down_gets_one_spoken_line(cfg, memory, 
     playback = Playback()
     companion = Companion(
         down, m, perception.text, voice, None, SharedLLM(down), playback, lambda: 10.0, MAY_8 + 3 * DAY,
-        lambda kind, t_s, **detail: events.append((kind, detail)),
+        lambda kind, t_s, **detail: events.append((kind, detail)), 0.032,
     )  # fmt: skip
     try:
         utt = Utterance("hey memory what is Caroline thinking about studying", 8.0, 10.0, 1.0, None, None)

@@ -34,6 +34,7 @@ _WORD = re.compile(r"[a-z']+")
 _CITED = re.compile(r"\s*\[[^\]]*\]")
 SELF_SAMPLE = "Hello, I am your memory companion. Ask me about the people you met and what they said."
 SPOKEN = ("reply", "greeting")
+KEEP_S = 120.0  # how long a heard segment waits for its utterance to be stored
 
 
 @dataclass
@@ -104,7 +105,8 @@ def second_person(fact: str, name: str) -> str:
 
 class Companion:
     """Hooks for the recorder plus the reply thread. `voice` is a text-to-speech voice (app.companion.tts),
-    `llm` a SharedLLM, `clock` the duplex stream time, `emit(kind, t_s, **detail)` the recorder's events."""
+    `llm` a SharedLLM, `clock` the duplex stream time, `emit(kind, t_s, **detail)` the recorder's events,
+    `window_s` the VAD's window."""
 
     def __init__(
         self,
@@ -118,6 +120,7 @@ class Companion:
         clock: Callable[[], float],
         origin_epoch_s: float,
         emit: Callable[..., None],
+        window_s: float,
     ) -> None:
         c = cfg.companion
         self.cfg, self.memory, self.embedder, self.voice, self.llm = cfg, memory, embedder, voice, llm
@@ -128,12 +131,14 @@ class Companion:
             c.greet_absence_h * 3600, c.greet_gap_s, cfg.privacy.consent == "required", c.greet
         )
         self._lock = threading.RLock()  # the turn-taking state: touched on the loop and on the reply thread
-        self._window_s = 512 / 16000
+        self._window_s = window_s
         self._onset_windows = max(1, round(c.onset_ms / 1000 / self._window_s))
         self._run_len = 0
         self._pad_s = cfg.vad.pad_ms / 1000
-        self._segments: dict[float, float] = {}  # segment end (stream s) -> clock when the VAD closed it
-        self._pending: dict[float, Utterance] = {}  # accepted utterances by start time, until stored
+        # recent speech segments' ends (stream s) -> clock when the VAD closed them; accepted utterances by start
+        # time until they are stored (both pruned to the last KEEP_S: a segment without words is never stored)
+        self._segments: dict[float, float] = {}
+        self._pending: dict[float, Utterance] = {}
         self._session_start: float | None = None  # epoch seconds the current conversation started
         self._present: str | None = None  # who the last identity event said is there
         self._current: Reply | None = None
@@ -185,12 +190,15 @@ class Companion:
                 self.refused.append({"t_s": utt.t_start_s, "similarity": similarity, "overlap": round(overlap, 2)})
                 _LOGGER.info("refused an utterance at %.1f s as the companion's own voice", utt.t_start_s)
                 return False
+        self._pending = {t: u for t, u in self._pending.items() if t > utt.t_start_s - KEEP_S}
         self._pending[round(utt.t_start_s, 3)] = utt
         return True
 
     def event(self, ev: PipelineEvent) -> None:
         if ev.kind == "speech":
-            self._segments[round(ev.detail["end_s"], 3)] = self.clock()
+            end = round(ev.detail["end_s"], 3)
+            self._segments = {t: c for t, c in self._segments.items() if t > end - KEEP_S}
+            self._segments[end] = self.clock()
         elif ev.kind == "session_start":
             self._session_start = self.origin + ev.t_s
         elif ev.kind == "stored":

@@ -14,6 +14,7 @@ import numpy as np
 
 from app.companion.duplex import DuplexSource, Playback
 from app.config import Config
+from app.errors import AppError
 from app.events import SAMPLE_RATE_HZ, PipelineEvent
 
 _LOGGER = logging.getLogger(__name__)
@@ -119,6 +120,10 @@ def build(
         keep_tracks=keep_tracks,
     )
     llm = llm or SharedLLM(cfg)
+    try:  # loaded now, before anything runs beside it: llama.cpp silences stdout and stderr while it loads
+        llm.get()
+    except AppError as e:  # the companion says it cannot answer; recording goes on
+        _LOGGER.error("the companion cannot answer: %s", e)
     companion = Companion(
         cfg,
         memory,
@@ -130,6 +135,7 @@ def build(
         lambda: duplex.clock_s,
         source.origin_epoch_s,
         emit,
+        models.vad.window_samples / SAMPLE_RATE_HZ,
     )
     holder["companion"] = companion
     recorder = Recorder(cfg, memory, models, duplex, on_event=on_event, llm=llm, companion=companion)

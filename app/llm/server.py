@@ -92,6 +92,8 @@ class ServerBackend:
                         if cancel:
                             usage.finish = "cancelled"
                             return
+                    if not usage.prompt_tokens:  # a server that reports no usage when streaming (llama-cpp-python)
+                        usage.prompt_tokens = self.count_tokens("\n".join(m["content"] for m in request.messages))
                     return
             except (httpx.TransportError, _Retry) as e:
                 if started:
