@@ -189,13 +189,15 @@ class Answerer:
         on_text: Callable[[str], None] | None = None,
         timeout_s: float | None = None,
         on_job: Callable[[Job], None] | None = None,
+        on_answered: Callable[[], None] | None = None,
     ) -> Answer:
         """Answer `question` asked by (or about) `person` at `now`; `on_text` receives the answer as it streams,
-        `on_job` the model's job as soon as it is submitted (to cancel it: the voice loop on barge-in)."""
+        `on_job` the model's job as soon as it is submitted (to cancel it: the voice loop on barge-in),
+        `on_answered` is called once the answer's text is complete (its citations are still to come)."""
         started = time.perf_counter()
         self.dialog.person_changed(person)
         messages, ids = self.messages(question, now)
-        return self.answer_from(messages, ids, question, on_text, timeout_s, started, on_job)
+        return self.answer_from(messages, ids, question, on_text, timeout_s, started, on_job, on_answered)
 
     def answer_from(
         self,
@@ -206,6 +208,7 @@ class Answerer:
         timeout_s: float | None = None,
         started: float | None = None,
         on_job: Callable[[Job], None] | None = None,
+        on_answered: Callable[[], None] | None = None,
     ) -> Answer:
         """Ask the model with this prompt, whose evidence lines carry `ids`; check what it cites."""
         started = time.perf_counter() if started is None else started
@@ -229,6 +232,9 @@ class Answerer:
                 first = first or time.perf_counter()
                 if on_text:
                     on_text(shown)
+            if stream.done and on_answered:
+                on_answered()
+                on_answered = None
         reply = job.result()
         shown = "\n".join(m["content"] for m in messages)  # the profile is evidence too
         return self._grounded(question, reply, ids, started, first, shown)

@@ -20,9 +20,16 @@ NOW = datetime.fromtimestamp(MAY_8 + 3 * DAY, timezone.utc)
 def test_answers_from_evidence_and_cites_it(llm, memory, perception, cfg):
     m, uids = memory
     streamed: list[str] = []
-    answer = Answerer(llm, m, perception.text, cfg)("What is the name of Caroline's puppy?", NOW, None, streamed.append)
+    complete: list[str] = []  # the answer as it stood when its closing quote came (before the citations)
+    answer = Answerer(llm, m, perception.text, cfg)(
+        "What is the name of Caroline's puppy?",
+        NOW,
+        None,
+        streamed.append,
+        on_answered=lambda: complete.append("".join(streamed)),
+    )
     assert answer.known and "Luna" in answer.answer
-    assert "".join(streamed).strip() == answer.answer
+    assert "".join(streamed).strip() == answer.answer and [c.strip() for c in complete] == [answer.answer]
     cited = [c["id"] for c in answer.citations]
     assert cited and set(cited) <= set(answer.evidence) and uids[4] in answer.evidence
     rows = m.utterances(cited)  # which lines a 0.5B model cites varies; that each citation is real does not

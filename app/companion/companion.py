@@ -348,6 +348,10 @@ class Companion:
             for sentence in sentences.feed(piece):
                 self._say(reply, sentence)
 
+        def on_answered() -> None:  # the answer is complete: say its last words without waiting for citations
+            for sentence in sentences.flush():
+                self._say(reply, sentence)
+
         try:
             result = answerer(
                 action.question,
@@ -356,6 +360,7 @@ class Companion:
                 on_text=on_text,
                 timeout_s=self.cfg.companion.answer_timeout_s,
                 on_job=self._set_job,
+                on_answered=on_answered,
             )
             for sentence in sentences.flush():
                 self._say(reply, sentence)
