@@ -64,6 +64,14 @@ def supported(answer: str, question: str, evidence: str) -> bool:
     return any(w[:5] in said for w in new)
 
 
+def cited_lines(memory: Memory, ids: list[int]) -> list[dict]:
+    """The utterances `ids` as citations ({id, person, t_start, text}), in that order; gone ones left out."""
+    rows = memory.utterances(ids)
+    return [
+        {"id": i, "person": rows[i].person, "t_start": rows[i].t_start, "text": rows[i].text} for i in ids if i in rows
+    ]
+
+
 def schema(evidence_ids: list[int]) -> dict:
     """The reply's shape; a citation can only be one of the ids the model was shown."""
     return {
@@ -247,17 +255,12 @@ class Answerer:
         text = str(data.get("answer", "")).strip()
         known = not says_unknown(text) and supported(text, question, evidence)
         cited = list(dict.fromkeys(int(i) for i in data.get("citations", []) if int(i) in shown)) if known else []
-        rows = self.memory.utterances(cited)
         u = reply.usage
         return Answer(
             question,
             text if known else UNKNOWN,
             known,
-            [
-                {"id": i, "person": rows[i].person, "t_start": rows[i].t_start, "text": rows[i].text}
-                for i in cited
-                if i in rows
-            ],
+            cited_lines(self.memory, cited),
             ids,
             (time.perf_counter() - started) * 1e3,
             None if first is None else (first - started) * 1e3,

@@ -190,12 +190,12 @@ def bench_companion(cfg: Config, questions: int = 4, interruptions: int = 3, pas
     from app.store.keys import Secret
     from app.store.memory import Memory
 
-    models = load_perception(cfg, with_faces=False)
+    demo = open_source("demo", cfg)
+    models = load_perception(cfg, with_faces=demo.has_video)  # the demo needs faces; the scene has no video
     secret = Secret(secrets.token_hex(16).encode(), "bench")
     events: list = []
     with tempfile.TemporaryDirectory() as tmp, Memory.open(Path(tmp) / "bench.db", secret, cfg.store, True) as mem:
-        demo = open_source("demo", cfg)
-        asyncio.run(Recorder(cfg, mem, load_perception(cfg, with_faces=demo.has_video), demo).run())
+        asyncio.run(Recorder(cfg, mem, models, demo).run())
         scene_cfg = dataclasses.replace(
             cfg,
             memory=dataclasses.replace(cfg.memory, background=False),  # memory writing has its own bench

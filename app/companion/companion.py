@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from app.answer import Answerer, cited_lines
 from app.companion.duplex import Playback, Played
 from app.companion.tts import SentenceBuffer, split_sentences
 from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State, TurnTaking, wake_phrases
@@ -291,8 +292,6 @@ class Companion:
         memory = None
         try:
             memory = self.memory.second()
-            from app.answer import Answerer
-
             answerer = Answerer(self.llm.get(), memory, self.embedder, self.cfg)
         except AppError as e:
             _LOGGER.error("the companion cannot answer: %s", e)
@@ -365,7 +364,7 @@ class Companion:
             for sentence in sentences.flush():
                 self._say(reply, sentence)
             reply.text, reply.known = result.answer, result.known
-            reply.citations = [{**c, "t_start": c["t_start"]} for c in result.citations]
+            reply.citations = result.citations
             if result.first_token_ms is not None:
                 reply.timings_ms["llm_first_token_ms"] = result.first_token_ms
             reply.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1e3
@@ -409,8 +408,7 @@ class Companion:
         text, sources = greeting(memory.profile(pid))
         reply.timings_ms["compose_ms"] = (time.perf_counter() - started) * 1e3
         reply.text, reply.known = text, bool(sources)
-        rows = memory.utterances([s for s in sources if s is not None])
-        reply.citations = [{"id": i, "person": r.person, "t_start": r.t_start, "text": r.text} for i, r in rows.items()]
+        reply.citations = cited_lines(memory, [s for s in sources if s is not None])
         self._say(reply, text)
         self._end(reply)
 

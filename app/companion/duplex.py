@@ -133,10 +133,9 @@ class DuplexSource:
         self.tracks: dict[str, list[np.ndarray]] | None = (
             {"mic": [], "played": [], "echo": [], "heard": []} if keep_tracks else None
         )
-        self.name, self.duration_s, self.has_video = source.name, source.duration_s, source.has_video
-        self.origin_epoch_s = source.origin_epoch_s
+        self.duration_s = source.duration_s  # a replay's grows by the silence heard after the file
 
-    def __getattr__(self, name: str):  # check, stop, stopped, realtime: the wrapped source's
+    def __getattr__(self, name: str):  # name, has_video, origin_epoch_s, check, stop, stopped: the source's
         return getattr(self.source, name)
 
     def __setattr__(self, name: str, value) -> None:
