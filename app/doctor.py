@@ -98,7 +98,7 @@ def _database(cfg: Config, path: Path, args) -> dict:
 
 def _llm(cfg: Config) -> dict:
     """The language model: backend, model, size, and its measured prompt and generation speed."""
-    from app.bench_llm import measure_speed
+    from app.bench.llm import measure_speed
     from app.llm import load_llm
 
     out: dict = {"backend": cfg.llm.backend, "model": cfg.llm.model}

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from app.bench_durability import check, kill_loop, render, writer
+from app.bench.durability import check, kill_loop, render, writer
 from tests.conftest import ROOT
 
 KILLS = 20

@@ -11,8 +11,9 @@ from app.errors import StoreError, StoreKeyError
 from app.store.export import export
 from app.store.forget import forget_between, forget_person, forget_session
 from app.store.keys import Secret
-from app.store.lifecycle import REKEY_SUFFIX, purge, rekey
+from app.store.lifecycle import purge, rekey
 from app.store.memory import Memory, NewUtterance
+from app.store.vault import RESEAL_SUFFIX
 
 SECRET = Secret(b"forget test key", "test")
 T0 = 1_750_000_000.0
@@ -174,13 +175,13 @@ def test_rekey_cut_short_is_completed_or_undone(world, cfg, crash):
     key = derive_key(new, path.read_bytes()[:SALT_BYTES], kdf_cost(path, cfg.store, exists=True))
     target = MediaVault(memory.vault.folder, media_key(key))
     for m in memory.media():  # the first phase of rekey, then the process dies
-        memory.vault.reseal(m.path, target, suffix=REKEY_SUFFIX)
+        memory.vault.reseal(m.path, target)
     if crash == "after the database":
         memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
     memory.close()
     secret = SECRET if crash == "before the database" else new
     with Memory.open(path, secret, cfg.store) as again:
-        assert not list(again.vault.folder.glob("*" + REKEY_SUFFIX))
+        assert not list(again.vault.folder.glob("*" + RESEAL_SUFFIX))
         assert all(again.vault.get(m.path).startswith(b"raw audio") for m in again.media())
 
 

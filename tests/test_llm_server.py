@@ -21,7 +21,7 @@ GGUF = MODELS / "qwen2.5-coder-0.5b" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 def server(cfg):
     need_models(MODEL)
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed (build.py --dev)")
-    from app.bench_llm import start_server, stop_server
+    from app.bench.llm import start_server, stop_server
 
     proc, url = start_server(GGUF, threads=2, context=2048)
     yield url

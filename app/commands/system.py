@@ -56,35 +56,35 @@ def cmd_config(args: argparse.Namespace, cfg: Config) -> int:
 
 def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     if args.what == "store":
-        from app.bench_store import bench_store, render
+        from app.bench.store import bench_store, render
 
         result = bench_store(cfg, args.n)
     elif args.what == "recall":
-        from app.bench_recall import bench_recall, render
+        from app.bench.recall import bench_recall, render
 
         result = bench_recall(cfg, args.n)
     elif args.what == "identity":
-        from app.bench_identity import bench_identity, render
+        from app.bench.identity import bench_identity, render
 
         result = bench_identity(cfg)
     elif args.what == "durability":
-        from app.bench_durability import bench_durability, consolidation_kill_loop, render
+        from app.bench.durability import bench_durability, consolidation_kill_loop, render
 
         result = consolidation_kill_loop(cfg, args.kills) if args.consolidation else bench_durability(args.kills)
     elif args.what == "api":
-        from app.bench_api import bench_api, render
+        from app.bench.api import bench_api, render
 
         result = bench_api(cfg, args.seconds, args.clients, args.rate)
     elif args.what == "companion":
-        from app.bench_companion import bench_companion, render
+        from app.bench.companion import bench_companion, render
 
         result = bench_companion(cfg, args.questions, args.interruptions, args.passages)
     elif args.what == "llm":
-        from app.bench_llm import bench_llm, render
+        from app.bench.llm import bench_llm, render
 
         result = bench_llm(cfg, server=not args.no_server)
     else:
-        from app.bench import bench_pipeline, render
+        from app.bench.pipeline import bench_pipeline, render
 
         result = bench_pipeline(cfg, args.beside_llm)
     print_json(result) if args.json else sys.stdout.write(render(result))

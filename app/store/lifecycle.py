@@ -11,14 +11,12 @@ from app.store.keys import SALT_BYTES, Secret, derive_key
 from app.store.memory import INDEX_DIR, MEDIA_DIR, Memory
 from app.store.vault import MediaVault, media_key
 
-REKEY_SUFFIX = ".rekey"
-
 
 def rekey(memory: Memory, new: Secret, cfg: StoreConfig) -> int:
     """Re-key the database and re-encrypt the media under the new secret; returns media files re-sealed.
 
     Media are re-sealed to side files first, the database is re-keyed (one transaction), then the side files
-    replace the originals; `finish_rekey` completes that last step after a crash.
+    replace the originals; `Memory.open` completes that last step after a crash (`MediaVault.finish_reseal`).
     """
     with memory.path.open("rb") as fh:
         salt = fh.read(SALT_BYTES)
@@ -26,26 +24,16 @@ def rekey(memory: Memory, new: Secret, cfg: StoreConfig) -> int:
     target = MediaVault(memory.vault.folder, media_key(key))
     names = [m.path for m in memory.media()]
     for name in names:
-        memory.vault.reseal(name, target, suffix=REKEY_SUFFIX)
+        memory.vault.reseal(name, target)
     memory.close_reader()  # keyed with the old key
     memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
     memory.set_key(key)
     memory.vault = target
-    finish_rekey(memory)
+    memory.vault.finish_reseal()
     memory.dense.drop_file()  # sealed under the old key; rebuilt (and sealed anew) when next needed
     memory.dense.vault = MediaVault(memory.dense.vault.folder, media_key(key))
     memory.dense.unsaved += 1
     return len(names)
-
-
-def finish_rekey(memory: Memory) -> None:
-    """Move re-sealed media into place; side files that do not open under the current key are stale."""
-    for side in memory.vault.folder.glob("*" + REKEY_SUFFIX) if memory.vault.folder.is_dir() else []:
-        name = side.name.removesuffix(REKEY_SUFFIX)
-        if memory.vault.opens(side, name):
-            side.replace(side.with_name(name))
-        else:
-            side.unlink()
 
 
 def purge(db_path: Path) -> list[Path]:

@@ -82,9 +82,7 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
     def open(cls, path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> Memory:
         con, key = connect(path, secret, cfg, create=create)
         memory = cls(con, path, key, cfg)
-        from app.store.lifecycle import finish_rekey
-
-        finish_rekey(memory)  # a rekey cut short by a crash is completed (or its stale files removed)
+        memory.vault.finish_reseal()  # a rekey cut short by a crash is completed (or its stale files removed)
         return memory
 
     def second(self) -> Memory:

@@ -16,6 +16,7 @@ from app.errors import DiskFullError, StoreError
 MAGIC = b"LMM1"
 NONCE_BYTES = 12
 SUFFIX = ".lmm"
+RESEAL_SUFFIX = ".rekey"  # a file re-sealed under a new key, waiting to replace its original
 
 
 def media_key(db_key: bytes) -> bytes:
@@ -98,9 +99,18 @@ class MediaVault:
     def delete(self, name: str) -> None:
         (self.folder / name).unlink(missing_ok=True)
 
-    def reseal(self, name: str, new: MediaVault, suffix: str = "") -> None:
-        """Re-encrypt one file under another vault's key, to `name + suffix` (atomically)."""
-        self._write(self.folder / (name + suffix), new._seal(name, self.get(name)))
+    def reseal(self, name: str, new: MediaVault) -> None:
+        """Re-encrypt one file under another vault's key, to a side file `name + RESEAL_SUFFIX` (atomically)."""
+        self._write(self.folder / (name + RESEAL_SUFFIX), new._seal(name, self.get(name)))
+
+    def finish_reseal(self) -> None:
+        """Move re-sealed side files into place; those that do not open under this vault's key are stale."""
+        for side in self.folder.glob("*" + RESEAL_SUFFIX) if self.folder.is_dir() else []:
+            name = side.name.removesuffix(RESEAL_SUFFIX)
+            if self.opens(side, name):
+                side.replace(side.with_name(name))
+            else:
+                side.unlink()
 
     def opens(self, path: Path, name: str) -> bool:
         """Whether `path` decrypts under this vault's key as the file called `name`."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.bench_store import CHECKPOINTS, _base_texts, _corpus, insert_rows
+from app.bench.store import CHECKPOINTS, _base_texts, _corpus, insert_rows
 from app.config import Config
 from app.store.keys import Secret
 from app.store.memory import Memory

@@ -11,7 +11,7 @@ import statistics
 
 import numpy as np
 
-from app.bench import _ms
+from app.bench.pipeline import _ms
 from app.config import Config
 from app.events import SAMPLE_RATE_HZ
 
@@ -25,7 +25,7 @@ def _keys(rng: np.random.Generator, people: int, per_person: int, dim: int, scal
 
 
 def bench_identity(cfg: Config, people: int = PEOPLE, repeat: int = 20) -> dict:
-    from app.bench import _demo
+    from app.bench.pipeline import _demo
     from app.demo import face_cards, group_photo
     from app.identity.speakers import SpeakerAssigner
     from app.identity.tracker import IdentityTracker

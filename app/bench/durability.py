@@ -1,7 +1,7 @@
 """`bench durability --kills N`: kill -9 a writer N times mid-write; after each, the memory must open, pass
 SQLite's and FTS5's integrity checks and hold every row whose commit was acknowledged.
 
-The writer (`python -m app.bench_durability DB`) stores utterances with vectors, keys and media as fast as
+The writer (`python -m app.bench.durability DB`) stores utterances with vectors, keys and media as fast as
 it can, printing each id once its transaction has committed, until it is killed or the disk fills up.
 
 `--consolidation`: the same for memory writing: `python -m app consolidate` (the real local LLM) on a queue
@@ -74,7 +74,7 @@ def writer(db: Path, media: bool, **popen) -> subprocess.Popen:
     """Start a writer process on `db`."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen(
-        [sys.executable, "-m", "app.bench_durability", str(db), "media" if media else "-"],
+        [sys.executable, "-m", "app.bench.durability", str(db), "media" if media else "-"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
