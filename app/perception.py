@@ -30,11 +30,13 @@ def load_vad(cfg: Config) -> SileroVad:
 
 def load_voice(cfg: Config) -> VoiceEncoder | SherpaVoiceEncoder:
     """resemblyzer (prepared by build.py), or a sherpa-onnx speaker model folder `sherpa-*` under models/."""
+    # one thread: a poll's 4-s window is a small batch, and a second onnxruntime thread spins between runs
+    # (`bench identity`: 24 ms of CPU per window on 2 threads, 10 ms on 1)
     name = cfg.models.voice
     if name.startswith("sherpa-"):
-        return SherpaVoiceEncoder(cfg.models_dir / name, cfg.device.kind, cfg.device.threads)
+        return SherpaVoiceEncoder(cfg.models_dir / name, cfg.device.kind, 1)
     encoder, mel = registry.verify(registry.get(name), cfg.models_dir)
-    return VoiceEncoder(encoder, mel, cfg.device.kind, cfg.device.threads)
+    return VoiceEncoder(encoder, mel, cfg.device.kind, 1)
 
 
 INSIGHTFACE_DIR = "insightface"
@@ -71,7 +73,7 @@ def face_backend(cfg: Config) -> str:
 
 def _dlib(cfg: Config) -> DlibModels:
     predictor, recognizer = registry.verify(registry.get("dlib"), cfg.models_dir)
-    return DlibModels(predictor, recognizer, cfg.face.detect_width_px)
+    return DlibModels(predictor, recognizer, cfg.face.detect_width_px, cfg.device.kind)
 
 
 def load_faces(cfg: Config) -> FaceAnalyzer:
@@ -87,7 +89,7 @@ def load_faces(cfg: Config) -> FaceAnalyzer:
         from app.vision.blazeface import BlazeFaceDetector
 
         full, _ = registry.verify(registry.get("blazeface"), cfg.models_dir)
-        detector, dlib = BlazeFaceDetector(full, cfg.device.threads), _dlib(cfg)
+        detector, dlib = BlazeFaceDetector(full, threads=1), _dlib(cfg)  # 3 ms a frame: more threads only spin
         analyzer = FaceAnalyzer("dlib", detector, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px, gate)
     elif backend.startswith("insightface-"):
         from app.vision.insight import ARCFACE_COSINE_DISTANCE, ArcFaceEmbedder, ScrfdDetector, align
@@ -128,8 +130,20 @@ class Perception:
         return NoveltyGate(self.cfg.video.novelty)
 
 
+def single_thread_numpy_blas() -> None:
+    """numpy's BLAS on one thread, for the whole process: the recorder's matrix products are small (mel
+    filters, key banks) and OpenBLAS's idle threads spin after each, which costs more CPU than they save
+    (`bench identity`: a poll's voice embedding 25 -> 10 ms of CPU, its matching 8 -> 0.8 ms)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    ours = {i["prefix"] for i in threadpool_info() if i["user_api"] == "blas" and "numpy" in i["filepath"]}
+    if ours:
+        threadpool_limits({prefix: 1 for prefix in ours})
+
+
 def load_perception(cfg: Config, with_faces: bool = True) -> Perception:
     """Every model the recorder needs; a missing or corrupt one fails here, naming the fix."""
+    single_thread_numpy_blas()
     return Perception(
         vad=load_vad(cfg),
         asr=load_recognizer(cfg.models.asr, cfg.models_dir, cfg.device.kind, cfg.device.threads),
