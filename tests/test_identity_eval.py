@@ -10,6 +10,7 @@ import pytest
 
 from app.cli import main
 from app.evaluation.metrics import auc, best_threshold, cv_accuracy, eer, roc, tar_at_far
+from app.evaluation.speakers import render as render_speakers
 from app.identity.snorm import AdaptiveSNorm
 from tests.conftest import need_models
 
@@ -52,8 +53,7 @@ def test_eval_faces_on_real_pairs(shared_data, tmp_path, capsys):
     assert set(r) >= {"accuracy", "roc_auc", "tar_at_far_1pct", "threshold", "pairs"}
     assert r["pairs"] == 1830 and r["accuracy"] >= 0.98 and r["roc_auc"] >= 0.99
     assert json.loads((tmp_path / "faces.json").read_text())["pairs"] == 1830
-    if r.get("plot"):
-        assert (tmp_path / "faces_roc.png").stat().st_size > 1000
+    assert r["plot"] == str(tmp_path / "faces_roc.png") and (tmp_path / "faces_roc.png").stat().st_size > 10_000
 
 
 def test_eval_speakers_on_real_voices(shared_data, tmp_path, capsys):
@@ -64,3 +64,10 @@ def test_eval_speakers_on_real_voices(shared_data, tmp_path, capsys):
     assert r["trials"] == 4950 and r["eer"] <= 0.02 and r["pass_at_1"] >= 0.97
     fsdd = r["datasets"]["fsdd"]
     assert fsdd["pass_at_1"] >= 0.9 and set(fsdd["snorm"]) == {"seed", "met people", "seed + met people"}
+    streams = r["streams"]  # the recorder's turns and live assignment, one speaker after another
+    for name, speakers in (("jfk", 1), ("ljspeech", 1), ("librispeech speakers", 10), ("fsdd speakers", 6)):
+        c = streams[name]
+        assert c["speakers"] == speakers and c["people"] == speakers, (name, c)
+        assert c["over_splits"] == 0 and c["merges"] == 0, (name, c)
+    assert streams["librispeech speakers"]["wrong_turns"] <= 0.05 * streams["librispeech speakers"]["turns"]
+    assert "10 speakers -> 10 people: 0 over-splits, 0 merges" in render_speakers(r)

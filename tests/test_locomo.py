@@ -4,6 +4,7 @@ a shared photo, questions of every category), then on the shared LoCoMo data whe
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 import pytest
 
@@ -131,8 +132,21 @@ def test_eval_locomo_command_prints_json(locomo_file, tmp_path, capsys, percepti
 def test_a_bad_locomo_file_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert main(["eval", "locomo", "--data", str(bad)]) != 0
-    assert "not a LoCoMo JSON file" in capsys.readouterr().err
+    assert main(["eval", "locomo", "--data", str(bad), "--out", str(tmp_path / "out")]) != 0
+    assert capsys.readouterr().err.strip() == (
+        f"error: {bad} is not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+        "(char 1)): expected a LoCoMo file (a JSON list of conversations, as locomo10.json)"
+    )
+
+
+def test_session_dates_as_locomo_and_other_exports_write_them():
+    may_8 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc).timestamp()
+    assert session_time("1:56 pm on 8 May, 2023") == may_8
+    assert session_time("08.05.2023, 13:56:00") == session_time("8.5.2023, 13:56") == may_8
+    assert session_time("29.12.2023, 22:42:04") == datetime(2023, 12, 29, 22, 42, 4, tzinfo=timezone.utc).timestamp()
+    assert session_time("2023-05-08T15:56:00+02:00") == may_8
+    with pytest.raises(ValueError):
+        session_time("12/29/2023 10:42 PM")  # month first or day first: not guessed
 
 
 def test_shared_locomo_first_conversation(cfg, perception, shared_data, tmp_path):

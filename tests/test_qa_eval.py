@@ -51,3 +51,4 @@ def test_a_short_real_run(shared_data, tmp_path, capsys):
         assert 0.0 <= table["f1_1_4"] <= 1.0 and table["s_per_question"] > 0
     rows = [json.loads(line) for line in (tmp_path / "qa_answers.jsonl").read_text().splitlines()]
     assert len(rows) == 5 and all(r["top10"]["answer"] and r["context"]["answer"] for r in rows)
+    assert result["plot"] == str(tmp_path / "qa.png") and (tmp_path / "qa.png").stat().st_size > 10_000

@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
-from app.errors import MediaError
-from app.evaluation.locomo import _EVIDENCE, Turn, add_session, load
+from app.errors import ConfigError, MediaError
+from app.evaluation.datasets import SHAPE_ERRORS, shape_error
+from app.evaluation.locomo import _EVIDENCE, Turn, add_session, load, read_samples
 
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 THRESHOLD = 0.65  # the one reported as the headline
@@ -41,24 +42,29 @@ EVAL_KEY = b"locomo extraction eval"  # public data: the memories under --out sh
 
 def observations(path: Path) -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
     """{sample id: [(speaker, observation, evidence turn ids)]}."""
-    try:
-        samples = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise MediaError(f"{path}: not a LoCoMo JSON file ({e})") from None
     out: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
-    for sample in samples:
-        rows = out.setdefault(sample["sample_id"], [])
-        for per_speaker in sample.get("observation", {}).values():
-            for speaker, facts in per_speaker.items():
-                for text, evidence in facts:
-                    ids = tuple(
-                        f"D{a}:{b}"
-                        for e in ([evidence] if isinstance(evidence, str) else evidence)
-                        for a, b in _EVIDENCE.findall(e)
-                    )
-                    if ids:
-                        rows.append((speaker, text, ids))
+    for i, sample in enumerate(read_samples(path)):
+        where = f"{path}, conversation {i + 1} ({sample.get('sample_id', 'no sample_id')}), observation"
+        try:
+            out[sample["sample_id"]] = _observed(sample.get("observation", {}))
+        except SHAPE_ERRORS as e:
+            raise shape_error(where, e, "{session_<N>_observation: {speaker: [[fact, evidence], ...]}}") from None
     return out
+
+
+def _observed(observation: dict) -> list[tuple[str, str, tuple[str, ...]]]:
+    rows = []
+    for per_speaker in observation.values():
+        for speaker, facts in per_speaker.items():
+            for text, evidence in facts:
+                ids = tuple(
+                    f"D{a}:{b}"
+                    for e in ([evidence] if isinstance(evidence, str) else evidence)
+                    for a, b in _EVIDENCE.findall(e)
+                )
+                if ids:
+                    rows.append((speaker, text, ids))
+    return rows
 
 
 def memory_path(out_dir: Path, sample_id: str) -> Path:
@@ -157,7 +163,10 @@ def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int =
     from app.perception import load_text_embedder
 
     gold_of = observations(data)
-    chosen = load(data)[first : first + conversations]
+    every = load(data)
+    chosen = every[first : first + conversations]
+    if not chosen:
+        raise ConfigError(f"--first {first}: {data} holds {len(every)} conversations (0 to {len(every) - 1})")
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
     info = llm.backend.info()
@@ -210,7 +219,7 @@ def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int =
         return round(sum(r["curve"][t][key] * r[weight] for r in rows) / max(1, sum(r[weight] for r in rows)), 4)
 
     curve = {t: {k: pooled(t, k) for k in ("recall", "precision")} for t in rows[0]["curve"]} if rows else {}
-    return {
+    result = {
         "model": info.get("model"),
         "threshold": THRESHOLD,
         "conversations": rows,
@@ -225,6 +234,19 @@ def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int =
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
         "memories": str(out_dir / "memory"),
     }
+    result["plot"] = plot(result, out_dir / "extraction.png")
+    return result
+
+
+def plot(r: dict, path: Path) -> str | None:
+    """Recall and precision over the similarity threshold, pooled over the conversations."""
+    from app.evaluation.plots import curves
+
+    x = [float(t) for t in r["curve"]]
+    series = {key: [v[key] for v in r["curve"].values()] for key in ("recall", "precision")}
+    title = f"Memory writing on LoCoMo ({r['model']})\n{r['gold']} gold observations, {r['written']} items written"
+    labels = ("MiniLM cosine a match needs (and a cited evidence turn)", "recall / precision", title)
+    return curves(path, x, series, labels, r["threshold"])
 
 
 def render(r: dict) -> str:
@@ -248,4 +270,6 @@ def render(r: dict) -> str:
     for key in ("recall", "precision"):
         lines.append(f"{key:11s}" + "".join(f"{v[key]:7.3f}" for v in r["curve"].values()))
     lines.append(f"peak RSS {r['peak_rss_mb']:.0f} MB; memories kept in {r['memories']}")
+    if r.get("plot"):
+        lines.append(f"plot: {r['plot']}")
     return "\n".join(lines) + "\n"

@@ -8,7 +8,6 @@ An image with no face found makes its pairs count as "different": errors are not
 
 from __future__ import annotations
 
-import csv
 import itertools
 import time
 from pathlib import Path
@@ -17,31 +16,42 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
-from app.evaluation.metrics import auc, best_threshold, cv_accuracy, roc, save_roc_plot, tar_at_far
+from app.evaluation.datasets import listed_files, read_table
+from app.evaluation.metrics import auc, best_threshold, cv_accuracy, roc, tar_at_far
+from app.evaluation.plots import roc_det
+
+EXPECTED = "a folder with identities.csv (file,identity) and the images it lists (in images/ or beside it)"
 
 
 def _load(data: Path) -> list[tuple[Path, str]]:
     table = data / "identities.csv"
-    if not table.is_file():
-        raise MediaError(f"{table} not found: expected a folder with identities.csv (file,identity) and images/")
-    with table.open() as fh:
-        rows = [(r["file"], r["identity"]) for r in csv.DictReader(fh)]
+    rows = read_table(table, EXPECTED, ("file", "identity"))
+    identities = [r["identity"] for r in rows]
+    if len(set(identities)) < 2 or len(set(identities)) == len(identities):
+        raise MediaError(f"{table}: needs two identities and one with two images or more, for both kinds of pairs")
     folder = data / "images" if (data / "images").is_dir() else data
-    return [(folder / f, ident) for f, ident in rows]
+    paths = listed_files(folder, table, [r["file"] for r in rows])
+    return list(zip(paths, identities, strict=True))
+
+
+def _read_image(path: Path):
+    import cv2
+
+    image = cv2.imread(str(path))
+    if image is None:
+        raise MediaError(f"{path} is not an image that OpenCV can read")
+    return image
 
 
 def eval_faces(cfg: Config, data: Path, out_dir: Path | None = None) -> dict:
-    import cv2
-
     from app.perception import face_backend, load_faces
 
-    analyzer = load_faces(cfg)
     items = _load(data)
+    analyzer = load_faces(cfg)
     embeddings: list[np.ndarray | None] = []
     started = time.perf_counter()
     for path, _ in items:
-        image = cv2.imread(str(path))
-        faces = analyzer(image, max_faces=1) if image is not None else []
+        faces = analyzer(_read_image(path), max_faces=1)
         embeddings.append(faces[0].embedding if faces else None)
     embed_ms = (time.perf_counter() - started) * 1000 / len(items)
     scores, labels = [], []
@@ -72,8 +82,10 @@ def eval_faces(cfg: Config, data: Path, out_dir: Path | None = None) -> dict:
     }
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        result["plot"] = save_roc_plot(
-            out_dir / "faces_roc.png", {result["backend"]: curve}, f"face verification, {len(s)} pairs"
+        result["plot"] = roc_det(
+            out_dir / "faces_roc.png",
+            {result["backend"]: curve},
+            f"face verification ({result['backend']}): {len(items)} images, {len(s)} pairs, {int(y.sum())} same person",
         )
     return result
 
@@ -89,5 +101,5 @@ def render(r: dict) -> str:
         f"  {r['ms_per_image']:.0f} ms per image (detect + embed)",
     ]
     if r.get("plot"):
-        lines.append(f"  ROC plot: {r['plot']}")
+        lines.append(f"  ROC and DET plot: {r['plot']}")
     return "\n".join(lines) + "\n"

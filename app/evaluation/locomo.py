@@ -13,7 +13,6 @@ common LoCoMo baseline does (0.44 recall@10 that way, 0.31 for the text alone).
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import time
@@ -25,6 +24,7 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
+from app.evaluation.datasets import SHAPE_ERRORS, read_json, shape_error
 
 CATEGORIES = ("1", "2", "3", "4")
 CATEGORY_NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
@@ -50,10 +50,19 @@ class Question:
     answer: str = ""  # the annotated answer (category 5: the adversarial answer it must not give)
 
 
+SESSION_TIME_FORMATS = ("%I:%M %p on %d %B, %Y", "%d.%m.%Y, %H:%M:%S", "%d.%m.%Y, %H:%M")
+EXPECTED = "a LoCoMo file (a JSON list of conversations, as locomo10.json)"
+
+
 def session_time(text: str) -> float:
-    """'1:56 pm on 8 May, 2023' -> epoch seconds (UTC)."""
-    when = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
-    return when.replace(tzinfo=timezone.utc).timestamp()
+    """'1:56 pm on 8 May, 2023', '29.12.2023, 22:42:04' or ISO 8601 -> epoch seconds (UTC unless it says)."""
+    for fmt in SESSION_TIME_FORMATS:
+        try:
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=timezone.utc).timestamp()
+        except ValueError:
+            continue
+    when = datetime.fromisoformat(text.strip())  # a ValueError here: no format fits
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def turn_text(turn: dict) -> str:
@@ -63,37 +72,63 @@ def turn_text(turn: dict) -> str:
     return text
 
 
+def read_samples(path: Path) -> list[dict]:
+    """The conversations of a LoCoMo file, as they are in it; one line naming the file when it is not one."""
+    samples = read_json(path, EXPECTED)
+    if not isinstance(samples, list) or not samples or not all(isinstance(s, dict) for s in samples):
+        raise MediaError(f"{path} holds no conversations: expected {EXPECTED}")
+    return samples
+
+
 def load(
     path: Path, categories: tuple[str, ...] = CATEGORIES
 ) -> list[tuple[str, list[Turn], list[Question], tuple[str, str]]]:
     """(sample id, turns in time order, questions with evidence in `categories`, speakers) per conversation."""
-    try:
-        samples = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise MediaError(f"{path}: not a LoCoMo JSON file ({e})") from None
     out = []
-    for sample in samples:
-        conv = sample["conversation"]
-        turns = []
-        numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
-        for n in numbers:
-            start = session_time(conv[f"session_{n}_date_time"])
-            for i, turn in enumerate(conv[f"session_{n}"]):
-                turns.append(Turn(turn["dia_id"], n, turn["speaker"], turn_text(turn), start + i * TURN_S))
-        known = {t.dia_id for t in turns}
-        questions = []
-        for qa in sample["qa"]:
-            category = str(qa.get("category"))
-            evidence = tuple(
-                dict.fromkeys(f"D{m[0]}:{m[1]}" for e in qa.get("evidence", []) for m in _EVIDENCE.findall(e))
-            )
-            evidence = tuple(e for e in evidence if e in known)
-            if category in categories and evidence:
-                last = max(int(_EVIDENCE.fullmatch(e).group(1)) for e in evidence)  # type: ignore[union-attr]
-                answer = str(qa.get("answer", qa.get("adversarial_answer", "")))
-                questions.append(Question(qa["question"], category, evidence, last, answer))
-        out.append((sample["sample_id"], turns, questions, (conv["speaker_a"], conv["speaker_b"])))
+    for i, sample in enumerate(read_samples(path)):
+        where = f"{path}, conversation {i + 1} ({sample.get('sample_id', 'no sample_id')})"
+        try:
+            out.append(_conversation(sample, where, categories))
+        except SHAPE_ERRORS as e:
+            raise shape_error(where, e, EXPECTED) from None
     return out
+
+
+def _turns(conv: dict, where: str) -> list[Turn]:
+    turns = []
+    numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    for n in numbers:
+        field = f"session_{n}_date_time"
+        try:
+            start = session_time(conv[field])
+        except ValueError:
+            raise MediaError(
+                f"{where}: {field} {conv[field]!r} is not a date like '1:56 pm on 8 May, 2023' or "
+                "'29.12.2023, 22:42:04'"
+            ) from None
+        for i, turn in enumerate(conv[f"session_{n}"]):
+            turns.append(Turn(turn["dia_id"], n, turn["speaker"], turn_text(turn), start + i * TURN_S))
+    return turns
+
+
+def _conversation(
+    sample: dict, where: str, categories: tuple[str, ...]
+) -> tuple[str, list[Turn], list[Question], tuple[str, str]]:
+    conv = sample["conversation"]
+    turns = _turns(conv, where)
+    if not turns:
+        raise MediaError(f"{where}: no turns (session_1, session_2, ...): expected {EXPECTED}")
+    known = {t.dia_id for t in turns}
+    questions = []
+    for qa in sample.get("qa", []):
+        category = str(qa.get("category"))
+        evidence = tuple(dict.fromkeys(f"D{m[0]}:{m[1]}" for e in qa.get("evidence", []) for m in _EVIDENCE.findall(e)))
+        evidence = tuple(e for e in evidence if e in known)
+        if category in categories and evidence:
+            last = max(int(_EVIDENCE.fullmatch(e).group(1)) for e in evidence)  # type: ignore[union-attr]
+            answer = str(qa.get("answer", qa.get("adversarial_answer", "")))
+            questions.append(Question(qa["question"], category, evidence, last, answer))
+    return sample["sample_id"], turns, questions, (conv["speaker_a"], conv["speaker_b"])
 
 
 def add_session(mem, source: str, turns: list[Turn], people: dict[str, int], vectors: np.ndarray) -> dict[str, int]:
@@ -206,7 +241,7 @@ def eval_locomo(
         }
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        result["plot"] = str(_plot(result, ks, out_dir / f"locomo_{mode}.png"))
+        result["plot"] = _plot(result, ks, out_dir / f"locomo_{mode}.png")
     return result
 
 
@@ -238,7 +273,7 @@ def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], out_dir: Pat
             for q in qs:
                 asker.ask(q, scores)
                 questions += 1
-    return {
+    result = {
         "mode": "offline, with memory",
         "questions": questions,
         "conversations": len(conversations),
@@ -248,6 +283,8 @@ def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], out_dir: Pat
         **scores.table("ours"),
         "baselines": {m: scores.table(m) for m in ("turns", "bm25", "dense")},
     }
+    result["plot"] = _plot(result, ks, out_dir / "locomo_memory.png")
+    return result
 
 
 class _Asker:
@@ -287,32 +324,17 @@ class _Asker:
         scores.add(q.category, rankings, {self.uid_of[e] for e in q.evidence if e in self.uid_of})
 
 
-def _plot(result: dict, ks: list[int], path: Path) -> Path | None:
-    try:
-        import matplotlib
+def _plot(result: dict, ks: list[int], path: Path) -> str | None:
+    """Recall@k of ours and the baselines, overall and per category."""
+    from app.evaluation.plots import recall_at_k
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, axes = plt.subplots(1, 5, figsize=(18, 3.6), sharey=True)
-    panels = [("all", "overall")] + [(c, f"{c}: {CATEGORY_NAMES[c]}") for c in CATEGORIES]
-    for ax, (cat, title) in zip(axes, panels, strict=True):
-        for name, table in (("ours", result), *result["baselines"].items()):
-            row = table["overall"] if cat == "all" else table["by_category"][cat]
-            ax.plot(ks, [row[f"recall@{k}"] for k in ks], marker="o", label=name)
-        ax.set_title(title)
-        ax.set_xscale("log")
-        ax.set_xticks(ks, [str(k) for k in ks])
-        ax.set_xlabel("k")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("evidence recall@k")
-    axes[0].legend()
-    fig.suptitle(f"LoCoMo, {result['mode']}: {result['questions']} questions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    tables = {"ours": result, **result["baselines"]}
+    panels = {"all categories": {m: [t["overall"][f"recall@{k}"] for k in ks] for m, t in tables.items()}}
+    for c in CATEGORIES:
+        title = f"{c}: {CATEGORY_NAMES[c]} ({result['by_category'][c]['questions']})"
+        panels[title] = {m: [t["by_category"][c][f"recall@{k}"] for k in ks] for m, t in tables.items()}
+    title = f"LoCoMo evidence recall@k ({result['mode']}): {result['questions']} questions"
+    return recall_at_k(path, panels, ks, f"{title}, {result['conversations']} conversations")
 
 
 def render(r: dict) -> str:

@@ -8,7 +8,6 @@ for each question, for a person to judge.
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone
@@ -16,22 +15,42 @@ from pathlib import Path
 
 from app.config import Config
 from app.errors import MediaError
+from app.evaluation.datasets import SHAPE_ERRORS, read_json, read_json_lines, shape_error
 
 COMPANION = "Companion"
+EXPECTED_BANK = 'MemoryBank\'s memory_bank_en.json ({user: {"history": {"2023-04-27": [{"query", "response"}]}}})'
+EXPECTED_PROBES = 'MemoryBank\'s probing_questions_en.jsonl (one {"user": [question, ...]} a line)'
 
 
 def load(data: Path) -> dict[str, tuple[dict[str, list[dict]], list[str]]]:
     """user -> (history by ISO day, probing questions)."""
+    bank_file, probes_file = data / "memory_bank_en.json", data / "probing_questions_en.jsonl"
+    bank = read_json(bank_file, EXPECTED_BANK)
+    lines = read_json_lines(probes_file, EXPECTED_PROBES)
     try:
-        bank = json.loads((data / "memory_bank_en.json").read_text())
-        probes: dict[str, list[str]] = {}
-        for line in (data / "probing_questions_en.jsonl").read_text().splitlines():
-            if line.strip():
-                for user, questions in json.loads(line).items():
-                    probes[user.strip()] = questions
-    except (OSError, ValueError) as e:
-        raise MediaError(f"{data}: not the MemoryBank data folder ({e})") from None
-    return {user.strip(): (entry["history"], probes.get(user.strip(), [])) for user, entry in bank.items()}
+        probes = {user.strip(): list(questions) for line in lines for user, questions in line.items()}
+    except SHAPE_ERRORS as e:
+        raise shape_error(str(probes_file), e, EXPECTED_PROBES) from None
+    if not any(probes.values()):
+        raise MediaError(f"{probes_file} holds no questions: expected {EXPECTED_PROBES}")
+    if not isinstance(bank, dict) or not bank:
+        raise MediaError(f"{bank_file} holds no users: expected {EXPECTED_BANK}")
+    users = {}
+    for user, entry in bank.items():
+        try:
+            users[user.strip()] = (_history(entry["history"]), probes.get(user.strip(), []))
+        except SHAPE_ERRORS as e:
+            raise shape_error(f"{bank_file}, user {user.strip()!r}", e, EXPECTED_BANK) from None
+    return users
+
+
+def _history(history: dict) -> dict[str, list[dict]]:
+    """{ISO day: [{query, response}]}, checked so that a file of another shape fails here."""
+    out = {}
+    for day, pairs in history.items():
+        datetime.fromisoformat(day)  # the day is a date, or a ValueError names the user
+        out[day] = [{"query": str(p["query"]), "response": str(p["response"])} for p in pairs]
+    return out
 
 
 def _written(mem, embedder, question: str, top: int) -> list[dict]:
@@ -46,17 +65,20 @@ def _written(mem, embedder, question: str, top: int) -> list[dict]:
     return out
 
 
-def eval_memorybank(cfg: Config, data: Path, top: int = 3, with_memory: bool = False) -> dict:
+def eval_memorybank(
+    cfg: Config, data: Path, top: int = 3, with_memory: bool = False, out_dir: Path | None = None
+) -> dict:
     """The evidence each probing question finds; `with_memory`: each user's memory is written first (as
-    `consolidate` does) and the facts and summaries nearest each question are listed too."""
+    `consolidate` does) and the facts and summaries nearest each question are listed too; `out_dir`: the
+    evidence's scores by rank in memorybank.png."""
     from app.context import find
     from app.perception import load_text_embedder
     from app.recall import Retriever
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
-    embedder = load_text_embedder(cfg)
     users = load(data)
+    embedder = load_text_embedder(cfg)
     out: list[dict] = []
     written_cost = {"jobs": 0, "seconds": 0.0}
     llm = None
@@ -109,13 +131,31 @@ def eval_memorybank(cfg: Config, data: Path, top: int = 3, with_memory: bool = F
                 path.unlink()
     if llm is not None:
         llm.close()
-    return {
+    result = {
         "users": len(users),
         "questions": len(out),
         "seconds": round(time.perf_counter() - started, 1),
         **({"memory_jobs": written_cost["jobs"], "memory_s": round(written_cost["seconds"], 1)} if with_memory else {}),
         "answers": out,
     }
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        result["plot"] = plot(result, top, out_dir / "memorybank.png")
+    return result
+
+
+def plot(r: dict, top: int, path: Path) -> str | None:
+    """The retrieval score of the evidence at each rank. The set has no gold answers or evidence, so no
+    recall can be computed: the plot shows how clearly the first hit stands out, the JSON what it is."""
+    from app.evaluation.plots import boxes
+
+    ranks = {
+        f"{rank + 1}": [a["evidence"][rank]["score"] for a in r["answers"] if len(a["evidence"]) > rank]
+        for rank in range(top)
+    }
+    ranks = {rank: scores for rank, scores in ranks.items() if scores}
+    title = f"MemoryBank: the evidence found for {r['questions']} probing questions\n(no gold answers: judge the JSON)"
+    return boxes(path, ranks, ("rank of the evidence", "retrieval score", title))
 
 
 def _day(t: float) -> str:
@@ -132,4 +172,6 @@ def render(r: dict) -> str:
             lines.append(f"   {e['day']} {e['person']}: {e['text'][:160]}")
         for m in a.get("memory", []):
             lines.append(f"   [{m['kind']} {m['id']}] {m['text'][:160]}")
+    if r.get("plot"):
+        lines.append(f"\nplot: {r['plot']}")
     return "\n".join(lines) + "\n"

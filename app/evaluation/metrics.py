@@ -65,24 +65,7 @@ def cv_accuracy(scores: np.ndarray, labels: np.ndarray, folds: int = 10, seed: i
 
 
 def save_roc_plot(path, curves: dict[str, Roc], title: str) -> str | None:
-    """ROC curves as a PNG (log-scaled false-accept axis); None when matplotlib is not installed."""
-    try:
-        import matplotlib
+    """ROC and DET curves as a PNG (`plots.roc_det`); None when matplotlib is not installed."""
+    from app.evaluation.plots import roc_det
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, ax = plt.subplots(figsize=(5.5, 4.5), dpi=110)
-    for name, c in curves.items():
-        ax.plot(np.maximum(c.fpr, 1e-4), c.tpr, label=f"{name} (AUC {auc(c):.3f})")
-    ax.set_xscale("log")
-    ax.set_xlabel("false accept rate")
-    ax.set_ylabel("true accept rate")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return str(path)
+    return roc_det(path, curves, title)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
-from app.errors import AppError, LLMError
+from app.errors import AppError, LLMError, MediaError
 from app.evaluation.locomo import TURN_S, Question, add_session, load
 
 QA_CATEGORIES = ("1", "2", "3", "4", "5")
@@ -136,10 +136,11 @@ def eval_qa(
     data: Path,
     limit: int = 200,
     seed: int = 0,
-    rows_out: Path | None = None,
+    out_dir: Path | None = None,
     written_under: Path | None = None,
 ) -> dict:
-    """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each.
+    """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each
+    (`out_dir`: each answer in qa_answers.jsonl, the scores per category in qa.png).
     `written_under` (the --out folder of `eval extraction`): only the conversations it wrote, each question
     also answered from its written memory (`memory`), so with and without memory compare on the same questions."""
     import json
@@ -163,6 +164,8 @@ def eval_qa(
     methods = (*METHODS, MEMORY) if written_under is not None else METHODS
     per_category = max(1, -(-limit // len(QA_CATEGORIES)))
     chosen = sample(conversations, per_category, seed)
+    if not chosen:
+        raise MediaError(f"{data}: no question has evidence among its turns: nothing to ask")
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
     info = llm.backend.info()
@@ -215,10 +218,7 @@ def eval_qa(
                         rows.append(row)
     finally:
         llm.close()
-    if rows_out is not None:
-        rows_out.parent.mkdir(parents=True, exist_ok=True)
-        rows_out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    return {
+    result = {
         "model": info.get("model"),
         "backend": info.get("backend"),
         "questions": len(chosen),
@@ -228,21 +228,39 @@ def eval_qa(
         "methods": list(methods),
         **{m: tallies[m].table() for m in methods},
     }
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "qa_answers.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        result["plot"] = plot(result, out_dir / "qa.png")
+    return result
+
+
+def plot(r: dict, path: Path) -> str | None:
+    """Each method's score per category (F1; category 5: the share answered "not mentioned") as bars."""
+    from app.evaluation.plots import grouped_bars
+
+    groups = [f"{c} {NAMES[c]}" + ("\n(not mentioned)" if c == "5" else "") for c in QA_CATEGORIES] + ["F1 1-4"]
+    key = {c: "not_mentioned" if c == "5" else "f1" for c in QA_CATEGORIES}
+    series = {m: [r[m]["by_category"][c][key[c]] for c in QA_CATEGORIES] + [r[m]["f1_1_4"]] for m in r["methods"]}
+    title = f"LoCoMo QA: {r['questions']} questions, {r['model']}"
+    return grouped_bars(path, groups, series, "score (token F1; 5: share not mentioned)", title)
 
 
 def render(r: dict) -> str:
     lines = [
         f"LoCoMo QA: {r['questions']} questions ({r['per_category']} per category, seed {r['seed']}), "
         f"model {r['model']} ({r['backend']}), evidence {r['evidence_tokens']} tokens",
-        f"{'':24s}" + "".join(f"{m:>10s}" for m in r.get("methods", METHODS)),
+        f"{'':30s}" + "".join(f"{m:>10s}" for m in r.get("methods", METHODS)),
     ]
     methods = r.get("methods", METHODS)
     for c in QA_CATEGORIES:
         key = "not_mentioned" if c == "5" else "f1"
         label = f"{c} {NAMES[c]} ({key})"
-        lines.append(f"{label:24s}" + "".join(f"{r[m]['by_category'][c][key]:10.3f}" for m in methods))
-    lines.append(f"{'F1 over 1-4':24s}" + "".join(f"{r[m]['f1_1_4']:10.3f}" for m in methods))
-    lines.append(f"{'s per question':24s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in methods))
-    lines.append(f"{'first token (s)':24s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in methods))
-    lines.append(f"{'prompt tokens':24s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in methods))
+        lines.append(f"{label:30s}" + "".join(f"{r[m]['by_category'][c][key]:10.3f}" for m in methods))
+    lines.append(f"{'F1 over 1-4':30s}" + "".join(f"{r[m]['f1_1_4']:10.3f}" for m in methods))
+    lines.append(f"{'s per question':30s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in methods))
+    lines.append(f"{'first token (s)':30s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in methods))
+    lines.append(f"{'prompt tokens':30s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in methods))
+    if r.get("plot"):
+        lines.append(f"plot: {r['plot']}")
     return "\n".join(lines) + "\n"

@@ -1,54 +1,113 @@
-"""Names heard in speech: "my name is Emily", "call me John", "I'm David".
+"""Names heard in speech: "hi, I'm David", "my name is Emily", "you can call me Al".
 
-Strong phrasings name whoever says them; "I am X" / "I'm X" / "this is X speaking" only when X is a given
-name (gender-guesser's international list of ~45,000 first names) and not a common word after "I am".
+A wrong name is worse than none (the speaker stays unknown_N until they say it again or are renamed), so a
+phrase names its speaker only in the shape of an introduction:
+- a naming phrase: "my name is X", "I'm called X", "they call me X", "you can / please / just call me X",
+  or "call me X" at the start of a sentence;
+- "I'm X" / "I am X" right after a greeting ("hi, I'm David") or after "nice to meet you" (to someone:
+  "nice to meet you Emily, I am John"), or followed by it ("I'm Sam, nice to meet you"), or opening a turn as a
+  sentence of its own ("And I am David. John is my brother…");
+- on the phone: "this is X speaking / calling", or "hi, this is X from …";
+and never in reported speech ("he said, my name is …", inside an open quotation) or after a negation ("don't
+call me …"). X must be a given name (gender-guesser's ~45,000 first names), not a common word that list also
+holds ("I'm lucky", "I'm even more …"), not a possessive ("I'm Chrissie's sister"), not an acronym ("AI"),
+and not followed by what makes it a predicate ("I'm lucky to …"). Text may be punctuated or lower-case ASR
+output. Measured on real text in tests/test_naming.py (README, Naming).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
 
 from app.recall import STOPWORDS
 
 AUTO_NAME = re.compile(r"unknown_\d+")  # what the recorder calls people until they are named
-STRONG = re.compile(r"\b(?:my name is|my name's|call me|i am called|i'm called|they call me)\s+([a-z][a-z'-]+)")
-WEAK = re.compile(r"\b(?:i am|i'm|this is)\s+([a-z][a-z'-]+)")
+
+_NAME = r"(?P<name>[^\W\d_]+)(?P<possessive>['’]s\b)?"
+_START = r"(?:^|(?<=[.!?;:\n…]))\s*"  # the start of the text or of a sentence
+_FILLER = r"(?:(?:oh|ah|well|so|yes|yeah|yep|okay|ok|um|uh|er|erm|and|anyway|sorry|excuse me)\b[\s,!.]*)*"
+_GREETING = (
+    r"(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day))"
+    r"(?:[\s,]+(?:there|everyone|everybody|all|guys|folks|again))?"
+)
+_MEET = r"(?:(?:it's|it is)\s+)?(?:(?:very|so|really)\s+)?(?:nice|pleased|glad|good|great|lovely)\s+to\s+meet\s+you"
+_I_AM = r"(?:i'm|i’m|i am)"
+_ADDRESSEE = r"[^\W\d_]+"  # "nice to meet you Emily, I am John"
+_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\b(?:my name is|my name's|my name’s|i'm called|i’m called|i am called"
+        r"|(?:they|people|everyone|everybody|friends|most people) calls? me"
+        rf"|(?:you can|you may|please|just) call me)\s+{_NAME}",
+        rf"{_START}{_FILLER}call me\s+{_NAME}",
+        rf"{_START}{_FILLER}{_GREETING}[\s,!.]+{_I_AM}\s+{_NAME}",
+        rf"\b{_MEET}(?:\s+too)?(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_FILLER}{_I_AM}\s+{_NAME}",
+        rf"{_START}{_FILLER}{_I_AM}\s+{_NAME}(?=[\s,.!—–-]+(?:and\s+)?{_MEET})",
+        rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$))",  # opening a turn: "And I am David. John is my brother"
+        rf"\bthis is\s+{_NAME}(?=,?\s+(?:speaking|calling)\b)",
+        rf"{_START}{_FILLER}{_GREETING}[\s,!.]+this is\s+{_NAME}(?=,?\s+from\b)",
+    )
+)
+# words gender-guesser lists as first names that say something else in these phrases ("hi, I'm fine")
 NOT_NAMES = (
     frozenset(
         """
-fine ok okay here sorry sure ready glad happy good great well back home done late busy tired sick going
-coming afraid alone allergic also always away certain excited free hungry just new not now off on only
-really right so still sure thinking trying working very will grace hope joy sunny young old so
+fine ok okay sorry sure ready glad happy good great well back home done late busy tired sick going coming
+afraid alone allergic also always away certain excited free hungry new now off only really right still
+thinking trying working even kinda lucky one love honey baby dear ai aiming here just very young old
 """.split()
     )
     | STOPWORDS
+) - {"will"}
+_PREDICATE = frozenset("to that for about with enough than of at because more too".split())
+_REPORTED = re.compile(
+    r"\b(?:said|says|told|tells|asked|asks|replied|replies|answered|wrote|writes|goes|went|shouted|yelled"
+    r"|whispered|introduced (?:himself|herself|themselves)|(?:was|is|were|'s) like)\b(?:\W+\w+){0,4}\W*$",
+    re.IGNORECASE,
 )
+_NEGATED = re.compile(r"\b(?:don't|don’t|do not|never|not|didn't|won't|doesn't)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_NEXT_WORD = re.compile(r"[\s,]*([^\W\d_]+)")
 
 
 @functools.cache
 def _given_names():
-    if importlib.util.find_spec("gender_guesser") is None:
-        return None
     import gender_guesser.detector
 
     return gender_guesser.detector.Detector(case_sensitive=False)
 
 
 def is_given_name(word: str) -> bool:
-    names = _given_names()
-    return names is not None and names.get_gender(word) != "unknown"
+    return _given_names().get_gender(word) != "unknown"
+
+
+def _plausible_name(text: str, m: re.Match) -> bool:
+    """The captured word can be the speaker's own first name here."""
+    name = m.group("name")
+    if m.group("possessive") or (len(name) > 1 and name.isupper() and not text.isupper()):
+        return False  # "I'm Chrissie's sister", "my name is AI companion"
+    if name.lower() in NOT_NAMES or not is_given_name(name):
+        return False
+    following = _NEXT_WORD.match(text, m.end("name"))
+    return not (following and following.group(1).lower() in _PREDICATE)
+
+
+def _spoken_by_the_speaker(text: str, m: re.Match) -> bool:
+    """Not reported speech, not inside a quotation, not negated."""
+    sentence = re.split(r"[.!?\n]", text[: m.start()])[-1]
+    before = text[: m.start()]
+    open_quote = before.count('"') % 2 == 1 or before.count("“") > before.count("”")
+    return not (open_quote or _REPORTED.search(sentence) or _NEGATED.search(text[: m.start("name")]))
 
 
 def self_introduction(text: str) -> str | None:
-    """The name a speaker gives for themselves in `text` (lower-case ASR output), capitalised; else None."""
-    lowered = text.lower()
-    m = STRONG.search(lowered)
-    if m and m.group(1) not in STOPWORDS:
-        return m.group(1).capitalize()
-    for m in WEAK.finditer(lowered):
-        word = m.group(1)
-        if word not in NOT_NAMES and is_given_name(word):
-            return word.capitalize()
-    return None
+    """The first name a speaker gives for themselves in `text`, capitalised; else None."""
+    found = [
+        m
+        for pattern in _PATTERNS
+        for m in pattern.finditer(text)
+        if _plausible_name(text, m) and _spoken_by_the_speaker(text, m)
+    ]
+    if not found:
+        return None
+    return min(found, key=lambda m: m.start("name")).group("name").capitalize()
