@@ -25,7 +25,7 @@ def serving_address(args: argparse.Namespace, cfg: Config) -> tuple[str, int]:
 
 
 def register(add) -> None:
-    p = add("serve", "serve the memory over loopback HTTP: API, events, ingest, OpenAI-compatible chat", cmd_serve)
+    p = add("serve", "serve the memory over loopback HTTP: the web page, API, events, ingest, OpenAI chat", cmd_serve)
     add_serving(p)
     p.add_argument("--no-ingest", action="store_true", help="serve the memory only: no recorder, no perception models")
     p.add_argument(

@@ -28,9 +28,7 @@ from app import __version__, views
 from app.config import Config
 from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
 from app.service.auth import Guard
-from app.service.events import EventLog
-
-KEEPALIVE_S = 15.0
+from app.service.events import EventLog, sse_stream
 
 
 class MemoryHost:
@@ -250,27 +248,11 @@ def create_app(service: Service, token: str) -> Guard:
     async def events(request: Request, after: int | None = Query(None, ge=0)):
         header = request.headers.get("last-event-id")
         last = int(header) if header and header.isdigit() else after
-        log = service.events
-        last = log.last_id if last is None else last  # a new subscriber starts from now
-
-        async def stream() -> AsyncIterator[str]:
-            nonlocal last
-            yield ": lifemem events\n\n"
-            while not await request.is_disconnected():
-                signal = log.signal()
-                missed, gap = log.after(last)
-                if gap:
-                    yield f"event: gap\ndata: {json.dumps({'after': last})}\n\n"
-                for event in missed:
-                    yield event.sse()
-                    last = event.id
-                if not missed:
-                    try:
-                        await asyncio.wait_for(signal.wait(), KEEPALIVE_S)
-                    except asyncio.TimeoutError:
-                        yield ": keepalive\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+        return StreamingResponse(
+            sse_stream(service.events, request, last),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store"},
+        )
 
     @app.websocket("/v1/ingest")
     async def ingest(ws: WebSocket) -> None:
@@ -328,4 +310,6 @@ def create_app(service: Service, token: str) -> Guard:
 
     app.include_router(chat.router(service))
     app.include_router(companion.router(service))
-    return Guard(app, token, service.cfg.service.max_body_kb * 1024)
+    from app.web import mount
+
+    return Guard(app, token, service.cfg.service.max_body_kb * 1024, web=mount(app, service, token))

@@ -1,5 +1,6 @@
-"""The bearer token every route but /health needs, and the guard that checks it (plus the body size limit)
-on HTTP and WebSocket alike, before any route runs."""
+"""The bearer token every API route but /health needs, and the guard that checks it (plus the body size limit)
+on HTTP and WebSocket alike, before any route runs; the web page's paths are checked by its own gate (a
+session cookie, `app/web/sessions.py`) instead."""
 
 from __future__ import annotations
 
@@ -48,16 +49,20 @@ class TooLarge(Exception):
 
 class Guard:
     """ASGI middleware: a constant-time token check on every HTTP request and WebSocket handshake except
-    `OPEN_PATHS`, and requests larger than `max_body` bytes refused with 413."""
+    `OPEN_PATHS` and the web page's (which its `web` gate admits by session cookie), and requests larger than
+    `max_body` bytes refused with 413."""
 
-    def __init__(self, app, token: str, max_body: int) -> None:
-        self.app, self.token, self.max_body = app, token.encode(), max_body
+    def __init__(self, app, token: str, max_body: int, web=None) -> None:
+        self.app, self.token, self.max_body, self.web = app, token.encode(), max_body, web
 
     async def __call__(self, scope, receive, send) -> None:
         kind = scope["type"]
         if kind not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             return await self.app(scope, receive, send)
-        if not secrets.compare_digest(_bearer(scope), self.token):
+        if kind == "http" and self.web is not None and self.web.owns(scope["path"]):
+            if not await self.web.admit(scope, send):
+                return None
+        elif not secrets.compare_digest(_bearer(scope), self.token):
             if kind == "websocket":
                 await receive()  # the connect message; closing before accepting answers the handshake with 403
                 return await send({"type": "websocket.close", "code": 1008})

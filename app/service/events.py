@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import threading
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from app.events import PipelineEvent
@@ -21,8 +23,6 @@ class Event:
     data: dict
 
     def sse(self) -> str:
-        import json
-
         return f"id: {self.id}\nevent: {self.kind}\ndata: {json.dumps(self.data, ensure_ascii=False)}\n\n"
 
 
@@ -72,3 +72,26 @@ class EventLog:
         """Set at the next publication: take it before reading `after()`, then wait on it (on the loop)."""
         assert self._changed is not None, "bind() the log to the loop first"
         return self._changed
+
+
+KEEPALIVE_S = 15.0
+
+
+async def sse_stream(log: EventLog, request, last: int | None) -> AsyncIterator[str]:
+    """Server-Sent Events of `log` after event id `last` (None: from now) until the client goes; a `gap`
+    event when some of the missed ones were already dropped, a comment every `KEEPALIVE_S` when quiet."""
+    last = log.last_id if last is None else last  # a new subscriber starts from now
+    yield ": lifemem events\n\n"
+    while not await request.is_disconnected():
+        signal = log.signal()
+        missed, gap = log.after(last)
+        if gap:
+            yield f"event: gap\ndata: {json.dumps({'after': last})}\n\n"
+        for event in missed:
+            yield event.sse()
+            last = event.id
+        if not missed:
+            try:
+                await asyncio.wait_for(signal.wait(), KEEPALIVE_S)
+            except asyncio.TimeoutError:
+                yield ": keepalive\n\n"
