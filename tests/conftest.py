@@ -82,7 +82,7 @@ def llm(cfg):
 
 @pytest.fixture(scope="session")
 def perception(cfg):
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
     from app.perception import load_perception
 
     return load_perception(cfg)
@@ -91,11 +91,11 @@ def perception(cfg):
 @pytest.fixture(scope="session")
 def speech() -> Callable[[str, str], np.ndarray]:
     """speech(text, voice) -> 16 kHz audio from flite (slt: female; rms, kal16: male)."""
-    from app.demo import flite_available, speak
+    from app.demo import STRETCH, flite_available, speak
 
     if not flite_available():
         pytest.skip("flite is not installed (python3 build.py installs it)")
-    return speak
+    return lambda text, voice="slt": speak(text, voice, STRETCH)  # the demo's rate, which Whisper hears
 
 
 @pytest.fixture(scope="session")
@@ -114,13 +114,12 @@ def words(text: str) -> list[str]:
 
 
 def wer(reference: str, hypothesis: str) -> float:
-    ref, hyp = words(reference), words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, x in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1] / max(1, len(ref))
+    """Word error rate after OpenAI's English normalizer (case, punctuation, numbers), as `eval asr` counts."""
+    import jiwer
+    from whisper_normalizer.english import EnglishTextNormalizer
+
+    normalize = EnglishTextNormalizer()
+    return jiwer.wer(normalize(reference), normalize(hypothesis) or "")
 
 
 # a two-voice recording with known turns, shared by the pipeline, consent and store tests

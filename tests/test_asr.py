@@ -1,12 +1,18 @@
-"""Speech recognition: the embedded PocketSphinx on generated sentences; user-model loaders fail clearly."""
+"""Speech recognition: faster-whisper (the default) and PocketSphinx on generated sentences and on real
+recordings; `eval asr`; user-model loaders fail clearly."""
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
 from app.audio.asr import SherpaAsr, WhisperAsr, load_recognizer
+from app.audio.media import read_audio
+from app.cli import main
 from app.errors import ModelError
-from tests.conftest import MODELS, wer
+from tests.conftest import MODELS, need_models, wer
 
 SENTENCES = (
     "My colleague John is a teacher and he likes to cook Italian food.",
@@ -15,16 +21,62 @@ SENTENCES = (
 )
 
 
+@pytest.fixture(scope="module", params=["whisper-base", "pocketsphinx-en-us"])
+def recognizer(request):
+    need_models(request.param)
+    return load_recognizer(request.param, MODELS)
+
+
 @pytest.mark.parametrize("voice", ["slt", "rms", "kal16"])
-def test_pocketsphinx_on_generated_speech(perception, speech, voice):
+def test_recognizers_on_generated_speech(recognizer, speech, voice):
     rates = []
     for text in SENTENCES:
-        hyp = perception.asr(speech(text, voice))
+        hyp = recognizer(speech(text, voice))
         rates.append(wer(text, hyp.text))
         assert 0.0 <= hyp.confidence <= 1.0
     mean = sum(rates) / len(rates)
-    print(f"PocketSphinx WER on flite {voice}: {mean:.3f} ({', '.join(f'{r:.2f}' for r in rates)})")
+    print(f"{recognizer.name} WER on flite {voice}: {mean:.3f} ({', '.join(f'{r:.2f}' for r in rates)})")
     assert mean <= 0.15
+
+
+def test_whisper_on_real_recordings(shared_data):
+    """The default recognizer on real read speech: the JFK clip (44.1 kHz stereo) and an LJSpeech clip."""
+    need_models("whisper-base")
+    asr = load_recognizer("whisper-base", MODELS)
+    jfk = asr(read_audio(shared_data / "asr_small_samples" / "whisper_jfk" / "jfk.flac")).text.lower()
+    assert "my fellow americans" in jfk and "ask not what your country can do for you" in jfk
+    lj = asr(read_audio(shared_data / "asr_small_samples" / "ljspeech" / "LJ001-0004.flac")).text
+    assert wer("produced the block books, which were the immediate predecessors of the true printed book,", lj) <= 0.1
+
+
+def test_silence_gives_no_words():
+    need_models("whisper-base")
+    assert load_recognizer("whisper-base", MODELS)(np.zeros(3 * 16000, np.float32)).text == ""
+
+
+def test_eval_asr_compares_every_engine(shared_data, tmp_path, capsys):
+    need_models("whisper-base", "pocketsphinx-en-us")
+    pytest.importorskip("jiwer")
+    data = ["--data", str(shared_data / "asr_small_samples"), "--data", str(shared_data / "fsdd_spoken_digits")]
+    assert main(["eval", "asr", *data, "--limit", "4", "--out", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == json.loads((tmp_path / "asr.json").read_text())
+    assert report["default"] == "whisper-base" and report["plot"] and (tmp_path / "asr.png").stat().st_size > 0
+    assert report["clips"]["ljspeech"] == 8 and report["clips"]["jfk"] == 1 and report["clips"]["digits"] == 4
+    whisper, sphinx = report["engines"]["whisper-base"], report["engines"]["pocketsphinx-en-us"]
+    for engine in (whisper, sphinx):
+        assert engine["overall"]["rtf"] > 0 and engine["datasets"]["ljspeech"]["clips"] == 8
+    assert whisper["datasets"]["jfk"]["wer"] == 0.0  # the reference is the dataset README's wording
+    assert whisper["datasets"]["ljspeech"]["wer"] < sphinx["datasets"]["ljspeech"]["wer"]
+
+
+def test_eval_asr_unreadable_reference_is_one_line(tmp_path, capsys):
+    folder = tmp_path / "asr" / "ljspeech"
+    folder.mkdir(parents=True)
+    (folder / "metadata.csv").write_text("LJ001-0001 no separators here\n")
+    assert main(["eval", "asr", "--data", str(tmp_path / "asr"), "--out", str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "metadata.csv" in err and "\n" not in err and "Traceback" not in err
 
 
 def test_whisper_folder_missing_files(tmp_path):

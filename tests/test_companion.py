@@ -209,7 +209,7 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     from app.cli import main
     from tests.conftest import need_llm, need_models
 
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
     need_llm()
     monkeypatch.setenv("APP_MEMORY_BACKGROUND", "true")  # the greeting rests on yesterday's written memory
     wav = tmp_path / "companion.wav"

@@ -31,7 +31,7 @@ def _cli(*args: str) -> dict:
 
 
 def test_colleague_who_loves_tennis_is_answered_from_speech(speech, tmp_path, monkeypatch):
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "minilm-l6-int8")
     need_llm()
     parts = [np.zeros(16000, np.float32)]
     for voice, text in SCENE:

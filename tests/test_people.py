@@ -34,7 +34,7 @@ def test_self_introductions(heard, name):
 
 def test_the_recorder_names_people_who_introduce_themselves(cfg, perception, speech, tmp_path):
     turns = [
-        ("slt", "Hello there, my name is Emily and I am a nurse."),
+        ("slt", "Hello there, my name is Emily. I am a nurse."),
         ("rms", "Nice to meet you, I am John."),
         ("slt", "Do you also work at the hospital, John?"),
         ("rms", "No, I teach history at the school."),

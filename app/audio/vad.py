@@ -81,6 +81,7 @@ class SpeechSegmenter:
         self._max_windows = round(cfg.max_segment_s * 1000 / win_ms)
         self._history: collections.deque[np.ndarray] = collections.deque(maxlen=self._pad)
         self._windows_seen = 0
+        self.origin_s = 0.0  # the stream time of the first window (a live source's clock need not start at 0)
         self._reset_segment()
 
     def _reset_segment(self) -> None:
@@ -130,7 +131,7 @@ class SpeechSegmenter:
         return [segment] if segment is not None else []
 
     def _segment(self, windows: list[np.ndarray]) -> SpeechSegment:
-        t0 = self._start_index * self.window / SAMPLE_RATE_HZ
+        t0 = self.origin_s + self._start_index * self.window / SAMPLE_RATE_HZ
         audio = np.concatenate(windows)
         return SpeechSegment(audio, t0, t0 + len(audio) / SAMPLE_RATE_HZ)
 

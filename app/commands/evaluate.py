@@ -1,4 +1,4 @@
-"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction`: measurements on real data, as a table or `--json`."""
+"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction|asr`: measured on real data, a table or `--json`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from pathlib import Path
 
 from app.commands import print_json
 from app.config import Config
-from app.errors import ConfigError
+from app.errors import ConfigError, MediaError
+from app.evaluation.datasets import listed_files, read_table
+from app.evaluation.plots import unavailable
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEFAULT_DATA = {
@@ -19,19 +21,23 @@ DEFAULT_DATA = {
     "qa": [SHARED / "locomo" / "locomo10.json"],
     "extraction": [SHARED / "locomo" / "locomo10.json"],
     "memorybank": [SHARED / "memorybank_siliconfriend"],
+    "asr": [SHARED / "asr_small_samples", SHARED / "fsdd_spoken_digits"],
 }
 
 
 def register(add) -> None:
     p = add("eval", "evaluate identity, segmentation, recall and answers on real data", cmd_eval)
-    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa", "extraction"))
+    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa", "extraction", "asr"))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--k", default="1,5,10,20,50", help="locomo: the k of recall@k, comma-separated")
     p.add_argument("--mode", choices=("offline", "online"), default="offline", help="locomo: when questions are asked")
     p.add_argument(
-        "--limit", type=int, default=None, help="locomo: only the first N conversations; qa: N questions (default 200)"
+        "--limit",
+        type=int,
+        default=None,
+        help="locomo: only the first N conversations; qa: N questions (default 200); asr: N spoken digits (default 40)",
     )
     p.add_argument("--seed", type=int, default=0, help="qa: the seed of the stratified sample")
     p.add_argument(
@@ -48,7 +54,13 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     import json
 
     data = args.data or DEFAULT_DATA[args.what]
-    if args.what == "faces":
+    _check_audio_data(args.what, data)
+    _writable(args.out)
+    if args.what == "asr":
+        from app.evaluation.asr import eval_asr, render
+
+        result = eval_asr(cfg, data, args.out, args.limit)
+    elif args.what == "faces":
         from app.evaluation.faces import eval_faces, render
 
         result = eval_faces(cfg, data[0], args.out)
@@ -63,14 +75,14 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "memorybank":
         from app.evaluation.memorybank import eval_memorybank, render
 
-        result = eval_memorybank(cfg, data[0], with_memory=args.with_memory)
+        result = eval_memorybank(cfg, data[0], with_memory=args.with_memory, out_dir=args.out)
     elif args.what == "qa":
         from app.evaluation.qa import eval_qa, render
 
         if args.limit is not None and args.limit < 1:
             raise ConfigError("--limit takes a positive number of questions")
         written_under = args.out if args.with_memory else None
-        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out / "qa_answers.jsonl", written_under)
+        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out, written_under)
     elif args.what == "extraction":
         from app.evaluation.extraction import eval_extraction, render
 
@@ -80,9 +92,7 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     else:
         from app.evaluation.locomo import eval_locomo, render
 
-        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
-        if not ks or ks[0] < 1:
-            raise ConfigError("--k takes positive integers, e.g. 1,5,10")
+        ks = _ks(args.k)
         if args.with_memory:
             from app.evaluation.locomo import eval_locomo_with_memory
 
@@ -91,6 +101,42 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
             result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit or 0)
     args.out.mkdir(parents=True, exist_ok=True)
     name = f"locomo_{'memory' if args.with_memory else args.mode}" if args.what == "locomo" else args.what
+    no_plots = unavailable()
+    if no_plots:
+        result["plot_note"] = no_plots
     (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
-    print_json(result) if args.json else sys.stdout.write(render(result))
+    print_json(result) if args.json else sys.stdout.write(render(result) + (f"{no_plots}\n" if no_plots else ""))
     return 0
+
+
+def _ks(text: str) -> list[int]:
+    parts = [k.strip() for k in text.split(",") if k.strip()]
+    if not parts or not all(k.isdigit() and int(k) > 0 for k in parts):
+        raise ConfigError("--k takes positive integers, e.g. 1,5,10")
+    return sorted({int(k) for k in parts})
+
+
+def _writable(out: Path) -> None:
+    """--out is a folder that can be written, before any work is done."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".eval-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(f"--out {out}: cannot write there ({e.strerror or e})") from None
+
+
+def _check_audio_data(what: str, data: list[Path]) -> None:
+    """The speech datasets' manifests and the clips they list, before any model is loaded."""
+    if what not in ("speakers", "sessions"):
+        return
+    librispeech, fsdd = ("path", "speaker_id"), ("path", "speaker", "digit", "repetition_index")
+    columns = (librispeech, fsdd) if what == "speakers" else (librispeech,)
+    for folder in data:
+        table = folder / "manifest.csv"
+        rows = read_table(table, "a speech dataset folder with manifest.csv", *columns)
+        listed_files(folder, table, [r["path"] for r in rows])
+        speakers = {r.get("speaker_id") or r.get("speaker") for r in rows}
+        if len(speakers) < (4 if what == "sessions" else 2):
+            raise MediaError(f"{table} lists {len(speakers)} speaker(s): eval {what} needs more")

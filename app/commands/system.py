@@ -7,6 +7,7 @@ import sys
 
 from app.commands import db_path, print_json
 from app.config import Config
+from app.errors import ConfigError
 
 
 def register(add) -> None:
@@ -15,9 +16,13 @@ def register(add) -> None:
     p = add("config", "print the settings in effect as YAML", cmd_config)
     p.add_argument("--defaults", action="store_true", help="print the built-in defaults (the shipped config.yaml)")
     p = add(
-        "bench", "measure speed: the recorder's stages, identity polls, recall, the store at scale, the LLM", cmd_bench
+        "bench",
+        "measure speed: the recorder's stages and footprint, identity polls, recall, the store at scale, the LLM",
+        cmd_bench,
     )
-    p.add_argument("what", choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api", "companion"))
+    p.add_argument(
+        "what", choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api", "companion", "soak")
+    )
     p.add_argument(
         "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
     )
@@ -33,6 +38,8 @@ def register(add) -> None:
     p.add_argument("--questions", type=int, default=4, help="companion: questions answered (up to 4)")
     p.add_argument("--interruptions", type=int, default=3, help="companion: answers talked over (up to 3)")
     p.add_argument("--passages", type=int, default=1, help="companion: passages read aloud alone (echo)")
+    p.add_argument("--hours", type=float, default=6.0, help="soak: hours of looped real recordings to replay")
+    p.add_argument("--idle", type=float, default=30.0, help="soak: seconds of silence at real time (0: skip)")
     p.add_argument("--json", action="store_true")
 
 
@@ -79,6 +86,12 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         from app.bench.companion import bench_companion, render
 
         result = bench_companion(cfg, args.questions, args.interruptions, args.passages)
+    elif args.what == "soak":
+        from app.bench.soak import bench_soak, render
+
+        if args.hours <= 0 or args.idle < 0:
+            raise ConfigError("--hours takes a positive number and --idle seconds (0: skip)")
+        result = bench_soak(cfg, args.hours, args.idle)
     elif args.what == "llm":
         from app.bench.llm import bench_llm, render
 

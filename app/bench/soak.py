@@ -1,0 +1,295 @@
+"""`bench soak`: the recorder's footprint — hours of real recordings replayed as fast as it goes, idle CPU on
+silence, resident memory with every perception model loaded.
+
+The stream loops real recordings (../shared/data: the LibriSpeech readers one after another, the LJSpeech
+clips, the JFK clip; else the demo recording) into one long replay through the real recorder and a temporary
+encrypted memory. Memory writing by the LLM is off: it is measured by `bench llm`. Reported:
+- the real-time factor and what one hour of audio costs, the process's CPU per audio second, and how long
+  each stage was busy (its share of the wall time: stages run side by side, so the shares need not sum to 1);
+- resident memory after loading and along the replay (its growth per hour of audio);
+- per-utterance cost (speech recognition, voice embedding, storing) in each tenth of the replay: a cost that
+  grows with the memory's size would show here;
+- the people the recorder created against the voices in the loop;
+- the recorder's CPU on `--idle` seconds of silence at real time (goal: ≤ 2 % of one core).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import dataclasses
+import resource
+import secrets
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+
+from app.config import Config
+from app.errors import MediaError
+from app.events import SAMPLE_RATE_HZ, AudioChunk
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+CHUNK_S = 0.256
+GAP_S = 1.5  # between clips of one speaker
+TURN_GAP_S = 4.0  # between speakers
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (Linux /proc), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _silence(seconds: float) -> np.ndarray:
+    return np.zeros(int(seconds * SAMPLE_RATE_HZ), np.float32)
+
+
+def real_loop(data: Path = SHARED) -> tuple[np.ndarray, int]:
+    """One pass of real recordings and how many distinct voices it holds (LibriSpeech readers in turn, the
+    LJSpeech reader, JFK)."""
+    from app.audio.media import read_audio
+
+    parts, voices = [], 0
+    manifest = data / "librispeech_test_other_resemblyzer" / "manifest.csv"
+    if manifest.is_file():
+        with manifest.open() as fh:
+            rows = list(csv.DictReader(fh))
+        for speaker in dict.fromkeys(r["speaker_id"] for r in rows):
+            for r in (r for r in rows if r["speaker_id"] == speaker):
+                parts += [read_audio(manifest.parent / r["path"]), _silence(GAP_S)]
+            parts.append(_silence(TURN_GAP_S))
+            voices += 1
+    lj = sorted((data / "asr_small_samples" / "ljspeech").glob("*.flac"))
+    for path in lj:
+        parts += [read_audio(path), _silence(GAP_S)]
+    voices += bool(lj)
+    jfk = data / "asr_small_samples" / "whisper_jfk" / "jfk.flac"
+    if jfk.is_file():
+        parts += [_silence(TURN_GAP_S), read_audio(jfk), _silence(TURN_GAP_S)]
+        voices += 1
+    if not parts:
+        raise MediaError(f"no recordings under {data}")
+    return np.concatenate(parts), voices
+
+
+class LoopSource:
+    """A recording looped to `duration_s`, replayed as fast as the recorder takes it (or at real time)."""
+
+    has_video = False
+
+    def __init__(self, audio: np.ndarray, duration_s: float, name: str, realtime: bool = False) -> None:
+        self._audio = audio
+        self.duration_s = duration_s
+        self.name = name
+        self.realtime = realtime
+        self.origin_epoch_s = time.time() - duration_s
+        self._stop = threading.Event()
+
+    def check(self) -> None:
+        """In memory: nothing to check."""
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    async def stream(self) -> AsyncIterator[AudioChunk]:
+        step = int(CHUNK_S * SAMPLE_RATE_HZ)
+        total = int(self.duration_s * SAMPLE_RATE_HZ)
+        start = time.monotonic()
+        for at in range(0, total, step):
+            if self._stop.is_set():
+                return
+            samples = np.take(self._audio, np.arange(at, min(at + step, total)), mode="wrap")
+            if self.realtime:
+                delay = start + at / SAMPLE_RATE_HZ - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            else:
+                await asyncio.sleep(0)
+            yield AudioChunk(samples, at / SAMPLE_RATE_HZ)
+
+
+class Timed:
+    """A model (or any callable) whose calls are counted, with their thread CPU time and wall time."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.calls: list[tuple[float, float, float]] = []  # (stream seconds covered, cpu s, wall s)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def __call__(self, audio: np.ndarray, *args, **kw):
+        cpu, wall = time.thread_time(), time.perf_counter()
+        out = self._inner(audio, *args, **kw)
+        self.calls.append((len(audio) / SAMPLE_RATE_HZ, time.thread_time() - cpu, time.perf_counter() - wall))
+        return out
+
+    @property
+    def busy_s(self) -> float:
+        return sum(w for _, _, w in self.calls)
+
+
+def _recorder(cfg: Config, memory, models, source, on_progress=None):
+    """The real recorder, with its storing step timed per utterance (thread CPU and wall)."""
+    from app.pipeline import Recorder
+
+    class TimedRecorder(Recorder):
+        stored: list[tuple[float, float, float]] = []  # (stream time, cpu s, wall s)
+
+        def _write(self, utt) -> None:
+            cpu, wall = time.thread_time(), time.perf_counter()
+            super()._write(utt)
+            self.stored.append((utt.t_start_s, time.thread_time() - cpu, time.perf_counter() - wall))
+
+    TimedRecorder.stored = []
+    return TimedRecorder(cfg, memory, models, source, on_progress=on_progress)
+
+
+def _perception_alone(cfg: Config) -> Config:
+    return dataclasses.replace(cfg, memory=dataclasses.replace(cfg.memory, background=False))
+
+
+def _idle(cfg: Config, models, seconds: float) -> dict:
+    """The recorder's CPU share on silence replayed at real time (a wearable that hears nothing)."""
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    source = LoopSource(_silence(10.0), seconds, "silence", realtime=True)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory.open(
+            Path(tmp) / "idle.db", Secret(secrets.token_hex(16).encode(), "bench"), cfg.store, create=True
+        ) as memory,
+    ):
+        recorder = _recorder(cfg, memory, models, source)
+        cpu, wall = time.process_time(), time.perf_counter()
+        asyncio.run(recorder.run())
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"seconds": round(wall, 1), "cpu_s": round(cpu, 3), "core_percent": round(100 * cpu / wall, 2)}
+
+
+def _tenths(values: list[float]) -> list[float]:
+    """The median of each tenth of a series in stream order, x1000 (ms)."""
+    n = len(values)
+    parts = [values[n * i // 10 : n * (i + 1) // 10] for i in range(10)]
+    return [round(1000 * statistics.median(p), 1) if p else 0.0 for p in parts]
+
+
+def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHARED) -> dict:
+    from app.perception import load_perception
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    cfg = _perception_alone(cfg)
+    rss_start = rss_mb()
+    models = load_perception(cfg)
+    rss_loaded = rss_mb()
+    try:
+        audio, voices = real_loop(data)
+        recording = "real recordings"
+    except MediaError:
+        from app.bench.pipeline import _demo
+
+        audio, voices, recording = _demo(cfg)[0], 3, "the demo"
+    timed = {"vad": Timed(models.vad), "asr": Timed(models.asr), "voice": Timed(models.voice)}
+    models = dataclasses.replace(models, **timed)
+    result: dict = {
+        "device": cfg.device.kind,
+        "threads": cfg.device.threads,
+        "asr": models.asr.name,
+        "loop": {"recording": recording, "minutes": round(len(audio) / SAMPLE_RATE_HZ / 60, 2), "voices": voices},
+        "rss_mb": {"before_models": round(rss_start), "models_loaded": round(rss_loaded)},
+    }
+    if idle_s > 0:
+        result["idle"] = _idle(cfg, models, idle_s)
+        for t in timed.values():
+            t.calls.clear()
+    duration = hours * 3600
+    rss: list[tuple[float, float]] = []  # (stream time, MB), 50 samples along the replay
+    heard = [0.0]
+
+    def progress(chunk_s: float) -> None:
+        heard[0] += chunk_s
+        if not rss or heard[0] - rss[-1][0] >= duration / 50:
+            rss.append((heard[0], rss_mb()))
+
+    source = LoopSource(audio, duration, "soak")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory.open(
+            Path(tmp) / "soak.db", Secret(secrets.token_hex(16).encode(), "bench"), cfg.store, create=True
+        ) as memory,
+    ):
+        recorder = _recorder(cfg, memory, models, source, progress)
+        cpu, wall = time.process_time(), time.perf_counter()
+        summary = asyncio.run(recorder.run())
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        people = len(memory.people())
+        db_mb = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file()) / 1e6
+    rss.append((duration, rss_mb()))
+    busy = {name: t.busy_s for name, t in timed.items()}
+    busy["store"] = sum(w for _, _, w in recorder.stored)
+    first, last = rss[len(rss) // 10][1], rss[-1][1]  # after the first tenth: caches and the index have warmed
+    span_h = (duration - rss[len(rss) // 10][0]) / 3600
+    result.update(
+        {
+            "hours": hours,
+            "wall_s": round(wall, 1),
+            "real_time_factor": round(wall / duration, 4),
+            "one_hour_takes_min": round(60 * wall / duration, 2),
+            "cpu_real_time_factor": round(cpu / duration, 4),
+            "stage_busy_share": {k: round(v / max(wall, 1e-9), 3) for k, v in busy.items()},
+            "utterances": summary.utterances,
+            "people": people,
+            "errors": summary.errors,
+            "database_mb": round(db_mb, 1),
+            "by_tenth": {  # medians in each tenth of the replay: flat when nothing grows with the memory
+                "asr_ms_per_speech_s": _tenths([w / max(s, 0.1) for s, _, w in timed["asr"].calls]),
+                "store_ms_per_utterance": _tenths([w for _, _, w in recorder.stored]),
+            },
+        }
+    )
+    result["rss_mb"].update(
+        {
+            "max": round(max(v for _, v in rss)),
+            "end": round(last),
+            "growth_mb_per_hour": round((last - first) / span_h, 1) if span_h > 0 else 0.0,
+        }
+    )
+    return result
+
+
+def render(r: dict) -> str:
+    rss, share = r["rss_mb"], r["stage_busy_share"]
+    lines = [
+        f"soak: {r['hours']} h of {r['loop']['recording']} (a {r['loop']['minutes']} min loop, "
+        f"{r['loop']['voices']} voices), {r['asr']}, {r['threads']} threads",
+        f"{'end to end':26s} {r['wall_s']:.0f} s: real-time factor {r['real_time_factor']:.3f} — one hour of audio "
+        f"takes {r['one_hour_takes_min']:.1f} min (goal ≤ 6); CPU {r['cpu_real_time_factor']:.3f} s per audio s",
+        f"{'stage busy, share of wall':26s} " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in share.items()),
+        f"{'utterances / people':26s} {r['utterances']} / {r['people']} (voices in the loop: {r['loop']['voices']})",
+        f"{'resident memory':26s} {rss['models_loaded']} MB with the models loaded (goal ≤ 1,500), max {rss['max']}, "
+        f"growth {rss['growth_mb_per_hour']:+.1f} MB per hour of audio",
+        f"{'ASR ms per speech s':26s} {r['by_tenth']['asr_ms_per_speech_s']} (median of each tenth of the replay)",
+        f"{'store ms per utterance':26s} {r['by_tenth']['store_ms_per_utterance']}",
+        f"{'database':26s} {r['database_mb']} MB",
+    ]
+    if "idle" in r:
+        i = r["idle"]
+        lines.append(
+            f"{'idle on silence':26s} {i['core_percent']:.2f}% of one core over {i['seconds']:.0f} s (goal ≤ 2%)"
+        )
+    if r["errors"]:
+        lines.append(f"{'errors':26s} {r['errors']}")
+    return "\n".join(lines) + "\n"
