@@ -129,7 +129,13 @@ class FaceConfig:
 class IdentityConfig:
     """Who is speaking (per utterance, voice-led) and who is there (polled, face and voice fused)."""
 
-    voice_threshold: float = _opt(0.75, "cosine similarity to a person's voice key to be that person", lo=0.0, hi=1.0)
+    voice_threshold: float = _opt(
+        0.75,
+        "cosine to a person's mean voice that a 6-s turn needs against 9 s of their keyed speech (shorter turns "
+        "and people heard less need less, calibrated); the identity poll's bar against any one voice key",
+        lo=0.0,
+        hi=1.0,
+    )
     min_voice_s: float = _opt(
         1.5,
         "shorter utterances are attributed by face or to the previous speaker instead of by voice (s)",

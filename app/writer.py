@@ -73,6 +73,7 @@ class UtteranceWriter:
             self.memory.voice_keys(self.voice_model),
             self.memory.face_keys(self.face_model),
             *self._face,
+            self.memory.voice_key_seconds(self.voice_model),
         )
 
     def reload(self) -> None:
@@ -94,10 +95,8 @@ class UtteranceWriter:
         if decision.by not in ("new", "voice", "face+new-voice") or utt.voice_embedding is None:
             return []
         pid, keys = decision.person_id, []
-        duration = utt.t_end_s - utt.t_start_s
-        long_sample = duration >= 2 * self.cfg.identity.min_voice_s
-        if decision.by != "voice" or (long_sample and self.assigner.voice_is_new_key(pid, utt.voice_embedding)):
-            keys.append(("voice", utt.voice_embedding, duration))
+        if self.assigner.adds_voice_key(decision, utt):
+            keys.append(("voice", utt.voice_embedding, utt.t_end_s - utt.t_start_s))
         face = utt.face
         if face is not None and not face.defect and self.assigner.face_is_new_key(pid, face.embedding):
             keys.append(("face", face.embedding, face.quality))
@@ -117,6 +116,7 @@ class UtteranceWriter:
         embedding = self.text_embed([utt.text])[0]
         new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
         if new_session:
+            self._split_closing_session()
             self._start_session()
         closed = self.session[0] if new_session and self.session is not None else None
         decision = self.assigner.decide(utt, self.previous)
@@ -174,6 +174,7 @@ class UtteranceWriter:
     def close(self) -> None:
         """The source ended: the open session is closed and queued for memory writing."""
         if self.session is not None:
+            self._split_closing_session()
             self.memory.enqueue("session", self.session[0])
             self._emit("session_end", self.session[1] - self.origin, session=self.session[0])
 
@@ -189,7 +190,7 @@ class UtteranceWriter:
             self.memory.add_key(
                 "face", person.id, face.embedding, face.quality, self.cfg.identity.max_keys, self.face_model
             )
-        a.remember("face", person.id, face.embedding, self.cfg.identity.max_keys)
+        a.remember("face", person.id, face.embedding, self.cfg.identity.max_keys, face.quality)
         self.names[person.id] = person.name
         self.new_people += 1
         self._emit("person_new", t_s, person=person.name, by="face")
@@ -217,8 +218,22 @@ class UtteranceWriter:
         self.recent = [(uid, turn)] if new_session else [*self.recent, (uid, turn)][-2 * s.window_turns :]
         k = len(self.recent) - s.window_turns
         turns = [t for _, t in self.recent]
-        if k < 1 or not boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
-            return
+        if k >= 1 and boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
+            self._split_at(k)
+
+    def _split_closing_session(self) -> None:
+        """The session is closing: a change of participants fewer than `window` turns before its end, which
+        no later turn will confirm, is judged on the turns it has."""
+        s = self.cfg.session
+        turns = [t for _, t in self.recent]
+        for k in range(max(1, len(turns) - s.window_turns + 1), len(turns)):
+            if boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
+                self._split_at(k)
+                return
+
+    def _split_at(self, k: int) -> None:
+        """The open session's turns from recent[k] on move to a session of their own."""
+        turns = [t for _, t in self.recent]
         moved = [u for u, _ in self.recent[k:]]
         assert self.session is not None
         with self.memory.batch():
@@ -241,8 +256,8 @@ class UtteranceWriter:
         if decision.by == "new":
             self.new_people += 1
             self._emit("person_new", utt.t_start_s, person=self.names[pid])
-        for kind, key, _ in keys:
-            self.assigner.remember(kind, pid, key, self.cfg.identity.max_keys)
+        for kind, key, quality in keys:
+            self.assigner.remember(kind, pid, key, self.cfg.identity.max_keys, quality)
         if pid is not None:
             self.people_seen.add(pid)
             self.previous = pid

@@ -32,6 +32,7 @@ def test_each_clip_is_found_again_by_a_few_content_words(shared_data, tmp_path, 
     assert main(["run", "--source", str(recording), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["utterances"] >= len(rows)
+    assert summary["people"] == 1 and summary["new_people"] == 1  # one reader: one person
     found, report = 0, []
     for i, (clip_id, _, normalized) in enumerate(rows):
         query = " ".join(keywords(normalized)[:3])

@@ -20,6 +20,7 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
+from app.evaluation.speakers import attributed, render_people, speaker_counts, summed
 from app.events import SAMPLE_RATE_HZ
 from app.identity.sessions import Session, Turn, boundary_prf, frame_labels, jaccard, segment
 
@@ -47,19 +48,21 @@ def _clips(data: Path, vad) -> dict[str, list[np.ndarray]]:
 
 
 def _stream(clips: dict[str, list[np.ndarray]], rng: np.random.Generator, gap_s: float):
-    """(audio, true sessions, [(start sample, clip)] of each turn)."""
+    """(audio, true sessions, [(start s, end s, speaker)] of each turn)."""
     speakers = sorted(clips)
-    placed, truth, t, previous = [], [], 1.0, set()
+    placed, spans, truth, t, previous = [], [], [], 1.0, set()
     for k in range(SESSIONS_PER_STREAM):
         pool = [s for s in speakers if s not in previous]
         who = list(rng.choice(pool, 1 if rng.random() < 0.3 else 2, replace=False))
         previous = set(who)
         start = t
         for turn in range(int(rng.integers(3, 6))):
-            clip = clips[who[turn % len(who)]][int(rng.integers(len(clips[who[turn % len(who)]])))]
+            speaker = who[turn % len(who)]
+            clip = clips[speaker][int(rng.integers(len(clips[speaker])))]
             if turn and rng.random() < 0.15:
                 t -= 0.3  # overlaps the end of the previous turn
             placed.append((int(t * SAMPLE_RATE_HZ), clip))
+            spans.append((t, t + len(clip) / SAMPLE_RATE_HZ, str(speaker)))
             t += len(clip) / SAMPLE_RATE_HZ
             end = t
             t += float(rng.uniform(0.3, 1.2))
@@ -68,7 +71,7 @@ def _stream(clips: dict[str, list[np.ndarray]], rng: np.random.Generator, gap_s:
     audio = np.zeros(int((t + 1.0) * SAMPLE_RATE_HZ), np.float32)
     for at, clip in placed:
         audio[at : at + len(clip)] += clip
-    return audio, truth
+    return audio, truth, spans
 
 
 def _noised(audio: np.ndarray, clips: dict[str, list[np.ndarray]], rng: np.random.Generator) -> np.ndarray:
@@ -91,8 +94,9 @@ def _noised(audio: np.ndarray, clips: dict[str, list[np.ndarray]], rng: np.rando
     return (out + noise).astype(np.float32)
 
 
-def predict(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Session]:
-    """Sessions as the recorder would cut them: VAD segments, voice embeddings, online speaker labels."""
+def assign_turns(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Turn]:
+    """Turns as the recorder hears them: VAD segments, voice embeddings, online speaker assignment with no
+    one known at the start (a turn settled by the previous speaker has speaker None)."""
     from app.audio.vad import Reframer, SpeechSegmenter
     from app.identity.speakers import SpeakerAssigner
     from app.pipeline import MIN_EMBED_S
@@ -108,15 +112,21 @@ def predict(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Session]:
     turns, previous, new_id = [], None, 0
     for seg in segments:
         voice = encoder(seg.audio) if seg.duration_s >= MIN_EMBED_S else None
-        decision = assigner.decide(_as_utterance(seg, voice), previous)
+        utt = _as_utterance(seg, voice)
+        decision = assigner.decide(utt, previous)
         pid = decision.person_id
         if decision.by == "new":
             new_id += 1
             pid = new_id
-        if voice is not None and pid is not None and decision.by in ("new", "voice"):
-            assigner.remember("voice", pid, voice, cfg.identity.max_keys)
+        if pid is not None and assigner.adds_voice_key(decision, utt):
+            assigner.remember("voice", pid, voice, cfg.identity.max_keys, seg.duration_s)
         previous = pid if pid is not None else previous
         turns.append(Turn(seg.t_start_s + pad, seg.t_end_s - pad, pid if decision.by != "previous" else None, voice))
+    return turns
+
+
+def predict(turns: list[Turn], cfg: Config) -> list[Session]:
+    """Sessions as the recorder would cut them from its turns."""
     s = cfg.session
     return segment(turns, s.gap_s, s.change_gap_s, s.window_turns, s.min_speech_s, s.same_voice)
 
@@ -128,27 +138,30 @@ def _as_utterance(seg, voice):
 
 
 def eval_sessions(cfg: Config, data: Path, out_dir: Path | None = None, streams: int = STREAMS) -> dict:
-    from app.perception import load_vad, load_voice
+    from app.perception import load_vad, load_voice, single_thread_numpy_blas
 
+    single_thread_numpy_blas()  # as the recorder runs
     vad, encoder = load_vad(cfg), load_voice(cfg)
     clips = _clips(data, vad)
     result = {"streams": streams, "sessions": streams * SESSIONS_PER_STREAM, "fps": 12.5}
     for condition in ("clean", "noised"):
         rng = np.random.default_rng(2024)
-        pred_all, true_all = [], []
+        pred_all, true_all, people = [], [], []
         for _ in range(streams):
-            audio, truth = _stream(clips, rng, cfg.session.gap_s)
+            audio, truth, spans = _stream(clips, rng, cfg.session.gap_s)
             if condition == "noised":
                 audio = _noised(audio, clips, rng)
             duration = len(audio) / SAMPLE_RATE_HZ
-            pred_all.append(frame_labels(predict(audio, cfg, vad, encoder), duration))
+            turns = assign_turns(audio, cfg, vad, encoder)
+            pred_all.append(frame_labels(predict(turns, cfg), duration))
             true_all.append(frame_labels(truth, duration))
+            people.append(speaker_counts(attributed(turns, spans)))
         pred, true = np.concatenate(pred_all), np.concatenate(true_all)
         scores = {"jaccard": round(jaccard(pred, true), 4)}
         for n in (0, 5, 10):
             p, r, f = boundary_prf(pred, true, n)
             scores.update({f"p@{n}": round(p, 4), f"r@{n}": round(r, 4), f"f1@{n}": round(f, 4)})
-        result[condition] = scores
+        result[condition] = scores | {"people": summed(people)}
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         result["plot"] = _plot(out_dir / "sessions_f1.png", result)
@@ -186,6 +199,7 @@ def render(r: dict) -> str:
             f"  {condition:7s} Jaccard {c['jaccard']:.3f}  "
             + "  ".join(f"P/R/F1@{n} {c[f'p@{n}']:.3f}/{c[f'r@{n}']:.3f}/{c[f'f1@{n}']:.3f}" for n in (0, 5, 10))
         )
+        lines.append(f"  {'':7s} people, summed over the streams: {render_people(c['people'])}")
     if r.get("plot"):
         lines.append(f"  plot: {r['plot']}")
     return "\n".join(lines) + "\n"

@@ -1,6 +1,13 @@
 """`eval speakers --data DIR [--data DIR ...]`: speaker verification (EER over all pairs) and identification
 (pass@1: each query against one key per speaker, as EgoMem's query/key protocol), without and with adaptive
-s-norm. Datasets: a LibriSpeech-style manifest (path, speaker_id) or FSDD (path, speaker; 8 kHz digits).
+s-norm; and people counted on streams of real clips. Datasets: a LibriSpeech-style manifest (path,
+speaker_id) or FSDD (path, speaker; 8 kHz digits).
+
+Streams: each dataset's speakers back to back (every clip of one, then the next; 1.5-s pauses), and, when the
+shared `asr_small_samples` folder lies beside the datasets, the JFK clip and the 8 LJSpeech clips (one
+speaker each). They run through the recorder's own parts (Silero VAD turns, voice embeddings, the live
+speaker assignment with no one known at the start), and each is scored as people made against speakers
+heard: an over-split is a person beyond one per speaker, a merge a speaker left with no person of their own.
 
 FSDD's clips are single digits (~0.4 s), too short for any speaker embedding: keys join one repetition of all
 ten digits (~4 s), queries join five digits of another repetition (~2 s), like a short utterance in use.
@@ -12,7 +19,7 @@ from __future__ import annotations
 
 import csv
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +27,12 @@ import numpy as np
 from app.config import Config
 from app.errors import MediaError
 from app.evaluation.metrics import eer, roc, save_roc_plot
+from app.events import SAMPLE_RATE_HZ
 from app.identity.snorm import AdaptiveSNorm
 
 GAP = np.zeros(1600, np.float32)  # 0.1 s between joined clips
+STREAM_PAUSE_S = 1.5  # between the clips of a stream
+SINGLE_SPEAKER = "asr_small_samples"  # the shared folder with the JFK clip and LJSpeech clips
 
 
 def _manifest(data: Path) -> list[dict]:
@@ -108,14 +118,18 @@ def _dataset(name, units, emb: np.ndarray, cohorts: dict[str, np.ndarray]) -> di
 
 def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None) -> dict:
     from app.identity.cohort import load_seed
-    from app.perception import load_voice
+    from app.perception import load_voice, single_thread_numpy_blas
 
+    single_thread_numpy_blas()  # as the recorder runs
     encoder = load_voice(cfg)
     seed = load_seed(cfg.models_dir, cfg.models.voice)
-    loaded = {}
+    loaded, streams = {}, {}
     for data in datasets:
         name, units = _units(data)
         loaded[name] = (units, _embed(units, encoder))
+        streams[f"{name} speakers"] = _speaker_clips(units)
+    if (beside := datasets[0].parent / SINGLE_SPEAKER).is_dir():
+        streams |= _single_speaker_clips(beside)
     result: dict = {"datasets": {}}
     for name, (units, emb) in loaded.items():
         others = [e for n, (_, e) in loaded.items() if n != name]
@@ -139,9 +153,85 @@ def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None
             "pass_at_1_snorm": used["pass_at_1"],
             "eer_snorm": used["eer"],
             "trials": first["trials"],
+            "streams": stream_people(cfg, streams),
         }
     )
     return result
+
+
+def attributed(turns, spans: list[tuple[float, float, str]]) -> list[tuple[str, int]]:
+    """(true speaker, person) of each turn given a person by voice (`Turn`s): the speaker of the one clip
+    that holds the turn's middle."""
+    out = []
+    for turn in turns:
+        mid = (turn.t_start + turn.t_end) / 2
+        owners = {who for a, b, who in spans if a <= mid <= b}
+        if turn.speaker is not None and len(owners) == 1:
+            out.append((owners.pop(), turn.speaker))
+    return out
+
+
+def speaker_counts(pairs: list[tuple[str, int]]) -> dict:
+    """People made against speakers heard, from (speaker, person) pairs: each person stands for the speaker of
+    most of their turns; over-splits are people beyond one per speaker, merges are speakers with no person."""
+    owner = {p: Counter(s for s, q in pairs if q == p).most_common(1)[0][0] for p in {p for _, p in pairs}}
+    speakers, owned = {s for s, _ in pairs}, set(owner.values())
+    return {
+        "speakers": len(speakers),
+        "people": len(owner),
+        "over_splits": len(owner) - len(owned),
+        "merges": len(speakers) - len(owned),
+        "wrong_turns": sum(owner[p] != s for s, p in pairs),
+        "turns": len(pairs),
+    }
+
+
+def summed(counts: list[dict]) -> dict:
+    return {k: sum(c[k] for c in counts) for k in counts[0]} if counts else {}
+
+
+def _speaker_clips(units) -> dict[str, list[np.ndarray]]:
+    """Each speaker's clips in order, as the units above: a LibriSpeech file; FSDD digits joined, all ten of
+    the first repetition (~4 s), then five at a time (~2 s)."""
+    from app.audio.media import read_audio
+
+    clips = defaultdict(list)
+    for _, spk, paths in units:
+        clips[spk].append(np.concatenate([x for c in paths for x in (read_audio(c), GAP)]))
+    return dict(clips)
+
+
+def _single_speaker_clips(folder: Path) -> dict[str, dict[str, list[np.ndarray]]]:
+    from app.audio.media import read_audio
+
+    jfk, lj = folder / "whisper_jfk" / "jfk.flac", sorted((folder / "ljspeech").glob("*.flac"))
+    out = {"jfk": {"jfk": [read_audio(jfk)]}} if jfk.is_file() else {}
+    return out | ({"ljspeech": {"lj": [read_audio(p) for p in lj]}} if lj else {})
+
+
+def back_to_back(clips: dict[str, list[np.ndarray]]) -> tuple[np.ndarray, list[tuple[float, float, str]]]:
+    """(audio, [(start s, end s, speaker)] of each clip): every speaker's clips, one speaker after another."""
+    pause = np.zeros(int(STREAM_PAUSE_S * SAMPLE_RATE_HZ), np.float32)
+    parts, spans, t = [pause], [], STREAM_PAUSE_S
+    for spk, audios in clips.items():
+        for audio in audios:
+            spans.append((t, t + len(audio) / SAMPLE_RATE_HZ, spk))
+            parts += [audio, pause]
+            t += (len(audio) + len(pause)) / SAMPLE_RATE_HZ
+    return np.concatenate(parts), spans
+
+
+def stream_people(cfg: Config, streams: dict[str, dict[str, list[np.ndarray]]]) -> dict[str, dict]:
+    """People counted on each stream of real clips, heard through the recorder's own parts."""
+    from app.evaluation.sessions import assign_turns
+    from app.perception import load_vad, load_voice
+
+    vad, encoder = load_vad(cfg), load_voice(cfg)
+    out = {}
+    for name, clips in streams.items():
+        audio, spans = back_to_back(clips)
+        out[name] = speaker_counts(attributed(assign_turns(audio, cfg, vad, encoder), spans))
+    return out
 
 
 def render(r: dict) -> str:
@@ -161,4 +251,13 @@ def render(r: dict) -> str:
             )
         if d.get("plot"):
             lines.append(f"  ROC plot: {d['plot']}")
+    lines.append("people on streams of real clips (one speaker after another):")
+    lines += [f"  {name:20s} {render_people(c)}" for name, c in r["streams"].items()]
     return "\n".join(lines) + "\n"
+
+
+def render_people(c: dict) -> str:
+    return (
+        f"{c['speakers']} speakers -> {c['people']} people: {c['over_splits']} over-splits, {c['merges']} merges, "
+        f"{c['wrong_turns']} of {c['turns']} turns given to another speaker's person"
+    )

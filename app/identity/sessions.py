@@ -53,13 +53,18 @@ def participants_changed(before: list[Turn], after: list[Turn], same_voice: floa
 def boundary_before(
     turns: list[Turn], i: int, gap_s: float, change_gap_s: float, window: int, same_voice: float = 0.82
 ) -> bool:
-    """Whether a session ends between turns[i - 1] and turns[i]."""
+    """Whether a session ends between turns[i - 1] and turns[i]. The turns looked at on each side stop at a
+    silence of gap_s, which ends a session anyway: the people of the next one are not this one's."""
     gap = turns[i].t_start - turns[i - 1].t_end
     if gap >= gap_s:
         return True
     if gap < change_gap_s:
         return False
-    return participants_changed(turns[max(0, i - window) : i], turns[i : i + window], same_voice)
+    before, after = turns[max(0, i - window) : i], turns[i : i + window]
+    while len(before) > 1 and before[1].t_start - before[0].t_end >= gap_s:
+        before = before[1:]
+    cut = next((k for k in range(1, len(after)) if after[k].t_start - after[k - 1].t_end >= gap_s), len(after))
+    return participants_changed(before, after[:cut], same_voice)
 
 
 def is_conversation(turns: list[Turn], min_speech_s: float) -> bool:

@@ -66,6 +66,14 @@ class PeopleMixin:
         """person id -> (keys, dim) voice embeddings made by `model`."""
         return self._keys("voice_keys", model)
 
+    def voice_key_seconds(self, model: str) -> dict[int, np.ndarray]:
+        """person id -> the seconds of speech behind each of their voice keys by `model`, in voice_keys' order."""
+        out: dict[int, list[float]] = {}
+        rows = self.con.execute("SELECT person_id, quality FROM voice_keys WHERE model = ? ORDER BY id", (model,))
+        for pid, seconds in rows:
+            out.setdefault(int(pid), []).append(float(seconds))
+        return {pid: np.array(v, np.float32) for pid, v in out.items()}
+
     def face_keys(self, model: str) -> dict[int, np.ndarray]:
         """person id -> (keys, dim) face embeddings made by `model`."""
         return self._keys("face_keys", model)
