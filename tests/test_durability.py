@@ -64,7 +64,8 @@ def test_recording_stops_on_a_full_disk_and_keeps_what_was_stored(conversation, 
     )
     assert second.returncode == 8, second.stderr
     summary = json.loads(second.stdout)
-    assert len(summary["errors"]) == 1 and "is the disk full?" in summary["errors"][0]
+    # the WAL or an utterance's sealed audio (whichever outgrows the limit first) cannot be written
+    assert len(summary["errors"]) == 1 and "full" in summary["errors"][0]
     assert summary["utterances"] + summary["unstored"] <= 4 and summary["unstored"] >= 1
     people = subprocess.run(
         [sys.executable, "-m", "app", "people", "--json"],
