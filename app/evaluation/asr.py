@@ -220,12 +220,10 @@ def eval_asr(cfg: Config, data: list[Path], out_dir: Path | None = None, digits:
 
 def _plot(path: Path, result: dict) -> str | None:
     """WER and CPU real-time factor per dataset, one bar per engine."""
-    try:
-        import matplotlib
+    from app.evaluation.plots import pyplot, saved
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     ok = {n: e for n, e in result["engines"].items() if "datasets" in e}
     sets = list(result["clips"])
@@ -241,10 +239,7 @@ def _plot(path: Path, result: dict) -> str | None:
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend()
     fig.suptitle(f"speech recognizers ({result['threads']} threads)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return str(path)
+    return saved(plt, fig, path)
 
 
 def render(r: dict) -> str:

@@ -28,7 +28,7 @@ def unavailable() -> str | None:
     return None
 
 
-def _pyplot():
+def pyplot():
     try:
         import matplotlib
 
@@ -39,7 +39,7 @@ def _pyplot():
     return plt
 
 
-def _saved(plt, fig, path: Path) -> str:
+def saved(plt, fig, path: Path) -> str:
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -60,7 +60,7 @@ def _probit(p: np.ndarray) -> np.ndarray:
 def roc_det(path: Path, curves: dict[str, Roc], title: str) -> str | None:
     """ROC (true accepts over false accepts, log scale) beside DET (false rejects over false accepts, on
     normal-deviate scales, with each curve's equal error rate) for the same verification trials."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return None
     fig, (roc_ax, det_ax) = plt.subplots(1, 2, figsize=(10.5, 4.6))
@@ -80,12 +80,12 @@ def roc_det(path: Path, curves: dict[str, Roc], title: str) -> str | None:
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right" if ax is roc_ax else "upper right", fontsize=8)
     fig.suptitle(title)
-    return _saved(plt, fig, path)
+    return saved(plt, fig, path)
 
 
 def recall_at_k(path: Path, panels: dict[str, dict[str, list[float]]], ks: Sequence[int], title: str) -> str | None:
     """One panel per question category: each method's evidence recall at each k."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return None
     fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.8), sharey=True, squeeze=False)
@@ -99,14 +99,14 @@ def recall_at_k(path: Path, panels: dict[str, dict[str, list[float]]], ks: Seque
     axes[0][0].set_ylabel("evidence recall@k")
     axes[0][0].legend(fontsize=8)
     fig.suptitle(title)
-    return _saved(plt, fig, path)
+    return saved(plt, fig, path)
 
 
 def grouped_bars(
     path: Path, groups: Sequence[str], series: dict[str, Sequence[float]], ylabel: str, title: str
 ) -> str | None:
     """Bars per group (a category), one per series (a method), each labelled with its value."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return None
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(groups) * max(1, len(series)) / 2), 4.2))
@@ -119,7 +119,7 @@ def grouped_bars(
     ax.set(ylabel=ylabel, ylim=(0, 1.08), title=title)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
-    return _saved(plt, fig, path)
+    return saved(plt, fig, path)
 
 
 def curves(
@@ -131,7 +131,7 @@ def curves(
 ) -> str | None:
     """Lines over a shared x (e.g. recall and precision over a threshold); `labels` are (x, y, title) and
     `mark` draws a dashed line at the x that is reported."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return None
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
@@ -142,12 +142,12 @@ def curves(
     ax.set(xlabel=labels[0], ylabel=labels[1], title=labels[2], ylim=(0, 1.02))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _saved(plt, fig, path)
+    return saved(plt, fig, path)
 
 
 def boxes(path: Path, groups: dict[str, Sequence[float]], labels: tuple[str, str, str]) -> str | None:
     """A box of the values in each group; `labels` are (x, y, title)."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:
         return None
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
@@ -155,4 +155,4 @@ def boxes(path: Path, groups: dict[str, Sequence[float]], labels: tuple[str, str
     ax.set_xticks(range(1, len(groups) + 1), list(groups))
     ax.set(xlabel=labels[0], ylabel=labels[1], title=labels[2])
     ax.grid(alpha=0.3, axis="y")
-    return _saved(plt, fig, path)
+    return saved(plt, fig, path)

@@ -169,14 +169,12 @@ def eval_sessions(cfg: Config, data: Path, out_dir: Path | None = None, streams:
 
 
 def _plot(path: Path, r: dict) -> str | None:
-    try:
-        import matplotlib
+    from app.evaluation.plots import pyplot, saved
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
-    fig, ax = plt.subplots(figsize=(5, 3.6), dpi=110)
+    fig, ax = plt.subplots(figsize=(5, 3.6))
     for condition in ("clean", "noised"):
         ax.plot([0, 5, 10], [r[condition][f"f1@{n}"] for n in (0, 5, 10)], marker="o", label=condition)
     ax.set_xlabel("tolerance (frames of 80 ms)")
@@ -185,10 +183,7 @@ def _plot(path: Path, r: dict) -> str | None:
     ax.grid(alpha=0.3)
     ax.legend()
     ax.set_title(f"session boundaries, {r['sessions']} sessions")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return str(path)
+    return saved(plt, fig, path)
 
 
 def render(r: dict) -> str:
