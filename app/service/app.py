@@ -28,7 +28,7 @@ from app import __version__, views
 from app.config import Config
 from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
 from app.service.auth import Guard
-from app.service.events import EventLog, sse_stream
+from app.service.events import EventLog, sse_response
 
 
 class MemoryHost:
@@ -248,11 +248,7 @@ def create_app(service: Service, token: str) -> Guard:
     async def events(request: Request, after: int | None = Query(None, ge=0)):
         header = request.headers.get("last-event-id")
         last = int(header) if header and header.isdigit() else after
-        return StreamingResponse(
-            sse_stream(service.events, request, last),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store"},
-        )
+        return sse_response(service.events, request, last)
 
     @app.websocket("/v1/ingest")
     async def ingest(ws: WebSocket) -> None:

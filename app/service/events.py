@@ -77,6 +77,15 @@ class EventLog:
 KEEPALIVE_S = 15.0
 
 
+def sse_response(log: EventLog, request, last: int | None):
+    """The events after `last` as a Server-Sent Events response (`/v1/events` and the web page's `/live`)."""
+    from fastapi.responses import StreamingResponse
+
+    return StreamingResponse(
+        sse_stream(log, request, last), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+    )
+
+
 async def sse_stream(log: EventLog, request, last: int | None) -> AsyncIterator[str]:
     """Server-Sent Events of `log` after event id `last` (None: from now) until the client goes; a `gap`
     event when some of the missed ones were already dropped, a comment every `KEEPALIVE_S` when quiet."""

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
 from app.errors import AppError, LLMError, NotFoundError
-from app.service.events import sse_stream
+from app.service.events import sse_response
 from app.store import browse
 from app.web import faces, reads
 from app.web.render import SECURITY_HEADERS, TEMPLATES, show
@@ -167,11 +167,7 @@ def router(service) -> APIRouter:
     async def live(request: Request):
         header = request.headers.get("last-event-id")
         last = int(header) if header and header.isdigit() else None
-        return StreamingResponse(
-            sse_stream(service.events, request, last),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store"},
-        )
+        return sse_response(service.events, request, last)
 
     return r
 
