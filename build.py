@@ -7,9 +7,12 @@
     python3 build.py --check       verify models/ against the registry's sha256
     python3 build.py --download NAME   fetch a user model with a pinned download (never used by tests)
 
-llama-cpp-python has no binary wheel on PyPI: the first setup compiles it (about 7 minutes on 2 cores) into
-~/.cache/lifemem/wheels and every later setup installs that wheel. Set CMAKE_ARGS (e.g. "-DGGML_CUDA=on" on a
-Jetson or a CUDA box) before the first setup to build it with GPU offload.
+llama-cpp-python has no binary wheel on PyPI: the first setup compiles it (3 to 7 minutes on 2 cores) for a
+portable CPU baseline (x86-64 with AVX2; ARMv8.2 on a Jetson), never for the building CPU alone, into
+~/.cache/lifemem/wheels/llama-KEY (keyed by version, machine, Python and flags); later setups install that
+wheel. Set CMAKE_ARGS (e.g. "-DGGML_CUDA=on" on a Jetson or a CUDA box) to build it your way instead. Setup
+then loads the default model and generates a few tokens in a child process: a native fault there rebuilds the
+portable wheel once, and a second fault stops setup with one line.
 
 The top level uses the standard library only, so a fresh machine can run it with its system Python.
 """
@@ -22,6 +25,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -86,26 +90,67 @@ def ensure_venv(dev: bool) -> None:
     extras = "build,eval,dev" if dev else "build,eval"
     want = _stamp(dev)
     if STAMP.exists() and STAMP.read_text().strip() in {want, _stamp(True)}:
+        ensure_llama_wheel()  # the venv may hold a llama.cpp built for another CPU or with other flags
         return  # installed for this pyproject.toml (a --dev install also serves a plain one)
     pip = [str(VENV_PY), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     run([*pip, "-U", "pip", "wheel", "setuptools<81"])
     torch_index = os.environ.get("TORCH_INDEX_URL")  # e.g. https://download.pytorch.org/whl/cpu
     run([*pip, TORCH, *(["--index-url", torch_index] if torch_index else [])])
-    ensure_llama_wheel()
-    run([*pip, "--find-links", str(WHEELHOUSE), "-e", f"{ROOT}[{extras}]"])
+    wheels = ensure_llama_wheel()
+    run([*pip, "--find-links", str(wheels), "-e", f"{ROOT}[{extras}]"])
     run([*pip, "--no-deps", INSIGHTFACE])
     STAMP.write_text(want + "\n")
 
 
-def ensure_llama_wheel() -> None:
-    """Compile llama-cpp-python once into the wheelhouse; later setups (and CI) install the kept wheel."""
+# llama.cpp's default build (GGML_NATIVE=ON) targets the exact CPU that compiles it and faults on others (seen:
+# signal 11 on a Xeon with AVX-512 and AMX, the very machine that built it). The wheel is compiled for a
+# portable baseline instead: any x86-64 CPU with AVX2 (the last decade's laptops and servers), or ARMv8.2 with
+# dot products and fp16 on ARM (Jetson Xavier and Orin). A CMAKE_ARGS the user sets wins (a CUDA build).
+PORTABLE_CMAKE_ARGS = {
+    "x86_64": "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON",
+    "aarch64": "-DGGML_NATIVE=OFF -DGGML_CPU_ARM_ARCH=armv8.2-a+dotprod+fp16",
+}
+LLAMA_BUILD = VENV / ".llama-build.json"  # which wheel the venv holds: its cache key and flags
+
+
+def llama_cmake_args(portable: bool = False) -> str:
+    """The CMake flags the wheel is compiled with: the user's CMAKE_ARGS, else this platform's portable set."""
+    if (user := os.environ.get("CMAKE_ARGS", "").strip()) and not portable:
+        return user
+    machine = platform.machine().lower()
+    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    return PORTABLE_CMAKE_ARGS.get(machine, "-DGGML_NATIVE=OFF")
+
+
+def llama_wheel_dir(cmake_args: str) -> Path:
+    """The cached wheel's folder, keyed by version, machine, Python and flags, so a build made for one kind of
+    machine (or with CUDA) is never installed for another."""
+    key = json.dumps([LLAMA_CPP, platform.machine(), sys.implementation.cache_tag, cmake_args])
+    return WHEELHOUSE / f"llama-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def ensure_llama_wheel(rebuild: bool = False) -> Path:
+    """Compile llama-cpp-python once into its keyed cache folder (later setups and CI install the kept wheel);
+    install it into .venv when the venv holds another build. Returns the wheel's folder. `rebuild`: compile
+    the portable set afresh, whatever CMAKE_ARGS says and whatever the cache holds."""
+    cmake_args = llama_cmake_args(portable=rebuild)
+    folder = llama_wheel_dir(cmake_args)
     version = LLAMA_CPP.split("==")[1]
-    if any(WHEELHOUSE.glob(f"llama_cpp_python-{version}-*.whl")):
-        return
-    WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    log(f"compiling {LLAMA_CPP} once (about 7 minutes on 2 cores); kept in {WHEELHOUSE}")
-    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
-    run([str(VENV_PY), "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(WHEELHOUSE), LLAMA_CPP], env=env)
+    if rebuild and folder.exists():
+        shutil.rmtree(folder)
+    if not any(folder.glob(f"llama_cpp_python-{version}-*.whl")):
+        folder.mkdir(parents=True, exist_ok=True)
+        log(f"compiling {LLAMA_CPP} once (3 to 7 minutes on 2 cores) with {cmake_args}; kept in {folder}")
+        env = dict(os.environ, CMAKE_ARGS=cmake_args, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
+        run([str(VENV_PY), "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), LLAMA_CPP], env=env)
+        (folder / "build.json").write_text(json.dumps({"package": LLAMA_CPP, "cmake_args": cmake_args}) + "\n")
+    installed = json.loads(LLAMA_BUILD.read_text()) if LLAMA_BUILD.exists() else {}
+    if installed.get("folder") != folder.name and VENV_PY.exists():
+        (wheel,) = folder.glob(f"llama_cpp_python-{version}-*.whl")
+        pip = [str(VENV_PY), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps"]
+        run([*pip, "--force-reinstall", str(wheel)])
+        LLAMA_BUILD.write_text(json.dumps({"folder": folder.name, "cmake_args": cmake_args}) + "\n")
+    return folder
 
 
 def _stamp(dev: bool) -> str:
@@ -516,6 +561,53 @@ def prepare_optional() -> None:
             log(f"optional model {spec.name} not fetched ({e}); the default backends do not need it")
 
 
+FAULT_EXIT = 10  # --probe-llm: llama.cpp died (a native fault, a hang), as opposed to a missing model
+
+
+def probe_llm() -> int:
+    """Load the default language model and generate a few tokens in a child process (app/llm/child.py): setup
+    proves that the compiled llama.cpp runs on this CPU."""
+    sys.path.insert(0, str(ROOT))
+    from app.config import load_config
+    from app.errors import AppError
+    from app.llm import model_path
+    from app.llm.child import probe
+
+    cfg = load_config(overrides=[f"models.dir={MODELS}"])
+    try:
+        path = model_path(cfg)
+    except AppError as e:
+        log(f"language model not checked: {e}")
+        return 0
+    result = probe(path, threads=os.cpu_count() or 2)
+    if not result["ok"]:
+        log(result["error"])
+        for line in result.get("stderr", "").splitlines()[-12:]:
+            log(f"  {line}")
+        return FAULT_EXIT if result.get("reason") or "hangs" in result["error"] else 1
+    rate = result["tokens"] / max(result["generate_s"], 1e-3)
+    log(
+        f"{path.name} runs: loaded in {result['load_s']} s, {result['tokens']} tokens at {rate:.1f} tok/s "
+        f"(prompt included); llama.cpp {result['system_info']}"
+    )
+    return 0
+
+
+def prove_llm_runs() -> None:
+    """The probe from the outside; a fault rebuilds the portable wheel once and probes again."""
+    probe = [str(VENV_PY), __file__, "--probe-llm"]
+    code = subprocess.run(probe, check=False).returncode
+    if code == FAULT_EXIT:
+        log("the compiled llama.cpp faults on this CPU: rebuilding it portable")
+        ensure_llama_wheel(rebuild=True)
+        code = subprocess.run(probe, check=False).returncode
+    if code:
+        raise SystemExit(
+            "[build] the language model does not run on this machine (see above); the recorder still runs "
+            "without it, or set llm.backend: openai with a server elsewhere"
+        )
+
+
 def in_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
@@ -526,10 +618,13 @@ def main() -> int:
     parser.add_argument("--models", action="store_true", help="only prepare models/ and the demo")
     parser.add_argument("--check", action="store_true", help="verify models/ against the registry")
     parser.add_argument("--download", metavar="NAME", help="fetch a user model with a pinned download")
+    parser.add_argument("--probe-llm", action="store_true", help="prove the language model runs (in a child)")
     args = parser.parse_args()
-    inner = args.models or args.check or args.download
+    inner = args.models or args.check or args.download or args.probe_llm
     if inner and not in_venv() and VENV_PY.exists():
         os.execv(str(VENV_PY), [str(VENV_PY), __file__, *sys.argv[1:]])
+    if args.probe_llm:
+        return probe_llm()
     if args.check:
         check_models()
     elif args.download:
@@ -540,6 +635,7 @@ def main() -> int:
         ensure_system_packages(args.dev)
         ensure_venv(args.dev)
         run([str(VENV_PY), __file__, "--models"])
+        prove_llm_runs()
     return 0
 
 

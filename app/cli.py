@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -85,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:  # `python -m app --device jetson`: the default job for a wearable
         args = build_parser().parse_args([*argv, *DEFAULT_JOB])
     _setup_logging(args.verbose)
+    if not faulthandler.is_enabled():  # a fault in any native library leaves its Python stack in the log
+        faulthandler.enable()
     try:
         return args.handler(args, _config(args))
     except AppError as e:

@@ -278,6 +278,15 @@ class LLMConfig:
         "openai: the model name the server serves",
     )
     url: str = _opt("", "the server's base URL for llm.backend openai, e.g. http://127.0.0.1:8080/v1")
+    process: str = _opt(
+        "child",
+        "llama-cpp: child runs the model in a supervised process of its own, so a native fault never stops the "
+        "recorder; in-process runs it in this process (tests and benchmarks)",
+        choices=("child", "in-process"),
+    )
+    max_deaths: int = _opt(
+        3, "deaths in a row of the model's process after which the model is off for the run", lo=1, hi=100
+    )
     context: int = _opt(4096, "context window of the in-process model (tokens)", lo=512, hi=131072)
     threads: int = _opt(
         0,

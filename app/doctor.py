@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import json
 import platform
 import shutil
 import sys
@@ -96,8 +97,40 @@ def _database(cfg: Config, path: Path, args) -> dict:
     return out
 
 
+# the CPU features llama.cpp's kernels are compiled for, as /proc/cpuinfo names them
+CPU_FEATURES = (
+    "sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16",
+    "avx_vnni", "amx_tile", "amx_int8", "amx_bf16", "asimd", "fphp", "asimdhp", "asimddp", "i8mm", "sve",
+)  # fmt: skip
+
+
+def _cpu() -> dict:
+    """The CPU's model and the features seen, and the flags the installed llama.cpp was compiled with."""
+    out: dict = {"machine": platform.machine(), "model": platform.processor() or "", "features": []}
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        info = ""
+    for line in info.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in ("model name", "Model") and not out["model"]:
+            out["model"] = value.strip()
+        elif key in ("flags", "Features"):
+            have = set(value.split())
+            out["features"] = [f for f in CPU_FEATURES if f in have]
+            break
+    build = Path(sys.prefix) / ".llama-build.json"  # written by build.py when it installs the wheel
+    try:
+        out["llama_cpp_build"] = json.loads(build.read_text()).get("cmake_args", "")
+    except (OSError, ValueError):
+        out["llama_cpp_build"] = "unknown (not installed by build.py)"
+    return out
+
+
 def _llm(cfg: Config) -> dict:
-    """The language model: backend, model, size, and its measured prompt and generation speed."""
+    """The language model: backend, model, size, and its measured prompt and generation speed. With llama.cpp
+    the model runs in a child process (llm.process), so a native fault is reported here, not suffered."""
     from app.bench.llm import measure_speed
     from app.llm import load_llm
 
@@ -168,6 +201,7 @@ def diagnose(cfg: Config, db_path: Path, args) -> dict:
         "roles": roles,
         "models": models,
         "llm": llm,
+        "cpu": _cpu(),
         "runtimes": _runtimes(cfg),
         "devices": _devices(),
         "database": _database(cfg, db_path, args),
@@ -204,6 +238,15 @@ def render(report: dict) -> str:
             f"   measured: prompt {sp['prompt_tps']} tok/s, generation {sp['generation_tps']} tok/s, "
             f"first token {sp['first_token_s']:.2f} s for {sp['prompt_tokens']} prompt tokens"
         )
+        if llm.get("system_info"):
+            lines.append(f"   llama.cpp: {llm['system_info']}")
+    cpu = report["cpu"]
+    lines += [
+        "",
+        f"cpu: {cpu['model'] or '?'} ({cpu['machine']})",
+        f"   features: {' '.join(cpu['features']) or 'none seen'}",
+        f"   llama.cpp compiled with: {cpu['llama_cpp_build']}",
+    ]
     rt = report["runtimes"]
     lines += [
         "",
@@ -238,6 +281,11 @@ def render(report: dict) -> str:
             )
             lines.append(f"   raw media: {db['media_files']} files, {db['media_bytes'] / 1e6:.1f} MB")
             lines.append(f"   dense search: {db['dense_index']}")
+            lines.append(f"   memory writing: {db['memory_jobs']} jobs queued")
+            lines += [
+                f"   {e['kind']} {e['ref']} failed ({e['attempts']} tries): {e['error']}"
+                for e in db["memory_job_errors"]
+            ]
     ret = report["retention"]
     lines.append(
         f"   retention: speech audio {ret['audio_hours']:g} h, face frames {ret['frame_hours']:g} h, budget "

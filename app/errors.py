@@ -78,3 +78,15 @@ class LLMCutOff(LLMError):
     """A schema-constrained reply reached its token limit before its JSON was complete."""
 
     code = "llm_cut_off"
+
+
+class LLMCrashed(LLMError):
+    """The language model's process died (a native fault, kill -9, out of memory): the job may run again."""
+
+    code = "llm_crashed"
+
+
+class LLMUnavailable(LLMError):
+    """The language model is off for this run (its process kept dying): jobs wait for a later run."""
+
+    code = "llm_unavailable"

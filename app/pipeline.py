@@ -62,6 +62,7 @@ class RunSummary:
     memory_jobs: int = 0  # memory-writing jobs done in the background (memory.background)
     memory_s: float = 0.0
     memory_error: str | None = None  # why background memory writing stopped, if it did
+    llm_faults: list[str] = field(default_factory=list)  # the language model's failures: its process died, ...
     errors: list[str] = field(default_factory=list)
     exit_code: int = 0  # the CLI's exit status: 0, or the code of the first error
 
@@ -87,6 +88,7 @@ class RunSummary:
             "memory_jobs": self.memory_jobs,
             "memory_s": self.memory_s,
             "memory_error": self.memory_error,
+            "llm_faults": self.llm_faults,
             "errors": self.errors,
         }
 
@@ -179,7 +181,9 @@ class Recorder:
         if self.cfg.memory.background:
             from app.consolidation.background import BackgroundWriter
 
-            self.background = BackgroundWriter(self.memory, self.models.text, self.cfg, self._written, self._llm)
+            self.background = BackgroundWriter(
+                self.memory, self.models.text, self.cfg, self._written, self._llm, self._llm_fault
+            )
         assert self.writer.assigner is not None
         self.tracker = IdentityTracker(self.cfg.identity, self.writer.assigner)
         stages = {
@@ -427,6 +431,12 @@ class Recorder:
     def _written(self, kind: str, ref: int) -> None:
         """From the memory writer's thread: a job's facts, relations and summary are committed."""
         self._emit("memory_written", self.summary.duration_s, job=kind, ref=ref)
+
+    def _llm_fault(self, line: str) -> None:
+        """From the model's worker thread: the model failed (its process died, or it cannot load); recording
+        goes on, the job is retried or waits in the queue."""
+        self.summary.llm_faults.append(line)
+        self._emit("error", self.summary.duration_s, stage="llm", message=line)
 
     def _disk_full(self, err: DiskFullError) -> None:
         """Stop recording; what was committed is intact."""

@@ -90,6 +90,32 @@ def test_relations_are_read_from_what_speakers_say_about_people():
     assert relations_in(Line(6, 2, "John", "my wife loves tennis", T0), ["John", "Emily"]) == []
 
 
+@pytest.mark.parametrize(
+    "heard",
+    [
+        "Hello, my name is John. My colleague Emily works with me at the bank.",
+        "Hello, my name is John. My colleague, Emily, works with me at the bank.",
+        "hello my name is john my colleague emily works with me at the bank",
+        "My colleagues Emily works with me at the bank.",
+        "Emily, my colleague, works with me at the bank.",
+        "Emily is my colleague at the bank.",
+        "Emily's my co-worker at the bank.",
+        "My colleague is Emily. She works with me at the bank.",
+    ],
+)
+def test_a_relation_survives_how_the_recognizer_words_and_punctuates_it(heard):
+    """Another CPU's kernels give Whisper's decoder other scores, so the same speech comes out with other commas,
+    case and small words: the relation must be read from each of them."""
+    line = Line(7, 2, "John", heard, T0)
+    (found,) = relations_in(line, names_in([line], {"John", "Emily"}))
+    assert found in (("colleague", "Emily"), ("coworker", "Emily"))
+
+
+def test_a_greeting_is_not_a_relation():
+    line = Line(8, 2, "John", "Hi Emily, my wife, Sarah, is a doctor.", T0)
+    assert relations_in(line, ["John", "Emily", "Sarah"]) == [("wife", "Sarah")]
+
+
 def test_unsupported_items_are_dropped_and_plans_get_their_date():
     lines = [
         Line(10, 3, "David", "Next Friday we are planning a trip to Paris.", T0),

@@ -27,7 +27,7 @@ from app.companion.duplex import Playback, Played
 from app.companion.tts import SentenceBuffer, split_sentences
 from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State, TurnTaking, wake_phrases
 from app.config import Config
-from app.errors import AppError
+from app.errors import AppError, LLMCrashed, LLMUnavailable
 from app.events import PipelineEvent, Utterance
 
 _LOGGER = logging.getLogger(__name__)
@@ -372,7 +372,8 @@ class Companion:
             if not reply.interrupted:
                 reply.error = str(e)
                 _LOGGER.error("companion: %s", e)
-                self._say(reply, "Sorry, I lost my train of thought.")
+                crashed = isinstance(e, LLMCrashed | LLMUnavailable)
+                self._say(reply, "Sorry, I can't think right now." if crashed else "Sorry, I lost my train of thought.")
         finally:
             self._job = None
             self._end(reply)

@@ -24,9 +24,10 @@ class BackgroundWriter:
     recorder with nothing to write never pays for it; a model that cannot load is reported once and
     writing is left to `consolidate`."""
 
-    def __init__(self, memory: Memory, embedder, cfg: Config, on_written=None, shared=None) -> None:
+    def __init__(self, memory: Memory, embedder, cfg: Config, on_written=None, shared=None, on_fault=None) -> None:
         self._main, self.embedder, self.cfg = memory, embedder, cfg
         self._on_written = on_written  # called with each job's kind and ref once it is written
+        self._on_fault = on_fault  # called with one line each time the model's process dies
         self._shared = shared  # a SharedLLM (the service's): used, not closed; else a model of its own
         self._llm, self._own_llm = None, shared is None
         self._stop = threading.Event()
@@ -56,6 +57,8 @@ class BackgroundWriter:
         if self._llm is not None and self._own_llm:
             self._llm.close()  # cancels the call in flight
         self._thread.join(60)
+        if self._llm is not None and self._on_fault is not None:
+            self._llm.unlisten(self._on_fault)
         return self.report
 
     def _run(self) -> None:
@@ -89,7 +92,11 @@ class BackgroundWriter:
             except AppError as e:
                 self.error = str(e)
                 _LOGGER.warning("no memory writing while recording: %s; `python -m app consolidate` later", e)
+                if self._on_fault is not None:
+                    self._on_fault(str(e))
                 return
+            if self._on_fault is not None:
+                self._llm.listen(self._on_fault)
         consolidator = Consolidator(memory, self._llm, self.embedder, self.cfg)
         consolidator.report = self.report
         consolidator.run(

@@ -18,7 +18,7 @@ from app.config import Config
 from app.consolidation import forgetting
 from app.consolidation.extract import Extracted, Item, extract, whole_sentences
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
-from app.errors import AppError, LLMCancelled
+from app.errors import AppError, LLMCancelled, LLMUnavailable
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.memory import Memory
 from app.store.writing import DAY_S, Line, QueuedJob
@@ -78,6 +78,9 @@ class Consolidator:
                 self.run_job(job)
             except LLMCancelled:
                 break
+            except LLMUnavailable:  # the model is off for this run: the job waits, untried, for a later one
+                self.memory.job_untried(job)
+                raise
             except AppError as e:
                 self.report.failed += 1
                 self.memory.job_failed(job, str(e))

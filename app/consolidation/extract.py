@@ -82,22 +82,34 @@ def typed(fact: str) -> tuple[str, str]:
     return kind, key
 
 
-_RELATED = re.compile(
-    rf"\b(?:(?:my|our)\s+{_ADJ}({RELATION_WORDS})s?,?\s+([a-z]+)|([a-z]+)\s+is\s+(?:my|our)\s+{_ADJ}({RELATION_WORDS}))\b",
-    re.IGNORECASE,
+_REL = rf"(?:my|our)\s+{_ADJ}(?P<rel>{RELATION_WORDS})s?"
+_RELATED = tuple(  # the ways a transcript says it, whatever punctuation the recognizer put in
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"\b{_REL},?\s+(?P<name>[a-z]+)\b",  # my colleague Emily, my colleague, Emily
+        rf"\b(?P<name>[a-z]+)(?:,?\s+(?:is|was)|'s)\s+{_REL}\b",  # John is my brother, John's my brother
+        rf"\b{_REL}\s+(?:is|was)\s+(?:called\s+)?(?P<name>[a-z]+)\b",  # my colleague is Emily
+        rf"\b(?P<name>[a-z]+),\s+{_REL}(?=\s*(?:[,.!?]|$))",  # Emily, my colleague, works with me (last: see below)
+    )
 )
 
 
 def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
-    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother" — the other being one
-    of `names`, in any case (a recognizer that writes lower case still names people)."""
+    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother", "Emily, my colleague",
+    "my colleague is Emily" — the other being one of `names`, in any case (a recognizer that writes lower case
+    still names people)."""
     canonical = {n.lower(): n for n in names}
-    out = []
-    for m in _RELATED.finditer(line.text):
-        relation, other = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        name = canonical.get(other.lower())
-        if name is not None and name != line.person:
-            out.append((relation.lower(), name))
+    text = line.text.replace("co-worker", "coworker").replace("Co-worker", "Coworker")
+    out: list[tuple[str, str]] = []
+    for i, pattern in enumerate(_RELATED):
+        for m in pattern.finditer(text):
+            name = canonical.get(m.group("name").lower())
+            relation = m.group("rel").lower()
+            if name is None or name == line.person or (relation, name) in out:
+                continue
+            if i == len(_RELATED) - 1 and any(r == relation for r, _ in out):
+                continue  # "Hi John, my wife, Sarah, ...": the wife is Sarah, not the one greeted
+            out.append((relation, name))
     return out
 
 

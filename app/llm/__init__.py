@@ -63,11 +63,18 @@ def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
 
         return LLMWorker(lambda: ServerBackend(c.url, c.model, c.timeout_s, c.retries), nice=0)
     from app.devices import llama_gpu_layers
-    from app.llm.local import LlamaBackend, import_llama_cpp
+    from app.llm.local import LlamaBackend, check_gguf, import_llama_cpp
 
     path = model_path(cfg)
-    import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
     threads = c.threads or (1 if beside_capture else cfg.device.threads)
+    if c.process == "child":
+        from app.llm.child import ChildBackend, ModelSpec
+
+        check_gguf(path)
+        spec = ModelSpec(str(path), c.context, threads, c.gpu_layers, c.prefix_cache, c.nice, cfg.device.kind)
+        _LOGGER.info("language model %s in a process of its own: %d threads", path.name, threads)
+        return LLMWorker(lambda: ChildBackend(spec, c.max_deaths), nice=c.nice)
+    import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
     layers = c.gpu_layers if c.gpu_layers >= 0 else llama_gpu_layers(cfg.device.kind)
     _LOGGER.info("language model %s: %d threads, %d GPU layers", path.name, threads, layers)
     return LLMWorker(lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache), nice=c.nice)

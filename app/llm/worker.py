@@ -5,6 +5,10 @@ through `LLMWorker.submit`, which returns at once with a `Job`. Jobs run one at 
 background work; a dialog job that arrives while background work runs pre-empts it (the background job goes
 back into the queue and runs again from the start; its stream says RESTART). The thread runs at a lower
 scheduling priority (`llm.nice`) so that capture, which runs at normal priority, always wins the CPU.
+
+When the backend's process dies mid-job (`LLMCrashed`: the model runs in a supervised child, app/llm/child.py),
+the job's listeners hear one line, and the job runs again once (its stream says RESTART) in the restarted
+child; a second death fails it with its reason.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from app.errors import LLMCancelled, LLMCutOff, LLMError
+from app.errors import LLMCancelled, LLMCrashed, LLMCutOff, LLMError
 from app.llm.base import Backend, Cancel, Reply, Request, Usage
 
 _LOGGER = logging.getLogger(__name__)
@@ -92,6 +96,8 @@ class LLMWorker:
     threads inherit its priority)."""
 
     def __init__(self, factory: Callable[[], Backend], nice: int = 0, name: str = "llm") -> None:
+        self.faults: list[str] = []  # one line per death of the model's process, in order
+        self._listeners: list[Callable[[str], None]] = []
         self._queue: queue.PriorityQueue[tuple[int, int, Job | None]] = queue.PriorityQueue()
         self._seq = itertools.count()
         self._current: Job | None = None
@@ -113,6 +119,14 @@ class LLMWorker:
                 running.flag.preempted.set()  # it steps aside and runs again later, from the start
             self._queue.put((priority, next(self._seq), job))
         return job
+
+    def listen(self, on_fault: Callable[[str], None]) -> None:
+        """Call `on_fault(line)` (on the worker's thread) each time the model's process dies."""
+        self._listeners.append(on_fault)
+
+    def unlisten(self, on_fault: Callable[[str], None]) -> None:
+        if on_fault in self._listeners:
+            self._listeners.remove(on_fault)
 
     def complete(self, request: Request, priority: int = DIALOG, timeout: float | None = None) -> Reply:
         return self.submit(request, priority).result(timeout)
@@ -165,6 +179,28 @@ class LLMWorker:
         if job.cancelled:
             self._finish(job, error=LLMCancelled("cancelled before it started"))
             return
+        for crash in (1, 2):
+            try:
+                self._attempt(backend, job)
+                return
+            except LLMCrashed as e:
+                self._fault(str(e))
+                if crash == 2 or job.cancelled:
+                    self._finish(job, error=e)
+                    return
+                job._emit(RESTART)  # what streamed so far is void: it runs again in a new process
+
+    def _fault(self, line: str) -> None:
+        _LOGGER.warning("%s", line)
+        self.faults.append(line)
+        for listener in list(self._listeners):
+            try:
+                listener(line)
+            except Exception:  # a listener's failure is its own
+                _LOGGER.exception("a language-model fault listener failed")
+
+    def _attempt(self, backend: Backend, job: Job) -> None:
+        """Run the job once on the backend (twice when its JSON is invalid); LLMCrashed passes through."""
         usage = Usage(queued_s=time.perf_counter() - job.submitted)
         started = time.perf_counter()
         request = job.request
@@ -176,6 +212,8 @@ class LLMWorker:
                         usage.first_token_s = time.perf_counter() - started
                     text.append(piece)
                     job._emit(piece)
+            except LLMCrashed:
+                raise
             except LLMError as e:
                 self._finish(job, error=e)
                 return

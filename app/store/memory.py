@@ -268,5 +268,7 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
             "media_files": int(one("SELECT count(*) FROM media").fetchone()[0]),
             "media_bytes": int(one("SELECT coalesce(sum(bytes), 0) FROM media").fetchone()[0]),
             "dense_index": self.dense.describe(),
+            "memory_jobs": int(one("SELECT count(*) FROM consolidation_queue").fetchone()[0]),
+            "memory_job_errors": self.job_errors(),
             "size_bytes": sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")),
         }

@@ -93,6 +93,20 @@ class WritingMixin:
         with transaction(self.con):
             self.con.execute("UPDATE consolidation_queue SET attempts = attempts + 1 WHERE id = ?", (job.id,))
 
+    def job_untried(self, job: QueuedJob) -> None:
+        """Give back the try counted by job_started: the job never reached the model (it is off for the run)."""
+        with transaction(self.con):
+            self.con.execute("UPDATE consolidation_queue SET attempts = max(0, attempts - 1) WHERE id = ?", (job.id,))
+
+    def job_errors(self, limit: int = 5) -> list[dict]:
+        """Queued jobs whose last try failed, newest first: what `doctor` shows."""
+        rows = self.con.execute(
+            "SELECT kind, ref, attempts, error FROM consolidation_queue WHERE error IS NOT NULL "
+            "ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+        return [{"kind": r[0], "ref": int(r[1]), "attempts": int(r[2]), "error": r[3]} for r in rows]
+
     def job_failed(self, job: QueuedJob, error: str) -> None:
         with transaction(self.con):
             self.con.execute("UPDATE consolidation_queue SET error = ? WHERE id = ?", (error[:500], job.id))
