@@ -22,6 +22,13 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_FILE = PROJECT_ROOT / "config.yaml"
 # Environment variables with the APP_ prefix that are not settings (secrets and locations).
 RESERVED_ENV = frozenset({"APP_KEY", "APP_KEY_FILE", "APP_DATA_DIR", "APP_CONFIG", "APP_LLM_API_KEY", "APP_API_TOKEN"})
+SECRET_ENV = ("APP_KEY", "APP_KEY_FILE", "APP_API_TOKEN", "APP_LLM_API_KEY")
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This process's environment without its secrets (plus `extra`): what every program it starts gets —
+    espeak-ng, flite, the language model's process."""
+    return {k: v for k, v in os.environ.items() if k not in SECRET_ENV} | extra
 
 
 def _opt(
@@ -264,11 +271,11 @@ class RecallConfig:
 
 @dataclass(frozen=True)
 class LLMConfig:
-    """The local language model (app/llm/): in process with llama.cpp, or an OpenAI-compatible server."""
+    """The local language model (app/llm/): llama.cpp on this machine, or an OpenAI-compatible server."""
 
     backend: str = _opt(
         "llama-cpp",
-        "llama-cpp: a GGUF model in this process; openai: an OpenAI-compatible server at llm.url (llama.cpp "
+        "llama-cpp: a GGUF model on this machine; openai: an OpenAI-compatible server at llm.url (llama.cpp "
         "server, vLLM, Ollama), its bearer token in $APP_LLM_API_KEY if it wants one",
         choices=("llama-cpp", "openai"),
     )

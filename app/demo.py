@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.config import child_env
 from app.errors import MediaError
 from app.events import SAMPLE_RATE_HZ
 
@@ -76,6 +77,7 @@ def speak(text: str, voice: str = "slt", stretch: float = 1.0) -> np.ndarray:
             ["flite", "-voice", voice, "--setf", f"duration_stretch={stretch}", "-t", text, "-o", str(out)],
             check=True,
             capture_output=True,
+            env=child_env(),
         )
         with wave.open(str(out)) as w:
             if w.getframerate() != SAMPLE_RATE_HZ or w.getsampwidth() != 2:

@@ -71,6 +71,7 @@ class Utterance:
     face: Face | None  # the main face seen while it was spoken
     audio: np.ndarray | None = None  # the speech itself (16 kHz), kept as raw media within retention
     frame_jpeg: bytes | None = None  # the frame that showed `face`
+    frame_faces: tuple[Face, ...] = ()  # every face that frame shows, `face` among them
 
 
 @dataclass(frozen=True)

@@ -407,7 +407,7 @@ class Recorder:
             await self._faces_until((utt.t_start_s + utt.t_end_s) / 2)
             seen = self._faces.main_face(utt.t_start_s, utt.t_end_s)
             if seen is not None:
-                utt = dataclasses.replace(utt, face=seen[0], frame_jpeg=seen[1].jpeg)
+                utt = dataclasses.replace(utt, face=seen[0], frame_jpeg=seen[1].jpeg, frame_faces=seen[1].faces)
             self._faces.prune(utt.t_start_s - 10.0)
             if self._full:
                 self.summary.unstored += 1

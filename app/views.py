@@ -10,6 +10,17 @@ from pathlib import Path
 from app.config import Config
 from app.errors import NotFoundError, StoreError
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def number(text: str | None) -> int | None:
+    """A non-negative integer written in ASCII digits that SQLite can hold ("²" is a digit to str.isdigit, and
+    2**64 is not an id): that integer, else None."""
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    value = int(text)
+    return value if value <= MAX_ID else None
+
 
 def when(epoch_s: float, timespec: str = "milliseconds") -> str:
     """ISO 8601 in local time with its UTC offset."""
@@ -125,7 +136,14 @@ def forget(
         result = forget_between(memory, *between)
     else:
         raise StoreError("forget what? a person, a session or a time span")
-    return {"deleted": result.deleted, "redacted": result.redacted, "anonymized": result.anonymized}
+    return {
+        "deleted": result.deleted,
+        "redacted": result.redacted,
+        "anonymized": result.anonymized,
+        "people": list(result.names),  # the forgotten and those who existed only through them
+        "utterances": list(result.utterances),
+        "sessions": list(result.sessions),
+    }
 
 
 def export(memory, out: Path, name: str | None = None) -> dict:

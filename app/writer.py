@@ -20,6 +20,7 @@ from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import Decision, SpeakerAssigner
 from app.store.memory import Memory, NewUtterance
+from app.vision.faces import distances
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -153,7 +154,7 @@ class UtteranceWriter:
                 for kind, key, quality in keys:
                     model = self.voice_model if kind == "voice" else self.face_model
                     self.memory.add_key(kind, pid, key, quality, cap, model, uid)
-                self._keep_media(utt, uid, pid, session, t0, t1)
+                self._keep_media(utt, uid, pid, session, t0, t1, keys)
         if closed is not None:
             self._emit("session_end", utt.t_start_s, session=closed)
         if new_session:
@@ -191,10 +192,20 @@ class UtteranceWriter:
                 "face", person.id, face.embedding, face.quality, self.cfg.identity.max_keys, self.face_model
             )
         a.remember("face", person.id, face.embedding, self.cfg.identity.max_keys, face.quality)
+        self._claim_frames(person.id, face)
         self.names[person.id] = person.name
         self.new_people += 1
         self._emit("person_new", t_s, person=person.name, by="face")
         return person.id
+
+    def _claim_frames(self, person_id: int, face: Face) -> None:
+        """Faces in frames kept before this person was known by their face are theirs when they match it."""
+        rows = [(r, v) for r, v in self.memory.unknown_frame_faces() if v.shape == face.embedding.shape]
+        if not rows:
+            return
+        metric, threshold = self._face
+        near = distances(np.stack([v for _, v in rows]), face.embedding, metric) <= threshold
+        self.memory.claim_frame_faces(person_id, [r for (r, _), hit in zip(rows, near, strict=True) if hit])
 
     def _name_from_speech(self, utt: Utterance, pid: int | None) -> None:
         """ "My name is Emily" said by someone still called unknown_N names them."""
@@ -266,10 +277,22 @@ class UtteranceWriter:
             "stored", utt.t_start_s, utterance=uid, person=self.names.get(pid), by=decision.by, kept=self._keeps(pid)
         )
 
-    def _keep_media(self, utt: Utterance, uid: int, pid: int | None, session: int, t0: float, t1: float) -> None:
-        """The utterance's speech audio and face frame, encrypted, for as long as retention allows."""
+    def _keep_media(
+        self, utt: Utterance, uid: int, pid: int | None, session: int, t0: float, t1: float, keys: list
+    ) -> None:
+        """The utterance's speech audio and face frame, encrypted, for as long as retention allows; the frame
+        with whose faces it shows (the speaker's, when their face becomes a key now)."""
         retention = self.cfg.retention
         if utt.audio is not None and (keep := retention.keep_s("audio")) > 0:
             self.memory.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
         if utt.frame_jpeg is not None and (keep := retention.keep_s("frame")) > 0:
-            self.memory.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
+            media_id = self.memory.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
+            assert self.assigner is not None
+            new_face = next((key for kind, key, _ in keys if kind == "face"), None)
+            faces = []
+            for face in utt.frame_faces or ((utt.face,) if utt.face is not None else ()):
+                owner = self.assigner.known_face(face.embedding)
+                if owner is None and new_face is not None and np.array_equal(face.embedding, new_face):
+                    owner = pid
+                faces.append((owner if owner is None or owner > 0 else None, face.embedding))
+            self.memory.add_frame_faces(media_id, faces)

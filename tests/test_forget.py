@@ -151,6 +151,16 @@ def test_export_round_trips(world, tmp_path):
     assert one["media"] == 3 and [p["name"] for p in doc["people"]] == ["Siegfried"]
 
 
+def test_the_plaintext_export_is_the_owners_alone(world, tmp_path):
+    (tmp_path / "shared").mkdir(mode=0o755)  # even into a folder that others could read before
+    export(world["memory"], tmp_path / "shared")
+    out = tmp_path / "shared"
+    folders = [out, *[p for p in out.rglob("*") if p.is_dir()]]
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_mode & 0o777 == 0o600 for p in files), [oct(p.stat().st_mode) for p in files]
+    assert all(p.stat().st_mode & 0o777 == 0o700 for p in folders)
+
+
 def test_rekey_and_purge(world, cfg):
     memory = world["memory"]
     path = memory.path

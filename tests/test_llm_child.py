@@ -115,6 +115,13 @@ def test_a_model_that_cannot_load_is_one_line(cfg, tmp_path):
     assert "truncated.gguf" in str(err.value) and "\n" not in str(err.value)
 
 
+def test_the_child_holds_no_secrets(worker):
+    """The memory key and the API token never reach the model's process (nor any other child)."""
+    environ = Path(f"/proc/{worker.backend.proc.pid}/environ").read_bytes().split(b"\0")
+    assert os.environ.get("APP_KEY")  # the tests set one
+    assert not [v for v in environ if v.startswith((b"APP_KEY=", b"APP_API_TOKEN=", b"APP_LLM_API_KEY="))]
+
+
 def test_closing_ends_the_child(worker):
     pid = worker.backend.proc.pid
     assert _alive(pid)

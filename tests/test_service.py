@@ -20,14 +20,16 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from app.cli import main
 from app.demo import CREATION_TIME, SCRIPT
+from app.errors import ConfigError
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from tests.conftest import MODELS, ROOT, need_llm, need_models, words
 
-TOKEN = "test token for the service"
+TOKEN = "test token for the service, long enough to keep"
 T0 = datetime.fromisoformat(CREATION_TIME).timestamp()
 
 
@@ -312,8 +314,11 @@ def test_the_generated_token_is_private_and_kept(tmp_path, monkeypatch):
     assert len(token) >= 32 and where == str(tmp_path / "api_token")
     assert (tmp_path / "api_token").stat().st_mode & 0o777 == 0o600
     assert api_token(tmp_path)[0] == token  # generated once
-    monkeypatch.setenv("APP_API_TOKEN", "from the environment")
-    assert api_token(tmp_path) == ("from the environment", "APP_API_TOKEN")
+    monkeypatch.setenv("APP_API_TOKEN", "from the environment, and long enough")
+    assert api_token(tmp_path) == ("from the environment, and long enough", "APP_API_TOKEN")
+    monkeypatch.setenv("APP_API_TOKEN", "hunter2")  # a page on this machine could guess it
+    with pytest.raises(ConfigError, match="has 7 characters"):
+        api_token(tmp_path)
 
 
 def test_bad_ingest_input_gets_one_line_and_the_stream_goes_on(tmp_path, monkeypatch):
@@ -339,6 +344,36 @@ def test_bad_ingest_input_gets_one_line_and_the_stream_goes_on(tmp_path, monkeyp
             silence = np.zeros(44100, "<i2").tobytes()  # a second at 44.1 kHz, resampled to 16 kHz inside
             ws.send(b"A" + struct.pack("<Q", 0) + silence)
             assert json.loads(ws.recv()) == {"type": "ack", "acked": 44100}
+            # holes that would be queued as minutes (or exabytes) of silence, times that are no times
+            for offset in (44100 + 31 * 44100, 2**62, 2**64 - 1):
+                ws.send(b"A" + struct.pack("<Q", offset) + b"\x00\x00")
+                assert "a gap of" in json.loads(ws.recv())["error"]
+            for t in (float("nan"), float("inf"), -1.0, 1e12):
+                ws.send(b"V" + struct.pack("<d", t) + b"\xff\xd8")
+                assert "not a plausible capture time" in json.loads(ws.recv())["error"]
+            ws.send(b"A" + struct.pack("<Q", 44100) + silence)  # the stream went on
+            assert json.loads(ws.recv()) == {"type": "ack", "acked": 88200}
+        for hello in (
+            {"type": "hello", "stream": "n", "rate": 16000, "t0": float("nan")},
+            {"type": "hello", "stream": "n", "rate": 1e400},
+            {"type": "hello", "stream": ["n"], "rate": 16000},
+            ["hello"],
+        ):
+            with connect(url, additional_headers=server.auth) as ws:
+                ws.send(json.dumps(hello))
+                assert json.loads(ws.recv())["error"].startswith("bad hello")
+        for i in range(20):  # streams are capped: the 17th is refused
+            with connect(url, additional_headers=server.auth) as ws:
+                ws.send(json.dumps({"type": "hello", "stream": f"s{i}", "rate": 16000, "t0": T0}))
+                reply = json.loads(ws.recv())
+                assert ("acked" in reply) == (i < 15), (i, reply)  # "g" is open already
+        with connect(url, additional_headers=server.auth, max_size=None) as ws:  # over what a message can be
+            ws.send(json.dumps({"type": "hello", "stream": "g", "rate": 16000, "t0": T0}))
+            json.loads(ws.recv())
+            ws.send(b"V" + b"\x00" * (8 << 20))
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv()
+            assert closed.value.rcvd.code == 1009  # message too big
         assert server.http.get("/health").json() == {"ok": True}
     finally:
         assert server.stop() == 0
@@ -454,3 +489,190 @@ def test_the_companion_talks_back_over_the_ingest_stream(tmp_path, monkeypatch, 
         assert server.http.get("/v1/companion").json()["armed"] is True
     finally:
         assert server.stop() == 0
+
+
+def test_a_hostile_page_on_this_machine_gets_nothing(served):
+    """DNS rebinding (a foreign Host), another page's origin (another port of 127.0.0.1 is the same site),
+    embedding the media elsewhere, and guessing the token: each is refused before any route runs."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    server, _ = served
+    port = server.url.rsplit(":", 1)[1]
+    people = server.url + "/v1/people"
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost"):
+        assert httpx.get(people, headers={**server.auth, "Host": host}).status_code == 200
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", ""):
+        r = httpx.get(people, headers={**server.auth, "Host": host})
+        assert r.status_code == 421 and "answers only to" in r.json()["error"], host
+    own = f"http://127.0.0.1:{port}"
+    ask = {"question": "who is allergic to peanuts"}
+    assert httpx.post(server.url + "/v1/ask", json=ask, headers={**server.auth, "Origin": own}).status_code == 200
+    for origin in ("http://127.0.0.1:1", "http://evil.example", "null", f"https://127.0.0.1:{port}"):
+        r = httpx.post(server.url + "/v1/ask", json=ask, headers={**server.auth, "Origin": origin})
+        assert r.status_code == 403 and origin in r.json()["error"], origin
+    with pytest.raises(InvalidStatus):
+        connect(
+            server.url.replace("http", "ws") + "/v1/ingest",
+            additional_headers={**server.auth, "Origin": "http://evil.example"},
+        )
+    for site in ("cross-site", "same-site"):
+        r = httpx.get(people, headers={**server.auth, "Sec-Fetch-Site": site})
+        assert r.status_code == 403, site
+    r = httpx.get(people, headers={**server.auth, "Sec-Fetch-Site": "same-origin"})
+    assert r.status_code == 200 and r.headers["cross-origin-resource-policy"] == "same-origin"
+    assert httpx.get(server.url + "/login").headers["cross-origin-resource-policy"] == "same-origin"
+
+    import concurrent.futures
+
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:  # guesses in parallel are answered one at a time
+        codes = list(
+            pool.map(lambda i: httpx.get(people, headers={"Authorization": f"Bearer guess{i}"}).status_code, range(6))
+        )
+    assert codes == [401] * 6 and time.perf_counter() - started >= 2.5
+    assert httpx.get(people, headers=server.auth).status_code == 200  # the right token is not slowed down
+
+
+def test_bad_input_is_a_4xx_never_a_500(served):
+    server, _ = served
+    bad = [
+        server.http.get(f"/v1/sessions/{2**63}"),
+        server.http.get(f"/v1/sessions/{2**70}"),
+        server.http.post("/v1/forget", json={"between": ["2026-05-14T12:00:00", "2026-05-14T11:00:00"]}),
+        server.http.get("/v1/events", params={"after": 2**64}),
+    ]
+    for r in bad:
+        assert 400 <= r.status_code < 500 and r.json()["error"], (r.request.url, r.status_code, r.text)
+    # "²" (latin-1 0xB2, as the server decodes header bytes): "²".isdigit() is True, int("²") raises
+    with server.http.stream("GET", "/v1/events", headers={"Last-Event-ID": b"\xb2"}) as r:
+        assert r.status_code == 200
+    huge = (b"x" * 65536 for _ in range(100))  # chunked, no Content-Length, over service.max_body_kb
+    r = server.http.post("/v1/ask", content=huge, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_https_and_public_listening(tmp_path):
+    """--public needs a certificate (or --insecure); with --cert and --key the service speaks HTTPS."""
+    import datetime as dt
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    from app.service.server import listen_on
+
+    with pytest.raises(ConfigError, match="add --public"):
+        listen_on("0.0.0.0", 8765)
+    with pytest.raises(ConfigError, match="in clear"):
+        listen_on("0.0.0.0", 8765, public=True)
+    assert listen_on("0.0.0.0", 8765, public=True, insecure=True).scheme == "http"
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .sign(key, hashes.SHA256())
+    )
+    (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    tls = ["--cert", str(tmp_path / "cert.pem"), "--key", str(tmp_path / "key.pem")]
+    server = Served(tmp_path / "data", "--no-ingest", *tls)
+    try:
+        assert server.url.startswith("https://127.0.0.1:")
+        r = httpx.get(server.url + "/v1/people", headers=server.auth, verify=str(tmp_path / "cert.pem"))
+        assert r.status_code == 200
+    finally:
+        server.http.close()
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(timeout=120) == 0
+
+
+def test_every_route_answers_generated_bad_input_with_a_4xx(served):
+    """Hypothesis drives every route of the OpenAPI description with generated path parameters, query
+    parameters, headers and JSON bodies: huge and negative numbers, Unicode digits, wrong types, nesting. No
+    answer may be a 5xx. (Last in this module: a generated body may forget what the other tests read.)"""
+    from urllib.parse import quote
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    server, _ = served
+    spec = server.http.get("/openapi.json").json()
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**80), 2**80),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=30),
+        st.sampled_from(["²", "٣", "-1", "0", str(2**63), "1e309", "2026-05-14T12:00:00", "Emily", "%", ""]),
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=12,
+    )
+    words = st.one_of(
+        st.integers(-(2**80), 2**80).map(str), st.text(min_size=1, max_size=20), st.sampled_from(["²", "٣", str(2**64)])
+    )
+    header_words = st.one_of(  # what a header can carry: visible latin-1 characters, no spaces at the ends
+        st.text(st.characters(min_codepoint=33, max_codepoint=255, exclude_characters="\x7f"), min_size=1),
+        st.sampled_from(["\xb2", "\xb3", str(2**64), "-1"]),
+    )
+    routes = []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+            if "$ref" in body:
+                body = spec["components"]["schemas"][body["$ref"].rsplit("/", 1)[1]]
+            fields = list(body.get("properties", {}))
+            params = [(p["name"], p["in"]) for p in op.get("parameters", [])]
+            routes.append((method.upper(), path, params, fields))
+    assert len(routes) >= 15
+    seen: dict[int, int] = {}
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def probe(data):
+        method, path, params, fields = data.draw(st.sampled_from(routes))
+        event_id = data.draw(header_words) if path == "/v1/events" else None
+        query, headers = {}, {} if event_id is None else {"Last-Event-ID": event_id.encode("latin-1")}
+        for name, where in params:
+            value = data.draw(words)
+            if where == "path":
+                path = path.replace("{" + name + "}", quote(value, safe=""))
+            elif where == "query" and data.draw(st.booleans()):
+                query[name] = value
+        path = path.replace("{", "").replace("}", "")
+        body = data.draw(st.one_of(values, st.fixed_dictionaries({}, optional={f: values for f in fields})))
+        kw = {"json": body} if method in ("POST", "PUT", "PATCH") else {}
+        if path == "/v1/events":  # a stream: its status is what counts
+            with server.http.stream(method, path, params=query, headers=headers, **kw) as r:
+                status = r.status_code
+        else:
+            status = server.http.request(method, path, params=query, headers=headers, **kw).status_code
+        seen[status] = seen.get(status, 0) + 1
+        assert status < 500, (method, path, query, body, status)
+
+    probe()
+    assert sum(v for k, v in seen.items() if 400 <= k < 500) > 100, seen
+
+
+def test_the_ingest_protocol_survives_fuzzing(capsys):
+    """`bench fuzz` for a few seconds: random and mutated messages get errors, never a crash."""
+    need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
+    assert main(["bench", "fuzz", "--seconds", "20", "--messages", "3000", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["crashes"] == 0, report["crash_reasons"]
+    assert report["tried"] > 300 and report["errors"] > 50 and report["acks"] > 10, report

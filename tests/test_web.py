@@ -282,10 +282,46 @@ def test_the_main_pages_read_well_on_a_desktop_and_a_phone(watched):
     assert browser.driver.switch_to.active_element.get_attribute("class") == "skip"
 
 
+def _events(server: Recording, after: int = 0, idle_s: float = 2.0) -> list[dict]:
+    """Every event the log still replays after `after` (read until the stream goes quiet)."""
+    out = []
+    try:
+        with server.http.stream("GET", "/v1/events", params={"after": after}, timeout=idle_s) as r:
+            for line in r.iter_lines():
+                if line.startswith("data: "):
+                    out.append(json.loads(line[6:]))
+    except httpx.ReadTimeout:
+        pass
+    return out
+
+
+def _fetch_status(browser: Browser, path: str) -> int:
+    return browser.driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; fetch(arguments[0]).then(r => done(r.status));", path
+    )
+
+
 def test_forgetting_someone_removes_them_from_every_page_and_the_database(watched):
+    """Emily is forgotten from the page of a live `run --serve`: no table, no replayed event, no export, no page
+    and no cache still holds her — nor Lucy, who existed only because Emily said "my daughter Lucy"."""
+    from tests.test_forget import traces
+
     browser, server = watched.browser, watched.server
     pid, name = said_by(server, "nurse")
     theirs = next(p["utterances"] for p in api(server, "/v1/people")["people"] if p["id"] == pid)
+    if watched.with_memory:  # the memory of the conversation is written in the background
+        deadline = time.monotonic() + 240
+        while "Lucy" not in {p["name"] for p in api(server, "/v1/people")["people"]} and time.monotonic() < deadline:
+            time.sleep(1)
+    people_before = {p["name"] for p in api(server, "/v1/people")["people"]}
+    if watched.with_memory:
+        assert "Lucy" in people_before  # known only through Emily's words
+    with Memory.open(watched.data / "memory.db", Secret(KEY.encode(), "APP_KEY"), load_config().store) as memory:
+        her_frames = [r[0] for r in memory.con.execute("SELECT media_id FROM frame_faces WHERE person_id = ?", (pid,))]
+        her_lines = [u.id for u in memory.all_utterances() if u.person == name]
+    assert her_frames and her_lines
+    assert any(e.get("person") == name for e in _events(server))  # the log replays her events until she goes
+    assert _fetch_status(browser, f"/people/{pid}/face.jpg") == 200  # her thumbnail is cached now
     browser.open(f"/people/{pid}")
     browser.css("a.danger").click()
     browser.wait(lambda: browser.path == f"/people/{pid}/forget")
@@ -294,6 +330,7 @@ def test_forgetting_someone_removes_them_from_every_page_and_the_database(watche
     browser.wait(lambda: browser.path == "/people")
     assert f"{name} forgotten" in browser.text(".notice")
     assert name not in [e.text for e in browser.all(".card .name")]
+    assert "Lucy" not in [e.text for e in browser.all(".card .name")]
     browser.open("/")
     page = browser.text("#day")
     assert not re.search(rf"\b{re.escape(name)}\b", page) and "nurse" not in page
@@ -301,12 +338,24 @@ def test_forgetting_someone_removes_them_from_every_page_and_the_database(watche
     assert "nurse" not in browser.text(".results") if browser.all(".results") else True
     browser.open(f"/people/{pid}")
     assert "Not found" in browser.text("h1")
+    assert _fetch_status(browser, f"/people/{pid}/face.jpg") == 404
+    assert all(_fetch_status(browser, f"/media/{m}") == 404 for m in her_frames)
+    # the event log, the API and the export
+    replayed = json.dumps(_events(server))
+    assert name not in replayed and "Lucy" not in replayed
+    assert not [e for e in _events(server) if e.get("utterance") in her_lines]
+    assert name not in json.dumps(api(server, "/v1/export")) and "nurse" not in json.dumps(api(server, "/v1/export"))
+    names_after = {p["name"] for p in api(server, "/v1/people")["people"]}
+    assert names_after == people_before - {name, "Lucy"}
+    # every table, the search indexes and the media files
     with Memory.open(watched.data / "memory.db", Secret(KEY.encode(), "APP_KEY"), load_config().store) as memory:
-        assert memory.person_id(name) is None
-        assert not [u for u in memory.all_utterances() if "nurse" in u.text or u.person == name]
+        assert memory.person_id(name) is None and memory.person_id("Lucy") is None
+        assert traces(memory, (name.lower(), "nurse", "lucy")) == []
+        assert not memory.media(f"id IN ({','.join(map(str, her_frames))})")
         assert not memory.media("person_id = ?", (pid,))
         assert not memory.rows("voice_keys", "person_id = ?", (pid,))
         assert not memory.rows("face_keys", "person_id = ?", (pid,))
+        assert not memory.rows("frame_faces", "person_id = ?", (pid,))
 
 
 def test_a_page_without_a_login_goes_to_the_login_and_back(watched):

@@ -173,7 +173,7 @@ def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float
     demo = cfg.models_dir / DEMO_FILE
     pcm = np.concatenate([c.samples for c in iter_media(demo, with_video=False) if isinstance(c, AudioChunk)])
     pcm = (pcm * 32767).astype("<i2")
-    token, key = secrets.token_urlsafe(16), secrets.token_hex(16)
+    token, key = secrets.token_urlsafe(32), secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
         data = Path(tmp)
         _memory(cfg, data, key)

@@ -181,6 +181,15 @@ def _pct(values: list[float], q: float) -> float | None:
 
 
 def bench_companion(cfg: Config, questions: int = 4, interruptions: int = 3, passages: int = 1) -> dict:
+    """The scene with the model in its supervised child process (the default), then in process: same run."""
+    runs = {}
+    for process in ("child", "in-process"):
+        run_cfg = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, process=process))
+        runs[process] = _scene(run_cfg, questions, interruptions, passages)
+    return {"llm_process": runs}
+
+
+def _scene(cfg: Config, questions: int, interruptions: int, passages: int) -> dict:
     from app.companion import session
     from app.companion.echo import EchoPath, erle_db
     from app.demo import COMPANION_TIME
@@ -286,7 +295,15 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
     }
 
 
-def render(r: dict) -> str:
+def render(result: dict) -> str:
+    out = []
+    for process, r in result["llm_process"].items():
+        out.append(f"the model {'in a child process' if process == 'child' else 'in process'}:\n")
+        out.append(_render_scene(r))
+    return "".join(out)
+
+
+def _render_scene(r: dict) -> str:
     a, b, e, g = r["answers"], r["barge_in"], r["echo"], r["greeting"]
     fa, bd, st = a["speech_end_to_first_audio_ms"], a["breakdown_p50_ms"], b["onset_to_stop_ms"]
     lines = [

@@ -1,10 +1,10 @@
 """`bench llm`: load time, prompt and generation speed, time to first token of `ask --answer` with and without
-the person's profile cached, and peak memory — per language model present, in process and through a local
-OpenAI-compatible server (llama-cpp-python's, started on 127.0.0.1 by the bench and stopped after)."""
+the person's profile cached, and peak memory — per language model present, in the supervised child process
+(the default), in process, and through a local OpenAI-compatible server (llama-cpp-python's, started on
+127.0.0.1 by the bench and stopped after)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from app import registry
-from app.config import Config
+from app.config import Config, child_env
 from app.errors import AppError, LLMError, ModelError
 from app.llm import DIALOG, LLMWorker, Request, load_llm
 
@@ -119,16 +119,21 @@ def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
     }
 
 
-def _in_process(cfg: Config) -> dict:
+def _local(cfg: Config, process: str) -> dict:
+    """llama.cpp in a child process or in this one; peak RSS is the model's process's."""
+    from dataclasses import replace
+
+    cfg = replace(cfg, llm=replace(cfg.llm, process=process))
     _hwm_reset()
     started = time.perf_counter()
     llm = load_llm(cfg)
     load_s = time.perf_counter() - started
+    child = getattr(llm.backend, "proc", None)
     try:
         out = {"load_s": round(load_s, 2), **measure_speed(llm), "answer": _answer_latency(llm, cfg)}
+        out["peak_rss_mb"] = _status_mb(child.pid if child else "self", "VmHWM")
     finally:
         llm.close()
-    out["peak_rss_mb"] = _status_mb("self", "VmHWM")
     return out
 
 
@@ -146,7 +151,7 @@ def start_server(model: Path, threads: int, context: int, timeout_s: float = 120
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1"]
     cmd += ["--port", str(port), "--n_ctx", str(context), "--n_threads", str(threads), "--n_threads_batch"]
     cmd += [str(threads), "--verbose", "False"]
-    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    env = child_env(OMP_WAIT_POLICY="PASSIVE")
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + timeout_s
@@ -207,7 +212,8 @@ def bench_llm(cfg: Config, server: bool = True) -> dict:
         model_cfg = replace(cfg, llm=replace(cfg.llm, backend="llama-cpp", model=name))
         row: dict = {"model": name, "bytes": path.stat().st_size, "default": name == cfg.llm.model}
         try:
-            row["in_process"] = _in_process(model_cfg)
+            row["child"] = _local(model_cfg, "child")
+            row["in_process"] = _local(model_cfg, "in-process")
             if server:
                 row["server"] = _through_server(model_cfg, path)
         except AppError as e:
@@ -225,7 +231,7 @@ def render(r: dict) -> str:
         lines.append(f"  {m['model']} ({m['bytes'] / 1e6:.0f} MB){' [default]' if m['default'] else ''}")
         if "error" in m:
             lines.append(f"    error: {m['error']}")
-        for where in ("in_process", "server"):
+        for where in ("child", "in_process", "server"):
             if where not in m:
                 continue
             x, a = m[where], m[where]["answer"]

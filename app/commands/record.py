@@ -52,10 +52,10 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         from app.commands.serve import serving_address
         from app.service.server import serve
 
-        host, port = serving_address(args, cfg)
+        listen = serving_address(args, cfg)
         with open_memory(args, cfg, create=True) as memory:
             return asyncio.run(
-                serve(cfg, memory, models.text, db_path(args).parent, host, port, source, models, args.companion)
+                serve(cfg, memory, models.text, db_path(args).parent, listen, source, models, args.companion)
             )
     with open_memory(args, cfg, create=True) as memory:
         total = round(source.duration_s or 0, 1) or None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from pathlib import Path
 
 from app.commands import db_path, open_memory
 from app.config import Config
@@ -12,16 +13,20 @@ from app.config import Config
 def add_serving(p) -> None:
     p.add_argument("--host", help="address to listen on (default service.host, 127.0.0.1)")
     p.add_argument("--port", type=int, help="TCP port (default service.port; 0: any free one)")
-    p.add_argument("--public", action="store_true", help="allow an address other than loopback")
+    p.add_argument("--public", action="store_true", help="allow an address other than loopback (needs --cert/--key)")
+    p.add_argument("--cert", type=Path, help="TLS certificate (PEM) to serve HTTPS with")
+    p.add_argument("--key", dest="tls_key", type=Path, help="the certificate's private key (PEM)")
+    p.add_argument("--insecure", action="store_true", help="with --public: serve plain HTTP all the same")
 
 
-def serving_address(args: argparse.Namespace, cfg: Config) -> tuple[str, int]:
-    """(host, port) from the options, else the config; anything but loopback needs --public."""
-    from app.service.server import check_host
+def serving_address(args: argparse.Namespace, cfg: Config):
+    """Where to listen (a `Listen`) from the options, else the config; anything but loopback needs --public,
+    and --public needs a certificate unless --insecure."""
+    from app.service.server import listen_on
 
     host = args.host or cfg.service.host
-    check_host(host, args.public)
-    return host, cfg.service.port if args.port is None else args.port
+    port = cfg.service.port if args.port is None else args.port
+    return listen_on(host, port, args.public, args.cert, args.tls_key, args.insecure)
 
 
 def register(add) -> None:
@@ -39,7 +44,7 @@ def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
     from app.perception import load_text_embedder
     from app.service.server import serve
 
-    host, port = serving_address(args, cfg)
+    listen = serving_address(args, cfg)
     source = models = None
     if args.no_ingest:
         embedder = load_text_embedder(cfg)
@@ -52,7 +57,5 @@ def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
         embedder = models.text
     with open_memory(args, cfg, create=True) as memory:
         return asyncio.run(
-            serve(
-                cfg, memory, embedder, db_path(args).parent, host, port, source, models, args.companion and bool(source)
-            )
+            serve(cfg, memory, embedder, db_path(args).parent, listen, source, models, args.companion and bool(source))
         )

@@ -21,7 +21,8 @@ def register(add) -> None:
         cmd_bench,
     )
     p.add_argument(
-        "what", choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api", "companion", "soak")
+        "what",
+        choices=("pipeline", "identity", "recall", "store", "durability", "llm", "api", "fuzz", "companion", "soak"),
     )
     p.add_argument(
         "--n", type=int, default=100_000, help="store, recall: utterances to insert (10k/100k/1M checkpoints)"
@@ -32,7 +33,9 @@ def register(add) -> None:
     )
     p.add_argument("--beside-llm", action="store_true", help="pipeline: replay the demo again while the LLM generates")
     p.add_argument("--no-server", action="store_true", help="llm: only in process, not through the local server")
-    p.add_argument("--seconds", type=float, default=60.0, help="api: how long the load runs")
+    p.add_argument("--seconds", type=float, default=60.0, help="api, fuzz: how long the load runs")
+    p.add_argument("--messages", type=int, default=20000, help="fuzz: most messages to send")
+    p.add_argument("--seed", type=int, default=1, help="fuzz: the random generator's seed")
     p.add_argument("--clients", type=int, default=20, help="api: concurrent clients")
     p.add_argument("--rate", type=float, default=0.0, help="api: requests a second per client (0: as fast as it can)")
     p.add_argument("--questions", type=int, default=4, help="companion: questions answered (up to 4)")
@@ -82,6 +85,10 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         from app.bench.api import bench_api, render
 
         result = bench_api(cfg, args.seconds, args.clients, args.rate)
+    elif args.what == "fuzz":
+        from app.bench.fuzz import bench_fuzz, render
+
+        result = bench_fuzz(cfg, args.seconds, args.messages, args.seed)
     elif args.what == "companion":
         from app.bench.companion import bench_companion, render
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from app import registry
+from app.config import child_env
 from app.errors import ModelError
 
 _LOGGER = logging.getLogger(__name__)
@@ -209,7 +210,7 @@ class CommandVoice(Voice):
             # "--" would be spoken by flite; a leading "-" is kept from being read as an option instead
             argv = [a.replace("{wav}", str(wav)).replace("{text}", text.lstrip("-")) for a in self._command]
             try:
-                subprocess.run(argv, check=True, capture_output=True, timeout=_COMMAND_TIMEOUT_S)
+                subprocess.run(argv, check=True, capture_output=True, timeout=_COMMAND_TIMEOUT_S, env=child_env())
                 data = wav.read_bytes()
             except (OSError, subprocess.SubprocessError) as e:
                 raise ModelError(f"{self.name} failed: {e}") from e

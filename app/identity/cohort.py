@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.config import child_env
 from app.errors import ModelError
 
 COHORT_DIR = "cohort"
@@ -36,14 +37,17 @@ def seed_path(models_dir: Path, encoder: str) -> Path:
 
 
 def _espeak_variants() -> list[str]:
-    out = subprocess.run(["espeak-ng", "--voices=variant"], capture_output=True, text=True, check=True).stdout
+    listing = ["espeak-ng", "--voices=variant"]
+    out = subprocess.run(listing, capture_output=True, text=True, check=True, env=child_env()).stdout
     return sorted(line.split()[-1].split("/")[-1] for line in out.splitlines()[1:] if line.strip())
 
 
 def _espeak(text: str, voice: str) -> np.ndarray:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "s.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-w", str(out), text], check=True, capture_output=True)
+        subprocess.run(
+            ["espeak-ng", "-v", voice, "-w", str(out), text], check=True, capture_output=True, env=child_env()
+        )
         with wave.open(str(out)) as w:
             rate, pcm = w.getframerate(), np.frombuffer(w.readframes(w.getnframes()), np.int16)
     import soxr

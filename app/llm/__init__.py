@@ -97,6 +97,12 @@ class SharedLLM:
                 self._worker = load_llm(self.cfg, self.beside_capture)
             return self._worker
 
+    def forget_prefixes(self) -> None:
+        """Drop the model's evaluated profiles, if it is loaded (a person was forgotten)."""
+        with self._lock:
+            if self._worker is not None:
+                self._worker.forget_prefixes()
+
     def close(self) -> None:
         with self._lock:
             if self._worker is not None:

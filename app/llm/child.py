@@ -37,6 +37,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from app.config import child_env
 from app.errors import LLMCancelled, LLMCrashed, LLMCutOff, LLMError, LLMUnavailable
 from app.llm.base import Cancel, Request, Usage
 
@@ -46,7 +47,6 @@ POLL_S = 0.02  # how often a waiting parent looks at the cancellation flag
 STDERR_LINES = 60  # the child's last stderr lines kept for the report of its death
 _ERRORS = {cls.__name__: cls for cls in (LLMError, LLMCancelled, LLMCutOff)}
 _PROJECT = Path(__file__).resolve().parents[2]
-SECRETS = ("APP_KEY", "APP_API_TOKEN", "APP_LLM_API_KEY")  # never in the child's environment
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,7 @@ def _fault_hint(reason: str) -> str:
 def _spawn(args: list[str]) -> tuple[subprocess.Popen, Connection]:
     """`python -X faulthandler -m app.llm.child ARGS` with one end of a socket pair as its fd 3."""
     ours, theirs = socket.socketpair()
-    env = {k: v for k, v in os.environ.items() if k not in SECRETS}  # the model needs none of the keys
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PROJECT), os.environ.get("PYTHONPATH")]))
+    env = child_env(PYTHONPATH=os.pathsep.join(filter(None, [str(_PROJECT), os.environ.get("PYTHONPATH")])))
     try:
         proc = subprocess.Popen(
             [sys.executable, "-X", "faulthandler", "-m", "app.llm.child", str(theirs.fileno()), *args],
@@ -117,6 +116,7 @@ class ChildBackend:
         self.last_death: str | None = None  # the one line of the last death
         self.disabled: str | None = None  # why the model is off for this run
         self.prefix_evaluations = 0  # the child's count, updated after every generation
+        self._talking = threading.Lock()  # one exchange with the child at a time (a generation is one)
         self._start()
 
     # ------------------------------------------------------------------ the child's life
@@ -210,6 +210,10 @@ class ChildBackend:
 
     # ------------------------------------------------------------------ the Backend protocol
     def stream(self, request: Request, cancel: Cancel, usage: Usage) -> Iterator[str]:
+        with self._talking:
+            yield from self._stream(request, cancel, usage)
+
+    def _stream(self, request: Request, cancel: Cancel, usage: Usage) -> Iterator[str]:
         conn = self._ensure()
         try:
             conn.send(("stream", request))
@@ -228,7 +232,11 @@ class ChildBackend:
             except (EOFError, OSError):
                 raise self._died("during a generation") from None
             if kind == "piece":
-                yield payload[0]
+                try:
+                    yield payload[0]
+                except GeneratorExit:  # the caller stopped reading: the child's reply must not reach the next
+                    self._abandon(conn)
+                    raise
             elif kind == "end":
                 for k, v in payload[0].items():
                     if k not in ("queued_s", "first_token_s", "total_s"):  # the parent times these
@@ -240,13 +248,25 @@ class ChildBackend:
                 self.deaths = 0
                 raise _ERRORS.get(payload[0], LLMError)(payload[1])
 
+    def _abandon(self, conn: Connection) -> None:
+        """Cancel the generation nobody reads any more and wait for its end; a child that does not end it is
+        killed (and started again at the next call)."""
+        with contextlib.suppress(OSError, EOFError):
+            conn.send(("cancel",))
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if conn.poll(POLL_S) and conn.recv()[0] in ("end", "error"):
+                    return
+        self._kill()
+
     def _call(self, method: str, *args: Any) -> Any:
-        conn = self._ensure()
-        try:
-            conn.send(("call", method, args))
-            kind, *payload = conn.recv()
-        except (EOFError, OSError):
-            raise self._died(f"in {method}") from None
+        with self._talking:
+            conn = self._ensure()
+            try:
+                conn.send(("call", method, args))
+                kind, *payload = conn.recv()
+            except (EOFError, OSError):
+                raise self._died(f"in {method}") from None
         if kind == "error":
             raise _ERRORS.get(payload[0], LLMError)(payload[1])
         return payload[0]
@@ -256,6 +276,10 @@ class ChildBackend:
 
     def prompt_tokens(self, messages, cache_prefix: int = 0) -> tuple[list[int], int]:
         return self._call("prompt_tokens", tuple(messages), cache_prefix)
+
+    def drop_prefixes(self) -> None:
+        if self._conn is not None:  # a dead child's cache died with it
+            self._call("drop_prefixes")
 
     def info(self) -> dict[str, Any]:
         return {

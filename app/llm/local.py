@@ -181,6 +181,11 @@ class LlamaBackend:
             # a piece of text may hold several tokens (or none, mid-character): count what the context holds
             usage.completion_tokens = max(usage.completion_tokens, self.llm.n_tokens - len(tokens))
 
+    def drop_prefixes(self) -> None:
+        """Forget every kept prompt state and what the context holds."""
+        self._states.clear()
+        self.llm.n_tokens = 0
+
     def info(self) -> dict[str, Any]:
         return {
             "backend": self.name,

@@ -33,6 +33,7 @@ _LOGGER = logging.getLogger(__name__)
 DIALOG, BACKGROUND = 0, 10  # priorities: lower runs first
 RESTART = object()  # yielded by Job.tokens() when the text so far is thrown away (invalid JSON, pre-empted)
 _DONE = object()
+_FORGET = object()  # in the queue: drop the backend's cached prompt prefixes (a person was forgotten)
 
 
 class _Flag(Cancel):
@@ -98,7 +99,7 @@ class LLMWorker:
     def __init__(self, factory: Callable[[], Backend], nice: int = 0, name: str = "llm") -> None:
         self.faults: list[str] = []  # one line per death of the model's process, in order
         self._listeners: list[Callable[[str], None]] = []
-        self._queue: queue.PriorityQueue[tuple[int, int, Job | None]] = queue.PriorityQueue()
+        self._queue: queue.PriorityQueue[tuple[int, int, Any]] = queue.PriorityQueue()
         self._seq = itertools.count()
         self._current: Job | None = None
         self._lock = threading.Lock()
@@ -123,6 +124,11 @@ class LLMWorker:
     def listen(self, on_fault: Callable[[str], None]) -> None:
         """Call `on_fault(line)` (on the worker's thread) each time the model's process dies."""
         self._listeners.append(on_fault)
+
+    def forget_prefixes(self) -> None:
+        """Drop every evaluated prompt prefix the backend keeps (people's profiles), before the next job."""
+        with self._lock:
+            self._queue.put((DIALOG - 1, next(self._seq), _FORGET))
 
     def unlisten(self, on_fault: Callable[[str], None]) -> None:
         if on_fault in self._listeners:
@@ -157,6 +163,13 @@ class LLMWorker:
                 _, _, job = self._queue.get()
                 if job is None:
                     break
+                if job is _FORGET:
+                    if hasattr(backend, "drop_prefixes"):
+                        try:
+                            backend.drop_prefixes()
+                        except LLMError as e:  # its process died meanwhile: its cache died with it
+                            _LOGGER.info("prefixes not dropped: %s", e)
+                    continue
                 with self._lock:
                     self._current = job
                 try:
@@ -171,7 +184,7 @@ class LLMWorker:
     def _drain(self) -> None:
         while not self._queue.empty():
             _, _, job = self._queue.get_nowait()
-            if job is not None and not job.future.done():
+            if isinstance(job, Job) and not job.future.done():
                 job.future.set_exception(LLMCancelled("the language model was closed"))
                 job._emit(_DONE)
 

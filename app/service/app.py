@@ -10,8 +10,10 @@ ones (`app/views.py`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
+import logging
 import queue
 import time
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +31,8 @@ from app.config import Config
 from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
 from app.service.auth import Guard
 from app.service.events import EventLog, sse_response
+
+_LOGGER = logging.getLogger(__name__)
 
 
 class MemoryHost:
@@ -82,9 +86,18 @@ class Service:
         # connections of its own (a recorder may be using `memory`); answers hold theirs for seconds
         self.host = MemoryHost([memory.second() for _ in range(cfg.service.readers)])
         self.answers = MemoryHost([memory.second()])
+        # the web page's face thumbnails, by the vault file they were cut from (never reused, unlike row ids)
+        self.thumbs: collections.OrderedDict[str, bytes] = collections.OrderedDict()
 
     def llm(self):
         return self.shared.get()
+
+    def forgotten(self, out: dict) -> None:
+        """After a deletion (`views.forget`'s result): nothing in RAM may still serve what was deleted — the
+        events that name or cite it, the face thumbnails, the model's evaluated profiles."""
+        self.events.forget(tuple(out["people"]), tuple(out["utterances"]), tuple(out["sessions"]))
+        self.thumbs.clear()
+        self.shared.forget_prefixes()
 
     def close(self) -> None:
         self.shared.close()
@@ -132,14 +145,18 @@ def _status(e: AppError) -> int:
     return 500
 
 
-def create_app(service: Service, token: str) -> Guard:
-    """The routes behind the token guard (an ASGI app for uvicorn)."""
+def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: bool = False) -> Guard:
+    """The routes behind the guard (an ASGI app for uvicorn); `hosts`: names besides loopback's it answers to."""
     app = FastAPI(title="lifemem", version=__version__, description="The wearer's memory over loopback HTTP.")
     memory = service.host
 
     @app.exception_handler(AppError)
     async def app_error(_: Request, e: AppError) -> JSONResponse:
         return JSONResponse({"error": str(e), "code": e.code}, status_code=_status(e))
+
+    @app.exception_handler(OverflowError)
+    async def out_of_range(_: Request, e: OverflowError) -> JSONResponse:  # an id past SQLite's integers
+        return JSONResponse({"error": f"a number is out of range ({e})"}, status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, e: RequestValidationError) -> JSONResponse:
@@ -232,11 +249,16 @@ def create_app(service: Service, token: str) -> Guard:
         if sum(chosen) != 1:
             raise ConfigError("forget one thing: person, session or between")
         between = tuple(_now(t).timestamp() for t in body.between) if body.between else None
+        if between is not None and between[1] <= between[0]:
+            raise ConfigError("between: the end must come after the start")
         args = (service.embedder, body.person, body.session, between, body.anonymize)
         recorder = service.recorder
         if recorder is not None and recorder.running:  # it must stop using what is deleted at once
-            return await recorder.on_store_thread(views.forget, *args)
-        return await memory(views.forget, *args)
+            out = await recorder.on_store_thread(views.forget, *args)
+        else:
+            out = await memory(views.forget, *args)
+        service.forgotten(out)
+        return out
 
     @app.get("/v1/export", summary="the memory (or one person's) as the export's JSON document, media left out")
     async def export(person: str | None = None) -> dict:
@@ -245,9 +267,9 @@ def create_app(service: Service, token: str) -> Guard:
         return (await memory(lambda mem: document(mem, person)))[0]
 
     @app.get("/v1/events", summary="Server-Sent Events; reconnect with Last-Event-ID (or ?after=) to miss nothing")
-    async def events(request: Request, after: int | None = Query(None, ge=0)):
-        header = request.headers.get("last-event-id")
-        last = int(header) if header and header.isdigit() else after
+    async def events(request: Request, after: int | None = Query(None, ge=0, le=views.MAX_ID)):
+        last = views.number(request.headers.get("last-event-id"))
+        last = after if last is None else last
         return sse_response(service.events, request, last)
 
     @app.websocket("/v1/ingest")
@@ -263,8 +285,8 @@ def create_app(service: Service, token: str) -> Guard:
             return await ws.close(1003)
         try:
             hello = json.loads(await ws.receive_text())
-            stream = str(hello["stream"])
-            acked = source.hello(stream, int(hello["rate"]), float(hello.get("t0", time.time())))
+            stream = hello["stream"]
+            acked = source.hello(stream, hello["rate"], hello.get("t0", time.time()))
         except (ValueError, KeyError, TypeError, IngestError) as e:
             await ws.send_json({"type": "error", "error": f"bad hello: {e}"})
             return await ws.close(1003)
@@ -301,6 +323,9 @@ def create_app(service: Service, token: str) -> Guard:
                     raise IngestError("a message starts with A (audio) or V (frame)")
             except IngestError as e:
                 await ws.send_json({"type": "error", "error": str(e)})
+            except (ValueError, ArithmeticError, MemoryError) as e:  # a message nobody foresaw: the stream goes on
+                _LOGGER.exception("ingest: a message could not be used")
+                await ws.send_json({"type": "error", "error": f"the message could not be used ({type(e).__name__})"})
 
     from app.service import chat, companion
 
@@ -308,4 +333,5 @@ def create_app(service: Service, token: str) -> Guard:
     app.include_router(companion.router(service))
     from app.web import mount
 
-    return Guard(app, token, service.cfg.service.max_body_kb * 1024, web=mount(app, service, token))
+    web = mount(app, service, token)
+    return Guard(app, token, service.cfg.service.max_body_kb * 1024, web=web, hosts=hosts, tls=tls)

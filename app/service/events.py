@@ -11,8 +11,10 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 from app.events import PipelineEvent
+from app.store.names import mentions
 from app.views import when
 
 
@@ -52,6 +54,30 @@ class EventLog:
             self._loop.call_soon_threadsafe(self._wake)
         return event
 
+    def forget(self, names: tuple[str, ...], utterances: tuple[int, ...], sessions: tuple[int, ...]) -> int:
+        """Drop the events that name a forgotten person or cite a forgotten utterance or session; how many."""
+        gone_utterances, gone_sessions = set(utterances), set(sessions)
+
+        def cites(value: Any, key: str = "") -> bool:
+            if isinstance(value, str):
+                return any(mentions(value, name) for name in names)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return (key in UTTERANCE_KEYS and value in gone_utterances) or (
+                    key in SESSION_KEYS and value in gone_sessions
+                )
+            if isinstance(value, dict):
+                return any(cites(v, k) for k, v in value.items())
+            if isinstance(value, list | tuple):
+                return any(cites(v, key) for v in value)
+            return False
+
+        with self._lock:
+            kept = [e for e in self._events if not cites(e.data) and not _session_job(e.data, gone_sessions)]
+            dropped = len(self._events) - len(kept)
+            self._events.clear()
+            self._events.extend(kept)
+        return dropped
+
     def pipeline(self, event: PipelineEvent) -> None:
         """The recorder's `on_event`."""
         self.publish(event.kind, dict(event.detail), event.t_s)
@@ -72,6 +98,15 @@ class EventLog:
         """Set at the next publication: take it before reading `after()`, then wait on it (on the loop)."""
         assert self._changed is not None, "bind() the log to the loop first"
         return self._changed
+
+
+UTTERANCE_KEYS = frozenset({"utterance", "utterances", "id", "evidence", "citations"})  # keys whose numbers cite
+SESSION_KEYS = frozenset({"session"})
+
+
+def _session_job(data: dict, sessions: set[int]) -> bool:
+    """A `memory_written` event of a forgotten session's job."""
+    return data.get("job") == "session" and data.get("ref") in sessions
 
 
 KEEPALIVE_S = 15.0

@@ -12,7 +12,10 @@ Protocol (`/v1/ingest`, the bearer token in the handshake's Authorization header
   is filled with silence;
 - a camera frame: `b"V"` + its capture time (float64 epoch seconds, little-endian) + a JPEG;
 - bad input gets `{"type": "error", "error": "..."}` and the stream goes on; a wrong sample rate or a
-  malformed hello closes it with code 1003;
+  malformed hello closes it with code 1003. What is refused: times that are not finite or not plausible
+  (before 2000 or more than a day ahead), a hole longer than `audio.queue_s` (it would be queued as
+  silence), an audio message over `MAX_AUDIO_S` seconds or a frame over `MAX_FRAME_BYTES`, more than
+  `MAX_STREAMS` streams (one idle for `STREAM_IDLE_S` expires);
 - with the voice companion on (`serve --companion`), what it says comes back to the glasses' speaker as binary
   messages `b"S"` + the time of its first sample on the microphone's clock (float64 epoch seconds) + PCM16LE
   mono at 16 kHz, played in step with the microphone audio the client sends (the companion's clock).
@@ -22,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import struct
+import time
 from collections.abc import AsyncIterator
 
 import numpy as np
@@ -32,6 +37,12 @@ from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 
 _LOGGER = logging.getLogger(__name__)
 RATES = range(8000, 48001)
+MAX_AUDIO_S = 10.0  # longest audio message
+MAX_FRAME_BYTES = 4 << 20  # largest JPEG frame
+MAX_STREAMS = 16
+STREAM_IDLE_S = 3600.0  # a stream nobody sent to for this long is forgotten (its resume point with it)
+EARLIEST_S = 946_684_800.0  # 2000-01-01: a capture time before it is a broken clock
+AHEAD_S = 86_400.0  # nor more than a day ahead of this machine's clock
 AUDIO, FRAME, SPEECH = b"A", b"V", b"S"
 SPEECH_QUEUE = 512  # blocks of the companion's speech waiting for a client (about 16 s); the oldest go first
 _OFFSET = struct.Struct("<Q")
@@ -40,6 +51,17 @@ _TIME = struct.Struct("<d")
 
 class IngestError(ValueError):
     """Bad input on the ingest stream: one line for the client."""
+
+
+def ingest_max_message(cfg: Config) -> int:
+    """The largest WebSocket message a client may send: a whole audio message at 48 kHz, or a frame."""
+    return max(1 + _OFFSET.size + int(MAX_AUDIO_S * RATES[-1]) * 2, 1 + _TIME.size + MAX_FRAME_BYTES)
+
+
+def plausible_time(t: float, what: str) -> float:
+    if not isinstance(t, int | float) or not math.isfinite(t) or not EARLIEST_S <= t <= time.time() + AHEAD_S:
+        raise IngestError(f"{what} {t!r} is not a plausible capture time (epoch seconds, finite, since 2000)")
+    return float(t)
 
 
 class IngestSource:
@@ -74,13 +96,20 @@ class IngestSource:
 
     def hello(self, stream: str, rate: int, t0: float) -> int:
         """Start or resume `stream`; returns the samples of it already held."""
-        if rate not in RATES:
+        if not isinstance(rate, int) or rate not in RATES:
             raise IngestError(f"sample rate {rate} Hz is not supported (8000-48000)")
-        if not stream or len(stream) > 200:
+        if not isinstance(stream, str) or not stream or len(stream) > 200:
             raise IngestError("hello needs a stream id (1-200 characters)")
+        t0 = plausible_time(t0, "t0")
+        now = time.monotonic()
+        for name in [n for n, s in self._streams.items() if now - s.last_seen > STREAM_IDLE_S]:
+            del self._streams[name]
         held = self._streams.get(stream)
+        if held is None and len(self._streams) >= MAX_STREAMS:
+            raise IngestError(f"{MAX_STREAMS} streams are open already; reuse a stream id")
         if held is None or held.rate != rate:
             held = self._streams[stream] = _Stream(rate, t0)
+        held.last_seen = now
         return held.acked
 
     async def audio(self, stream: str, payload: bytes) -> int:
@@ -92,6 +121,16 @@ class IngestSource:
             raise IngestError("an audio message is an 8-byte offset and 16-bit samples")
         (offset,) = _OFFSET.unpack_from(payload)
         pcm = np.frombuffer(payload[_OFFSET.size :], "<i2")
+        if len(pcm) > MAX_AUDIO_S * held.rate:
+            raise IngestError(f"an audio message holds at most {MAX_AUDIO_S:g} s")
+        hole = offset - held.acked
+        if hole > self.cfg.audio.queue_s * held.rate:
+            raise IngestError(
+                f"a gap of {hole / held.rate:.0f} s before this message (offset {offset}, {held.acked} samples "
+                f"held): over audio.queue_s ({self.cfg.audio.queue_s:g} s); resend from {held.acked} or start a new "
+                "stream"
+            )
+        held.last_seen = time.monotonic()
         if offset > held.acked:  # a hole: what was never received is silence, so times stay right
             pcm = np.concatenate([np.zeros(offset - held.acked, np.int16), pcm])
         elif offset < held.acked:  # resent after a reconnect: keep only what is new
@@ -109,7 +148,10 @@ class IngestSource:
 
         if len(payload) <= _TIME.size:
             raise IngestError("a frame message is an 8-byte capture time and a JPEG")
+        if len(payload) > _TIME.size + MAX_FRAME_BYTES:
+            raise IngestError(f"a frame is at most {MAX_FRAME_BYTES >> 20} MiB")
         (t,) = _TIME.unpack_from(payload)
+        t = plausible_time(t, "the frame's time")
         image = cv2.imdecode(np.frombuffer(payload[_TIME.size :], np.uint8), cv2.IMREAD_COLOR)
         if image is None:
             raise IngestError("the frame is not a readable JPEG")
@@ -142,6 +184,7 @@ class _Stream:
         self.written = 0  # samples at 16 kHz queued
         same = rate == SAMPLE_RATE_HZ
         self._resampler = None if same else soxr.ResampleStream(rate, SAMPLE_RATE_HZ, 1, dtype="float32")
+        self.last_seen = time.monotonic()
 
     def resample(self, pcm: np.ndarray) -> np.ndarray:
         return pcm if self._resampler is None else self._resampler.resample_chunk(pcm)

@@ -9,6 +9,7 @@ import ipaddress
 import logging
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.config import Config
@@ -16,6 +17,7 @@ from app.errors import ConfigError
 from app.service.app import Service, create_app
 from app.service.auth import api_token
 from app.service.events import EventLog
+from app.service.ingest import ingest_max_message
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -26,8 +28,23 @@ def _report_stop(task: asyncio.Task) -> None:
         _LOGGER.error("recording stopped: %s; still serving", task.exception())
 
 
-def check_host(host: str, public: bool) -> None:
-    """Loopback (or a unix socket path) unless the user said --public."""
+@dataclass(frozen=True)
+class Listen:
+    host: str
+    port: int
+    cert: Path | None = None  # HTTPS with this certificate and key
+    key: Path | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.cert else "http"
+
+
+def listen_on(
+    host: str, port: int, public: bool = False, cert: Path | None = None, key: Path | None = None, insecure=False
+) -> Listen:
+    """Loopback unless the user said --public; --public only with a certificate (the token and the audio
+    would cross the network in clear) unless the user said --insecure too."""
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
@@ -35,8 +52,19 @@ def check_host(host: str, public: bool) -> None:
     if not loopback and not public:
         raise ConfigError(
             f"{host} is not a loopback address: anyone who reaches it with the token reads the memory; "
-            "add --public to listen there anyway"
+            "add --public (with --cert and --key) to listen there anyway"
         )
+    if (cert is None) != (key is None):
+        raise ConfigError("HTTPS needs both --cert and --key")
+    for path in (cert, key):
+        if path is not None and not path.is_file():
+            raise ConfigError(f"no such file: {path}")
+    if not loopback and cert is None and not insecure:
+        raise ConfigError(
+            "--public without --cert and --key would send the token and the audio over the network in clear; "
+            "give a certificate, or add --insecure on a network you trust"
+        )
+    return Listen(host, port, cert, key)
 
 
 async def serve(
@@ -44,8 +72,7 @@ async def serve(
     memory,
     embedder,
     data_dir: Path,
-    host: str,
-    port: int,
+    listen: Listen,
     source=None,
     models=None,
     companion: bool = False,
@@ -88,8 +115,18 @@ async def serve(
         def capture_signals(self):  # ours below: uvicorn's re-raise the signal after it stops, killing the
             yield  # process before the recorder has stored what was acknowledged
 
+    app = create_app(service, token, hosts=(listen.host,), tls=listen.cert is not None)
     server = Server(
-        uvicorn.Config(create_app(service, token), host=host, port=port, log_level="warning", access_log=False)
+        uvicorn.Config(
+            app,
+            host=listen.host,
+            port=listen.port,
+            log_level="warning",
+            access_log=False,
+            ssl_certfile=listen.cert,
+            ssl_keyfile=listen.key,
+            ws_max_size=ingest_max_message(cfg),
+        )
     )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -100,9 +137,9 @@ async def serve(
         await asyncio.sleep(0.05)
     if serving.done():  # it could not listen (the port is taken): uvicorn logged why
         await asyncio.to_thread(service.close)
-        raise ConfigError(f"cannot listen on {host}:{port}")
+        raise ConfigError(f"cannot listen on {listen.host}:{listen.port}")
     bound = server.servers[0].sockets[0].getsockname()[1]
-    sys.stdout.write(f"serving on http://{host}:{bound} (token: {where}); Ctrl-C stops\n")
+    sys.stdout.write(f"serving on {listen.scheme}://{listen.host}:{bound} (token: {where}); Ctrl-C stops\n")
     sys.stdout.flush()
     recording = asyncio.create_task(recorder.run()) if recorder is not None else None
     if recording is not None:

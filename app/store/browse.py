@@ -5,7 +5,6 @@ that return dataclasses; every change goes through the memory's own methods."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 
 from app.identity.naming import AUTO_NAME
@@ -215,13 +214,12 @@ def forget_preview(memory: Memory, person_id: int) -> dict[str, int]:
 
 
 def _mentions(memory: Memory, person_id: int, name: str) -> int:
-    """Other people's utterances that say `name` as a word (forgetting redacts it there)."""
-    word = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
-    rows = memory.con.execute(
-        "SELECT text FROM utterances WHERE (person_id IS NULL OR person_id != ?) AND text LIKE ?",
-        (person_id, f"%{name}%"),
-    )
-    return sum(1 for (text,) in rows if word.search(text))
+    """Other people's utterances that say `name` (forgetting redacts it there)."""
+    row = memory.con.execute(
+        "SELECT count(*) FROM utterances WHERE (person_id IS NULL OR person_id != ?) AND mentions(text, ?)",
+        (person_id, name),
+    ).fetchone()
+    return int(row[0])
 
 
 def utterance_day(memory: Memory, utterance_id: int) -> tuple[dt.date, int] | None:

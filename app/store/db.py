@@ -73,9 +73,13 @@ def _writing(con) -> None:
     con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
 
 
-def _cache(con, cfg: StoreConfig) -> None:
+def _session(con, cfg: StoreConfig) -> None:
+    """What every connection has: memory for temporary data, its cache, the `mentions` SQL function."""
+    from app.store import names
+
     con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
     con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
+    names.register(con)
 
 
 def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) -> tuple:
@@ -106,7 +110,7 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
             ) from None
         con.execute("PRAGMA journal_mode = WAL")
         _writing(con)
-        _cache(con, cfg)
+        _session(con, cfg)
         from app.store.migrations import migrate
 
         migrate(con)
@@ -135,7 +139,7 @@ def connect_reader(path: Path, key: bytes, cfg: StoreConfig, writer: bool = Fals
             _writing(con)
         else:
             con.execute("PRAGMA query_only = ON")
-        _cache(con, cfg)
+        _session(con, cfg)
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except driver.DatabaseError as e:
         con.close()

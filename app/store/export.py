@@ -59,14 +59,15 @@ def document(memory: Memory, person: str | None = None) -> tuple[dict, str, tupl
 
 
 def export(memory: Memory, out: Path, person: str | None = None) -> dict[str, int]:
-    """Write memory.json, transcript.md and media/ under `out`; returns how many of each were written."""
+    """Write memory.json, transcript.md and media/ under `out`; returns how many of each were written. The
+    export is plaintext: its folders are the owner's alone (0700), its files too (0600)."""
     doc, where, args = document(memory, person)
-    out.mkdir(parents=True, exist_ok=True)
+    _private_dir(out)
     media_dir = out / "media"
     for m in memory.media(where, args):
-        media_dir.mkdir(exist_ok=True)
+        _private_dir(media_dir)
         name = f"{m.id}-{m.kind}{_EXT.get(m.kind, '.bin')}"
-        (media_dir / name).write_bytes(memory.vault.get(m.path))
+        _write_private(media_dir / name, memory.vault.get(m.path))
         doc["media"].append(
             {
                 "id": m.id,
@@ -108,7 +109,20 @@ def _markdown(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def _write(path: Path, text: str) -> None:
+def _private_dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.chmod(0o700)  # a folder that existed keeps its old mode otherwise
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """`data` into `path` through a temporary file only its owner can read, then renamed over it."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.chmod(tmp, 0o600)  # O_CREAT leaves an existing file's mode as it was
     os.replace(tmp, path)
+
+
+def _write(path: Path, text: str) -> None:
+    _write_private(path, text.encode("utf-8"))

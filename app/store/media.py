@@ -6,7 +6,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from app.store.db import transaction
+import numpy as np
+
+from app.store.db import transaction, vector_blob
 from app.store.vault import MediaVault
 
 
@@ -52,7 +54,8 @@ class MediaMixin:
         person_id: int | None = None,
         utterance_id: int | None = None,
     ) -> int:
-        """Encrypt `data` to the media folder and record it; it expires `keep_s` seconds from now."""
+        """Encrypt `data` to the media folder and record it; it expires `keep_s` seconds from now. A frame's
+        faces are recorded with `add_frame_faces`."""
         name, size = self.vault.put(data)
         now = time.time()
         try:
@@ -66,6 +69,26 @@ class MediaMixin:
             self.vault.delete(name)
             raise
         return int(cur.lastrowid)
+
+    def add_frame_faces(self, media_id: int, faces: list[tuple[int | None, np.ndarray]]) -> None:
+        """The faces a kept frame shows: (person or None while unknown, embedding) each."""
+        with transaction(self.con):
+            self.con.executemany(
+                "INSERT INTO frame_faces(media_id, person_id, embedding) VALUES (?, ?, ?)",
+                [(media_id, pid, vector_blob(vec)) for pid, vec in faces],
+            )
+
+    def unknown_frame_faces(self) -> list[tuple[int, np.ndarray]]:
+        """(row id, embedding) of faces in kept frames that belong to nobody yet."""
+        rows = self.con.execute(
+            "SELECT rowid, embedding FROM frame_faces WHERE person_id IS NULL AND embedding IS NOT NULL"
+        )
+        return [(int(r), np.frombuffer(blob, np.float32)) for r, blob in rows]
+
+    def claim_frame_faces(self, person_id: int, rows: list[int]) -> None:
+        """These faces in kept frames were `person_id`'s (a person known by their face alone)."""
+        with transaction(self.con):
+            self.con.executemany("UPDATE frame_faces SET person_id = ? WHERE rowid = ?", [(person_id, r) for r in rows])
 
     def media(self, where: str = "1", args: tuple = ()) -> list[MediaRow]:
         rows = self.con.execute(

@@ -315,6 +315,27 @@ def _m009_addressed(con) -> None:
     _script(con, "ALTER TABLE utterances ADD COLUMN addressed INTEGER NOT NULL DEFAULT 0;")
 
 
+def _m010_frame_faces(con) -> None:
+    """The faces a kept frame shows, each with the person it was (when known) and its embedding: forgetting a
+    person deletes every frame their face is in, whoever was speaking, and a person known only by their face
+    is linked to the frames kept before they had a name. Frames kept before this migration show their
+    speaker's face."""
+    _script(
+        con,
+        """
+    CREATE TABLE frame_faces(
+        media_id INTEGER NOT NULL REFERENCES media(id) ON DELETE CASCADE,
+        person_id INTEGER REFERENCES people(id) ON DELETE SET NULL,
+        embedding BLOB
+    );
+    CREATE INDEX frame_faces_media ON frame_faces(media_id);
+    CREATE INDEX frame_faces_person ON frame_faces(person_id);
+    INSERT INTO frame_faces(media_id, person_id) SELECT id, person_id FROM media
+        WHERE kind = 'frame' AND person_id IS NOT NULL;
+    """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
@@ -325,6 +346,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (7, "a numbered log of changed utterances, moves included", _m007_change_log),
     (8, "typed bi-temporal facts, fact strength, summary kinds, the consolidation queue", _m008_memory_writing),
     (9, "utterances addressed to the companion", _m009_addressed),
+    (10, "the faces each kept frame shows", _m010_frame_faces),
 ]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from app.errors import StoreError
+from app.store import names
 from app.store.db import transaction, vector_blob
 
 
@@ -123,14 +123,14 @@ class PeopleMixin:
         with transaction(self.con):
             self.con.execute("UPDATE people SET name = ? WHERE id = ?", (new, pid))
             # what memory writing wrote with the old label ("Unknown_3 is allergic to peanuts") says the name now
-            label = re.compile(rf"\b{re.escape(old)}\b", re.IGNORECASE)
-            for table, column in (("facts", "value"), ("summaries", "text")):
+            for table, column in (("facts", "value"), ("summaries", "text"), ("relations", "relation")):
                 rows = self.con.execute(
-                    f"SELECT id, {column} FROM {table} WHERE {column} LIKE ?", (f"%{old}%",)
+                    f"SELECT id, {column} FROM {table} WHERE mentions({column}, ?)", (old,)
                 ).fetchall()
                 for row_id, text in rows:
-                    if (renamed := label.sub(new, text)) != text:
-                        self.con.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (renamed, row_id))
+                    self.con.execute(
+                        f"UPDATE {table} SET {column} = ? WHERE id = ?", (names.replace(text, old, new), row_id)
+                    )
 
     def merge_people(self, keep: str, other: str) -> int:
         """`other` was `keep` all along: their utterances, keys, media, facts and relations move over."""
@@ -139,7 +139,7 @@ class PeopleMixin:
             raise StoreError("a person cannot be merged with themselves")
         with transaction(self.con):
             moved = self.con.execute("UPDATE utterances SET person_id = ? WHERE person_id = ?", (into, gone)).rowcount
-            for table in ("voice_keys", "face_keys", "media", "facts"):
+            for table in ("voice_keys", "face_keys", "media", "facts", "frame_faces"):
                 self.con.execute(f"UPDATE {table} SET person_id = ? WHERE person_id = ?", (into, gone))
             self.con.execute("UPDATE relations SET subject_id = ? WHERE subject_id = ?", (into, gone))
             self.con.execute("UPDATE relations SET object_id = ? WHERE object_id = ?", (into, gone))
@@ -190,7 +190,10 @@ class PeopleMixin:
     def enforce_consent(self) -> int:
         """Consent mode: drop every identity key and raw media file of people who have not consented."""
         with transaction(self.con):
-            n = 0
+            n = self.con.execute(  # frames showing their face, whoever spoke
+                "DELETE FROM media WHERE id IN (SELECT media_id FROM frame_faces WHERE person_id IN "
+                "(SELECT id FROM people WHERE consent != 'given'))"
+            ).rowcount
             for table in ("voice_keys", "face_keys", "media"):
                 n += self.con.execute(
                     f"DELETE FROM {table} WHERE person_id IN (SELECT id FROM people WHERE consent != 'given')"

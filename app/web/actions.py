@@ -125,7 +125,9 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
     @r.post("/people/{person_id}/merge")
     async def merge(request: Request, person_id: int, form: CheckedForm):
-        other = int(first(form, "other")) if first(form, "other").isdigit() else -1
+        other = views.number(first(form, "other"))
+        if other is None:
+            raise WebError(400, "choose who to merge with")
 
         def run(memory) -> str:
             keep, gone = _who(memory, person_id), _who(memory, other)
@@ -136,7 +138,7 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
     @r.post("/people/{person_id}/split")
     async def split(request: Request, person_id: int, form: CheckedForm):
-        ids = [int(x) for x in form.get("utterance", []) if x.isdigit()]
+        ids = [i for x in form.get("utterance", []) if (i := views.number(x)) is not None]
         into = _name(first(form, "into")) if first(form, "into") else None
         if not ids:
             raise WebError(400, "tick the utterances that were someone else's first")
@@ -168,6 +170,7 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
         def run(memory) -> str:
             name = _who(memory, person_id)
             out = views.forget(memory, service.embedder, name, anonymize=anonymize)
+            service.forgotten(out)
             gone = [f"{n} {table.replace('_', ' ')}" for table, n in out["deleted"].items() if n]
             redacted = f"; their name was redacted from {out['redacted']} other utterances" if out["redacted"] else ""
             return f"{name} forgotten: {', '.join(gone) or 'nothing else'} deleted{redacted}"

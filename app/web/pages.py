@@ -5,7 +5,6 @@ live events. Every route here is behind the session gate (`app/web/sessions.py`)
 from __future__ import annotations
 
 import asyncio
-import collections
 import datetime as dt
 import json
 import re
@@ -15,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
+from app import views
 from app.errors import AppError, LLMError, NotFoundError
 from app.service.events import sse_response
 from app.store import browse
@@ -22,7 +22,7 @@ from app.web import faces, reads
 from app.web.render import SECURITY_HEADERS, TEMPLATES, show
 
 MEDIA_TYPES = {"audio": "audio/wav", "frame": "image/jpeg"}
-THUMBS_KEPT = 64  # face thumbnails kept in RAM (by media id)
+THUMBS_KEPT = 64  # face thumbnails kept in RAM (by the vault file they come from; forgetting clears them)
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
 
 
@@ -72,7 +72,7 @@ def ranged(data: bytes, media_type: str, header: str | None) -> Response:
 
 def router(service) -> APIRouter:
     r = APIRouter()
-    thumbs: collections.OrderedDict[int, bytes] = collections.OrderedDict()
+    thumbs = service.thumbs
 
     @r.get("/")
     async def timeline(request: Request, day: str | None = None, page: int = 1, before: str | None = None):
@@ -98,25 +98,26 @@ def router(service) -> APIRouter:
 
     @r.get("/people/{person_id}/face.jpg")
     async def face(person_id: int):
-        def frame(memory) -> tuple[int, bytes] | None:
+        def frame(memory) -> tuple[str, bytes] | None:
             row = browse.person(memory, person_id)
             media = browse.media_file(memory, row.face_frame) if row and row.face_frame else None
             if media is None:
                 return None
-            return media.id, (thumbs.get(media.id) or memory.vault.get(media.name))
+            return media.name, (thumbs.get(media.name) or memory.vault.get(media.name))
 
         found = await read(service, frame)
         if found is None:
             raise WebError(404, "no face frame of this person is kept")
-        media_id, data = found
-        if media_id not in thumbs:
+        name, data = found
+        thumb = thumbs.get(name)
+        if thumb is None:
             thumb = await asyncio.to_thread(faces.thumbnail, data)
             if thumb is None:
                 raise WebError(404, "the kept frame does not decode")
-            thumbs[media_id] = thumb
+            thumbs[name] = thumb
             while len(thumbs) > THUMBS_KEPT:
                 thumbs.popitem(last=False)
-        return Response(thumbs[media_id], media_type="image/jpeg", headers={"Cache-Control": "private, no-store"})
+        return Response(thumb, media_type="image/jpeg", headers={"Cache-Control": "private, no-store"})
 
     @r.get("/media/{media_id}")
     async def media(request: Request, media_id: int):
@@ -165,8 +166,7 @@ def router(service) -> APIRouter:
 
     @r.get("/live")
     async def live(request: Request):
-        header = request.headers.get("last-event-id")
-        last = int(header) if header and header.isdigit() else None
+        last = views.number(request.headers.get("last-event-id"))
         return sse_response(service.events, request, last)
 
     return r
