@@ -12,6 +12,7 @@ Everything stops by itself; no traffic leaves 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -36,10 +38,10 @@ QUESTIONS = (
     "what food does Emily like",
     "who moved here from Madrid",
 )
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def _rss_mb(pid: int) -> float:
+def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
@@ -165,6 +167,33 @@ async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndar
     }
 
 
+@contextlib.contextmanager
+def serving(data: Path, key: str, token: str) -> Iterator[tuple[subprocess.Popen, str]]:
+    """`python -m app serve` on 127.0.0.1 over the memory in `data` (memory writing off: the load is the
+    API's), listening until the block ends: (its process, its URL)."""
+    env = {**os.environ, "APP_DATA_DIR": str(data), "APP_KEY": key, "APP_API_TOKEN": token}
+    env["APP_MEMORY_BACKGROUND"] = "false"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if not line.startswith("serving on "):
+            raise RuntimeError(f"serve did not start: {line.strip()}")
+        yield proc, line.split()[2]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float = 0.0) -> dict:
     from app.audio.media import iter_media
     from app.events import AudioChunk
@@ -177,27 +206,10 @@ def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
         data = Path(tmp)
         _memory(cfg, data, key)
-        env = {**os.environ, "APP_DATA_DIR": str(data), "APP_KEY": key, "APP_API_TOKEN": token}
-        env["APP_MEMORY_BACKGROUND"] = "false"  # the load is the API's; memory writing is measured elsewhere
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            line = proc.stdout.readline()
-            if not line.startswith("serving on "):
-                raise RuntimeError(f"serve did not start: {line.strip()}")
-            url = line.split()[2]
-            rss_before = _rss_mb(proc.pid)
+        with serving(data, key, token) as (proc, url):
+            rss_before = rss_mb(proc.pid)
             result = asyncio.run(_load(url, token, seconds, clients, pcm, rate))
-            rss_after = _rss_mb(proc.pid)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=120)
+            rss_after = rss_mb(proc.pid)
     return {
         "seconds": seconds,
         "clients": clients,

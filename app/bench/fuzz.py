@@ -12,32 +12,21 @@ answering 200, or a connection is dropped other than by the protocol's own close
 from __future__ import annotations
 
 import json
-import os
 import random
 import secrets
-import signal
 import struct
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from app.bench.api import rss_mb, serving
 from app.config import Config
 
-ROOT = Path(__file__).resolve().parents[2]
 EXPECTED_CLOSES = {1000, 1003, 1009}
 EXTREME_NUMBERS = (0, 1, 2**31, 2**32, 2**62, 2**63, 2**64 - 1)
 EXTREME_TIMES = (float("nan"), float("inf"), -float("inf"), -1.0, 0.0, 1e12, 1e308, 1.7e9)
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _jpeg() -> bytes:
@@ -111,71 +100,50 @@ def bench_fuzz(cfg: Config, seconds: float = 60.0, messages: int = 20000, seed: 
     counts = {"tried": 0, "errors": 0, "acks": 0, "connections": 0, "crashes": 0}
     closes: dict[str, int] = {}
     crashes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp:
-        env = {**os.environ, "APP_DATA_DIR": tmp, "APP_KEY": key, "APP_API_TOKEN": token}
-        env["APP_MEMORY_BACKGROUND"] = "false"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        try:
-            line = proc.stdout.readline() if proc.stdout else ""
-            if not line.startswith("serving on "):
-                raise RuntimeError(f"serve did not start: {line.strip()}")
-            url = line.split()[2]
-            auth = {"Authorization": f"Bearer {token}"}
-            rss_before = _rss_mb(proc.pid)
-            gen = _Messages(seed, time.time() - 3600)
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline and counts["tried"] < messages:
-                counts["connections"] += 1
-                try:
-                    with connect(url.replace("http", "ws") + "/v1/ingest", additional_headers=auth) as ws:
-                        ws.send(gen.hello())
+    with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp, serving(Path(tmp), key, token) as (proc, url):
+        auth = {"Authorization": f"Bearer {token}"}
+        rss_before = rss_mb(proc.pid)
+        gen = _Messages(seed, time.time() - 3600)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and counts["tried"] < messages:
+            counts["connections"] += 1
+            try:
+                with connect(url.replace("http", "ws") + "/v1/ingest", additional_headers=auth) as ws:
+                    ws.send(gen.hello())
+                    counts["tried"] += 1
+                    reply = json.loads(ws.recv(timeout=30))
+                    if reply.get("type") == "error":
+                        counts["errors"] += 1
+                        continue
+                    gen.offset = reply.get("acked", 0)
+                    for _ in range(gen.rng.randrange(5, 200)):
+                        if time.monotonic() >= deadline or counts["tried"] >= messages:
+                            break
+                        ws.send(gen.next())
                         counts["tried"] += 1
-                        reply = json.loads(ws.recv(timeout=30))
-                        if reply.get("type") == "error":
-                            counts["errors"] += 1
+                        try:
+                            answer = ws.recv(timeout=0.2 if gen.rng.random() < 0.5 else 0.02)
+                        except TimeoutError:
                             continue
-                        gen.offset = reply.get("acked", 0)
-                        for _ in range(gen.rng.randrange(5, 200)):
-                            if time.monotonic() >= deadline or counts["tried"] >= messages:
-                                break
-                            ws.send(gen.next())
-                            counts["tried"] += 1
-                            try:
-                                answer = ws.recv(timeout=0.2 if gen.rng.random() < 0.5 else 0.02)
-                            except TimeoutError:
-                                continue
-                            kind = json.loads(answer).get("type") if isinstance(answer, str) else "speech"
-                            counts["errors" if kind == "error" else "acks"] += kind in ("error", "ack")
-                except ConnectionClosed as e:
-                    code = e.rcvd.code if e.rcvd is not None else None
-                    closes[str(code)] = closes.get(str(code), 0) + 1
-                    if code not in EXPECTED_CLOSES:
-                        crashes.append(f"connection dropped (close code {code})")
-                except (OSError, TimeoutError) as e:
-                    crashes.append(f"{type(e).__name__}: {e}")
-                if proc.poll() is not None:
-                    crashes.append(f"the server exited ({proc.returncode})")
-                    break
-            try:
-                healthy = httpx.get(url + "/health", timeout=10).status_code == 200
-            except httpx.HTTPError:
-                healthy = False
-            if not healthy:
-                crashes.append("/health does not answer 200")
-            rss_after = _rss_mb(proc.pid) if proc.poll() is None else 0.0
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+                        kind = json.loads(answer).get("type") if isinstance(answer, str) else "speech"
+                        counts["errors" if kind == "error" else "acks"] += kind in ("error", "ack")
+            except ConnectionClosed as e:
+                code = e.rcvd.code if e.rcvd is not None else None
+                closes[str(code)] = closes.get(str(code), 0) + 1
+                if code not in EXPECTED_CLOSES:
+                    crashes.append(f"connection dropped (close code {code})")
+            except (OSError, TimeoutError) as e:
+                crashes.append(f"{type(e).__name__}: {e}")
+            if proc.poll() is not None:
+                crashes.append(f"the server exited ({proc.returncode})")
+                break
+        try:
+            healthy = httpx.get(url + "/health", timeout=10).status_code == 200
+        except httpx.HTTPError:
+            healthy = False
+        if not healthy:
+            crashes.append("/health does not answer 200")
+        rss_after = rss_mb(proc.pid) if proc.poll() is None else 0.0
     counts["crashes"] = len(crashes)
     return {
         "seconds": seconds,
