@@ -6,6 +6,7 @@
     python3 build.py --models      only prepare models/ and the demo (re-runs inside .venv)
     python3 build.py --check       verify models/ against the registry's sha256
     python3 build.py --download NAME   fetch a user model with a pinned download (never used by tests)
+    python3 build.py --probe-llm   load the default language model in a child process and generate a few tokens
 
 llama-cpp-python has no binary wheel on PyPI: the first setup compiles it (3 to 7 minutes on 2 cores) for a
 portable CPU baseline (x86-64 with AVX2; ARMv8.2 on a Jetson), never for the building CPU alone, into
