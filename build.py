@@ -143,7 +143,10 @@ def ensure_llama_wheel(rebuild: bool = False) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         log(f"compiling {LLAMA_CPP} once (3 to 7 minutes on 2 cores) with {cmake_args}; kept in {folder}")
         env = dict(os.environ, CMAKE_ARGS=cmake_args, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
-        run([str(VENV_PY), "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), LLAMA_CPP], env=env)
+        # --no-cache-dir: pip keeps wheels it built whatever CMAKE_ARGS said, and would hand back a build for another
+        # CPU (or the faulting one this rebuild replaces)
+        wheel = [str(VENV_PY), "-m", "pip", "wheel", "-q", "--no-deps", "--no-cache-dir", "-w", str(folder)]
+        run([*wheel, LLAMA_CPP], env=env)
         (folder / "build.json").write_text(json.dumps({"package": LLAMA_CPP, "cmake_args": cmake_args}) + "\n")
     installed = json.loads(LLAMA_BUILD.read_text()) if LLAMA_BUILD.exists() else {}
     if installed.get("folder") != folder.name and VENV_PY.exists():
