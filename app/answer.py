@@ -1,67 +1,61 @@
-"""Grounded answers: the person's profile and the retrieved evidence go to the local LLM, which answers briefly
-and cites the evidence lines it used; citations are checked against what it was given.
+"""Grounded answers: retrieval and code choose and check; the model only reads a few short lines.
 
-The model replies in JSON constrained by a schema whose citation items are exactly the evidence ids, and
-the ids are checked again here: an answer can never cite an utterance it was not shown. With no evidence
-at all the model is not asked: the memory holds nothing to answer from. The instructions and the profile
-form the prompt's cacheable prefix, so the profile of the person there is evaluated once per identity change.
+1. gather (app/grounding.py): at most `answer.candidates` lines the answer may be in, ranked by the retriever
+   and by whether they mention the people the question names and hold its topic words; each "who: what",
+   in the third person, with its time words resolved against the day it was said.
+2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default), or those the model
+   picks by number (`model`: measured worse and slower; README, Answers).
+3. read: the model answers from the chosen lines alone, in a few words.
+4. check (app/grounding.py): the line that holds the answer's own words (and the people, relation words and
+   topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
+   once it passed, so nobody hears what the memory does not hold.
+
+The prompts are small (two short lines and a question, not an evidence block or a profile) and their fixed
+instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question about "my ..."
+needs to know who asks (`person`: `ask --as`, the API's `person`, the companion's speaker, else
+`companion.wearer`); unknown, it says so.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 
 from app.config import Config
 from app.consolidation import forgetting
-from app.context import DialogContext, retrieve
+from app.grounding import Line, asker_needed, gather, holding
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
-from app.recall import keywords
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
+from app.timeexpr import spoken_time
 
+__all__ = ["UNKNOWN", "Answer", "AnswerText", "Answerer", "cited_lines", "says_unknown", "spoken_time"]
 UNKNOWN = "I don't know."
-ANSWER_CHARS = 100  # the schema closes the answer's string here: brief, and never cut off mid-JSON
-_UNKNOWN_PHRASES = ("don't know", "do not know", "not mentioned", "no information")
-# No example facts here: a small model copies them into answers (tests/test_answer.py checks this text).
-# The answer comes first and "known" is read from it: asked to decide "known" first, the 0.5B model said it did
-# not know to every LoCoMo question of a 20-question sample (F1 0.00); answer-first gave 0.31.
-SYSTEM = (
-    "You answer the user's questions about conversations they had, using the evidence lines given with each "
-    "question. Each line gives when it was said, who said it and what was said, and ends with its id in brackets. "
-    "Reply in JSON: answer in a few words with the names, dates and numbers the evidence gives, and cite the ids "
-    "of the lines you used. A line that says yesterday, last week or next month counts from the date of that "
-    "line; write dates as day, month name and year. "
-    f'Only when no line answers the question, answer "{UNKNOWN}" and cite nothing.'
+UNKNOWN_ASKER = "I don't know who is asking."
+_UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
+# No example facts here: a small model copies them into answers (tests/test_answer.py checks these texts).
+SELECT = (
+    "You choose which numbered lines answer a question. Reply in JSON with the numbers of the lines that answer "
+    "it, best first, at most three; an empty list when none of them answers it."
 )
-PROFILE_HEADER = "\n\nWhat you know about the person you are talking with:\n"
-
-
-def spoken_time(t: float | None) -> str:
-    """A date as the model reads and repeats it: '8 May 2023' (UTC, like the rest of the memory). With the time
-    of day too, the 0.5B model wrote it into its answers ('15 July 2023 14:07'), which no answer wants."""
-    if t is None:
-        return "?"
-    d = datetime.fromtimestamp(t, timezone.utc)
-    return f"{d.day} {d:%B %Y}"
+SELECT_ONE = (
+    "You choose the numbered line that answers a question. Reply in JSON with the number of the line that "
+    "answers it, or zero when none of them does."
+)
+READ = (
+    "You answer a question from the lines given, in as few words as possible: a name, a place, a time, a thing "
+    "or a short phrase; to a yes-or-no question, yes or no and who or what makes it so. Use only what the lines "
+    f"say. When the lines do not answer the question, answer exactly: {UNKNOWN}"
+)
 
 
 def says_unknown(answer: str) -> bool:
     text = answer.strip().lower()
     return not text or any(p in text for p in _UNKNOWN_PHRASES)
-
-
-def supported(answer: str, question: str, evidence: str) -> bool:
-    """Whether the answer says something the question did not, found in the evidence: a word of its own whose
-    first five letters occur in the evidence text. An answer that only repeats the question ("Melanie" to
-    "who is Melanie's husband?") or brings words from nowhere is a guess."""
-    asked = set(keywords(question))
-    said = evidence.lower()
-    new = [w for w in keywords(answer) if w not in asked]
-    return any(w[:5] in said for w in new)
 
 
 def cited_lines(memory: Memory, ids: list[int]) -> list[dict]:
@@ -72,17 +66,25 @@ def cited_lines(memory: Memory, ids: list[int]) -> list[dict]:
     ]
 
 
-def schema(evidence_ids: list[int]) -> dict:
-    """The reply's shape; a citation can only be one of the ids the model was shown."""
-    return {
-        "type": "object",
-        "properties": {
-            "answer": {"type": "string", "maxLength": ANSWER_CHARS},
-            "citations": {"type": "array", "items": {"type": "integer", "enum": evidence_ids}, "maxItems": 5},
-        },
-        "required": ["answer", "citations"],
-        "additionalProperties": False,
-    }
+def select_schema(n: int, most: int) -> dict:
+    """The selection's reply: one of the line numbers 1..n or 0 (`most` 1), else a list of up to `most`."""
+    if most == 1:
+        line = {"type": "integer", "enum": list(range(n + 1))}
+        return {"type": "object", "properties": {"line": line}, "required": ["line"], "additionalProperties": False}
+    numbers = {"type": "integer", "enum": list(range(1, n + 1))}
+    lines = {"type": "array", "items": numbers, "maxItems": most}
+    return {"type": "object", "properties": {"lines": lines}, "required": ["lines"], "additionalProperties": False}
+
+
+def select_messages(question: str, lines: list[Line], most: int = 1) -> tuple[dict, ...]:
+    numbered = "\n".join(f"{i}. {line.render()}" for i, line in enumerate(lines, 1))
+    user = f"Question: {question}\n\nLines:\n{numbered}"
+    return {"role": "system", "content": SELECT_ONE if most == 1 else SELECT}, {"role": "user", "content": user}
+
+
+def read_messages(question: str, lines: list[Line]) -> tuple[dict, ...]:
+    shown = "\n".join(line.render() for line in lines)
+    return {"role": "system", "content": READ}, {"role": "user", "content": f"{shown}\n\nQuestion: {question}"}
 
 
 @dataclass
@@ -91,13 +93,17 @@ class Answer:
     answer: str
     known: bool
     citations: list[dict] = field(default_factory=list)  # {id, person, t_start, text}
-    evidence: list[int] = field(default_factory=list)  # utterance ids the model was shown
+    evidence: list[int] = field(default_factory=list)  # the candidate lines' utterance ids
+    chosen: list[int] = field(default_factory=list)  # the lines the answer was read from
     latency_ms: float = 0.0
-    first_token_ms: float | None = None
-    prompt_tokens: int = 0
+    first_token_ms: float | None = None  # the reading's first token
+    prompt_tokens: int = 0  # evaluated (not reused from the cache), selection and reading together
     cached_tokens: int = 0
     completion_tokens: int = 0
     finish: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)  # gather, select, read
+    read: str = ""  # what the model read from the chosen lines, before the check
+    why_unknown: str = ""  # asker | nothing found | none chosen | the model did not know | not in the lines
 
     def as_dict(self, when: Callable[[float], str]) -> dict:
         return {
@@ -106,8 +112,12 @@ class Answer:
             "known": self.known,
             "citations": [{**c, "t_start": when(c["t_start"])} for c in self.citations],
             "evidence": self.evidence,
+            "chosen": self.chosen,
+            "read": self.read,
+            "why_unknown": self.why_unknown,
             "latency_ms": round(self.latency_ms, 1),
             "first_token_ms": None if self.first_token_ms is None else round(self.first_token_ms, 1),
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
             "tokens": {
                 "prompt": self.prompt_tokens,
                 "cached": self.cached_tokens,
@@ -118,7 +128,7 @@ class Answer:
 
 
 class AnswerText:
-    """Pulls the value of the "answer" field out of a JSON reply as it streams, for the terminal or speech."""
+    """Pulls the value of the "answer" field out of a JSON reply as it streams (the chat endpoint's clients)."""
 
     def __init__(self) -> None:
         self.buffer, self.pos, self.done = "", -1, False
@@ -149,45 +159,23 @@ class AnswerText:
         return "".join(out)
 
 
-def prompt(evidence: str, question: str, now: datetime, profile: str = "") -> tuple[dict, ...]:
-    """System (instructions, then the profile: the cacheable prefix) and user (time, evidence, question)."""
-    system = SYSTEM + (PROFILE_HEADER + profile if profile else "")
-    user = f"Now: {spoken_time(now.timestamp())}.\nEvidence:\n{evidence}\n\nQuestion: {question}"
-    return {"role": "system", "content": system}, {"role": "user", "content": user}
-
-
 class Answerer:
-    """Answers questions from memory with the LLM; keeps the profile of the person there between questions."""
+    """Answers questions from memory: gather, select, read, check (see the module's docstring)."""
 
     def __init__(self, llm: LLMWorker, memory: Memory, embedder: TextEmbedder, cfg: Config) -> None:
         self.llm, self.memory, self.embedder, self.cfg = llm, memory, embedder, cfg
-        self.dialog = DialogContext(memory, embedder, cfg.recall)
 
-    def messages(self, question: str, now: datetime) -> tuple[tuple[dict, ...], list[int]]:
-        """The prompt (system prefix with the profile, then the evidence and the question) and the evidence ids."""
-        text, cited, _, _ = retrieve(
-            self.memory,
-            self.embedder,
-            self.cfg.recall,
-            question,
-            now,
-            self.dialog.person,
-            self.cfg.llm.evidence_tokens,
-            stamp=spoken_time,
-            media=False,
-            recalled=lambda ids: forgetting.recalled(self.memory, self.cfg.memory, ids),
-        )
-        profile, known, _ = self.dialog.profile  # its latest words carry their ids too: citable
-        ids = list(dict.fromkeys(c.id for c in [*known, *cited] if c.kind == "utterance"))
-        return prompt(text, question, now, profile), ids
+    def _similar(self, words: list[str], others: list[str]):
+        """Cosine similarities of `words` to `others` in the text embedder's space (a matrix)."""
+        vectors = self.embedder([*words, *others])
+        return vectors[: len(words)] @ vectors[len(words) :].T
 
-    def warm(self, person: str | None, now: datetime) -> Job:
-        """Have the instructions and `person`'s profile evaluated in the background (the cached prefix), so that
-        their first question pays only for its evidence (the voice companion does this for the wearer)."""
-        self.dialog.person_changed(person)
-        system = prompt("", "", now, self.dialog.profile[0])[0]
-        request = Request((system, {"role": "user", "content": "."}), max_tokens=1, cache_prefix=1, temperature=0.0)
-        return self.llm.submit(request, BACKGROUND)
+    def warm(self, person: str | None = None, now: datetime | None = None) -> Job:
+        """Have the fixed instructions evaluated in the background (the cached prefix), so that the first
+        question pays only for its own lines (the voice companion does this when it starts)."""
+        del person, now  # the prompts no longer depend on who is there
+        warm = Request(select_messages("?", [], self.cfg.answer.chosen), max_tokens=1, cache_prefix=1, temperature=0.0)
+        return self.llm.submit(warm, BACKGROUND)
 
     def __call__(
         self,
@@ -199,73 +187,100 @@ class Answerer:
         on_job: Callable[[Job], None] | None = None,
         on_answered: Callable[[], None] | None = None,
     ) -> Answer:
-        """Answer `question` asked by (or about) `person` at `now`; `on_text` receives the answer as it streams,
-        `on_job` the model's job as soon as it is submitted (to cancel it: the voice loop on barge-in),
-        `on_answered` is called once the answer's text is complete (its citations are still to come)."""
+        """Answer `question` asked by `person` (None: unknown) at `now`. `on_text` receives the answer once it
+        is checked, `on_job` each model job as soon as it is submitted (to cancel it: the voice loop on
+        barge-in), `on_answered` is called once the answer is complete."""
         started = time.perf_counter()
-        self.dialog.person_changed(person)
-        messages, ids = self.messages(question, now)
-        return self.answer_from(messages, ids, question, on_text, timeout_s, started, on_job, on_answered)
+        person = person or self.cfg.companion.wearer or None  # who "I" is when nobody else is named
+        out = Answer(question, UNKNOWN, False)
 
-    def answer_from(
-        self,
-        messages: tuple[dict, ...],
-        ids: list[int],
-        question: str,
-        on_text: Callable[[str], None] | None = None,
-        timeout_s: float | None = None,
-        started: float | None = None,
-        on_job: Callable[[Job], None] | None = None,
-        on_answered: Callable[[], None] | None = None,
-    ) -> Answer:
-        """Ask the model with this prompt, whose evidence lines carry `ids`; check what it cites."""
-        started = time.perf_counter() if started is None else started
-        if not ids:
+        def done() -> Answer:
+            out.latency_ms = (time.perf_counter() - started) * 1e3
             if on_text:
-                on_text(UNKNOWN)
-            return Answer(question, UNKNOWN, False, latency_ms=(time.perf_counter() - started) * 1e3, finish="stop")
+                on_text(out.answer)
+            if on_answered:
+                on_answered()
+            return out
+
+        if person is None and asker_needed(question):
+            out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
+            return done()
+        found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, self.cfg.answer.candidates)
+        forgetting.recalled(self.memory, self.cfg.memory, found.facts)  # MOOM: what a question recalls grows
+        out.timings_ms["gather"] = (time.perf_counter() - started) * 1e3
+        out.evidence = [line.id for line in found.lines]
+        if not found.lines:
+            out.answer, out.why_unknown = found.why_none or UNKNOWN, "nothing found"
+            return done()
+        chosen = self._select(question, found.lines, out, timeout_s, on_job)
+        out.chosen = [line.id for line in chosen]
+        if not chosen:
+            out.why_unknown = "none chosen"
+            return done()
+        text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
+        joined = list(found.joined.values())
+        held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
+        out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
+        if held:
+            out.answer, out.known = text, True
+            cited = [line.id for line in held]
+            cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
+            out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
+        return done()
+
+    def _select(self, question: str, lines: list[Line], out: Answer, timeout_s: float | None, on_job) -> list[Line]:
+        """The lines that answer, by the model's choice (or the retriever's best, `answer.select: retriever`)."""
+        c = self.cfg.answer
+        if c.select == "retriever" or len(lines) == 1:
+            return lines[: c.chosen]
+        t0 = time.perf_counter()
         request = Request(
-            messages, max_tokens=self.cfg.llm.answer_tokens, schema=schema(ids), cache_prefix=1, temperature=0.0
+            select_messages(question, lines, c.chosen),
+            max_tokens=8 + 4 * c.chosen,
+            schema=select_schema(len(lines), c.chosen),
+            cache_prefix=1,
+            temperature=0.0,
         )
+        reply = self._run(request, timeout_s, on_job, out)
+        out.timings_ms["select"] = (time.perf_counter() - t0) * 1e3
+        data = reply.data or {}
+        numbers = [data.get("line", 0)] if c.chosen == 1 else data.get("lines", [])
+        return [lines[n - 1] for n in dict.fromkeys(numbers) if 1 <= n <= len(lines)]
+
+    def _read(
+        self, question: str, lines: list[Line], out: Answer, timeout_s: float | None, on_job, started: float
+    ) -> str:
+        t0 = time.perf_counter()
+        request = Request(
+            read_messages(question, lines),
+            max_tokens=self.cfg.answer.read_tokens,
+            stop=("\n",),
+            cache_prefix=1,
+            temperature=0.0,
+        )
+        first: list[float] = []
+        reply = self._run(request, timeout_s, on_job, out, first)
+        if first:
+            out.first_token_ms = (first[0] - started) * 1e3
+        out.timings_ms["read"] = (time.perf_counter() - t0) * 1e3
+        out.finish = reply.usage.finish
+        text = " ".join(reply.text.split()).strip().strip('"').strip()
+        text = re.sub(r"^(?:the )?answer(?: is)?\s*:\s*", "", text, flags=re.I)  # "The answer is: park"
+        for line in lines:  # a reply that copies a whole line with its speaker keeps the line
+            text = text.removeprefix(f"{line.person}: ") if line.person else text
+        return text
+
+    def _run(self, request: Request, timeout_s: float | None, on_job, out: Answer, first: list | None = None):
+        """Submit at dialog priority; its tokens (the first one's time into `first`) and token counts into `out`."""
         job = self.llm.submit(request, DIALOG)
         if on_job:
             on_job(job)
-        stream, first = AnswerText(), None
         for piece in job.tokens(timeout=timeout_s):
-            if piece is RESTART:
-                stream = AnswerText()
-                continue
-            shown = stream.feed(piece)  # type: ignore[arg-type]
-            if shown:
-                first = first or time.perf_counter()
-                if on_text:
-                    on_text(shown)
-            if stream.done and on_answered:
-                on_answered()
-                on_answered = None
+            if piece is not RESTART and first is not None and not first:
+                first.append(time.perf_counter())
         reply = job.result()
-        shown = "\n".join(m["content"] for m in messages)  # the profile is evidence too
-        return self._grounded(question, reply, ids, started, first, shown)
-
-    def _grounded(
-        self, question: str, reply, ids: list[int], started: float, first: float | None, evidence: str
-    ) -> Answer:
-        data = reply.data or {}
-        shown = set(ids)
-        text = str(data.get("answer", "")).strip()
-        known = not says_unknown(text) and supported(text, question, evidence)
-        cited = list(dict.fromkeys(int(i) for i in data.get("citations", []) if int(i) in shown)) if known else []
         u = reply.usage
-        return Answer(
-            question,
-            text if known else UNKNOWN,
-            known,
-            cited_lines(self.memory, cited),
-            ids,
-            (time.perf_counter() - started) * 1e3,
-            None if first is None else (first - started) * 1e3,
-            u.prompt_tokens,
-            u.cached_tokens,
-            u.completion_tokens,
-            u.finish,
-        )
+        out.prompt_tokens += u.prompt_tokens - u.cached_tokens
+        out.cached_tokens += u.cached_tokens
+        out.completion_tokens += u.completion_tokens
+        return reply

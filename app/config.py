@@ -280,7 +280,7 @@ class LLMConfig:
         choices=("llama-cpp", "openai"),
     )
     model: str = _opt(
-        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-1.5b",
         "llama-cpp: a registry name (qwen2.5-coder-0.5b, qwen2.5-coder-1.5b) or the path of a .gguf file; "
         "openai: the model name the server serves",
     )
@@ -314,10 +314,21 @@ class LLMConfig:
     )
     timeout_s: float = _opt(60.0, "llm.backend openai: time allowed for the server to answer (s)", lo=1.0, hi=3600.0)
     retries: int = _opt(2, "llm.backend openai: retries after a connection failure or a 5xx answer", lo=0, hi=10)
-    answer_tokens: int = _opt(96, "longest answer `ask --answer` generates (tokens)", lo=8, hi=4096)
-    evidence_tokens: int = _opt(
-        192, "retrieved evidence given to the model with a question (text-embedder tokens)", lo=32, hi=8192
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
+    """Grounded answers (app/answer.py): code gathers, ranks and checks the lines; the model reads a few of them."""
+
+    candidates: int = _opt(6, "lines gathered and ranked for a question", lo=1, hi=20)
+    chosen: int = _opt(2, "lines the answer is read from (the best-ranked ones, or those the model picks)", lo=1, hi=6)
+    select: str = _opt(
+        "retriever",
+        "retriever: the best-ranked lines are read; model: the language model first picks among the candidates "
+        "(measured worse and slower with the 0.5B and 1.5B models: README, Answers)",
+        choices=("retriever", "model"),
     )
+    read_tokens: int = _opt(32, "longest answer read from the chosen lines (tokens)", lo=4, hi=512)
 
 
 @dataclass(frozen=True)
@@ -406,7 +417,9 @@ class CompanionConfig:
         lo=0.0,
         hi=1.0,
     )
-    wearer: str = _opt("", "the wearer's name: never greeted (the voice the glasses hear most is theirs)")
+    wearer: str = _opt(
+        "", "the wearer's name: never greeted, and who 'I' and 'my' are in a question that names no one asking"
+    )
     greet: bool = _opt(True, "greet a known person who is back after greet_absence_h")
     greet_absence_h: float = _opt(2.0, "hours away after which a returning person is greeted", lo=0.0, hi=720.0)
     greet_gap_s: float = _opt(60.0, "at most one greeting this often (seconds)", lo=0.0, hi=86400.0)
@@ -438,6 +451,7 @@ class Config:
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    answer: AnswerConfig = field(default_factory=AnswerConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)

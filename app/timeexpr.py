@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 MONTHS = {
     m: i + 1
@@ -47,6 +47,28 @@ _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DAY = "|".join(WEEKDAYS)
 _NUM = r"\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
 _PART = "|".join(PARTS)
+
+
+def spoken_time(t: float | None) -> str:
+    """A date as a model reads and repeats it: '8 May 2023' (UTC, like the rest of the memory). With the time
+    of day too, the 0.5B model wrote it into its answers ('15 July 2023 14:07'), which no answer wants."""
+    if t is None:
+        return "?"
+    d = datetime.fromtimestamp(t, timezone.utc)
+    return f"{d.day} {d:%B %Y}"
+
+
+def day_words(start: datetime, end: datetime) -> str:
+    """A window as words: a day ('Monday 18 May 2026'), a month ('April 2026'), a year, or a span of days."""
+    days = (end - start).days
+    if days <= 1:
+        return f"{start:%A} {start.day} {start:%B %Y}"
+    if start.day == 1 and 28 <= days <= 31:
+        return f"{start:%B %Y}"
+    if start.month == start.day == 1 and days in (365, 366):
+        return f"{start.year}"
+    last = end.fromordinal(end.toordinal() - 1)
+    return f"{start.day} {start:%B} to {last.day} {last:%B %Y}"
 
 
 @dataclass(frozen=True)
@@ -194,9 +216,9 @@ def plan_window(text: str, now: datetime) -> tuple[TimeWindow, str] | None:
     if m := re.search(rf"\bin\s+({_NUM})\s+(day|week|month|year)s?\b", q):
         centre = today + timedelta(days=_count(m.group(1)) * UNITS[m.group(2)])
         return found(m, centre, centre + timedelta(days=1))
-    m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b", q)
+    m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
         month = MONTHS[m.group(1)]
-        year = today.year + (month < today.month)
+        year = int(m.group(2)) if m.group(2) else today.year + (month < today.month)
         return found(m, *_month_span(year, month))
     return time_window(text, now)

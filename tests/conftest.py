@@ -63,10 +63,15 @@ def need_models(*names: str) -> None:
 LLM_MODEL = "qwen2.5-coder-0.5b"  # the smallest real language model that exercises the code
 
 
-def need_llm() -> None:
-    """Skip unless the 0.5B GGUF is prepared and llama-cpp-python is installed."""
-    need_models(LLM_MODEL)
+def need_llm(name: str = LLM_MODEL) -> None:
+    """Skip unless the GGUF (the 0.5B by default) is prepared and llama-cpp-python is installed."""
+    need_models(name)
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (python3 build.py)")
+
+
+def need_default_llm() -> None:
+    """The model the shipped configuration answers with (what the CLI, the service and the companion use)."""
+    need_llm(load_config(ROOT / "config.yaml", env={}).llm.model)
 
 
 @pytest.fixture(scope="module")

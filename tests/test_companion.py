@@ -198,7 +198,7 @@ def test_duplex_plays_aligned_with_the_microphone_and_hears_the_reply_out():
 
 def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp_path, monkeypatch):
     """`run --source demo --companion` with the real models: the demo is remembered first (its memory written
-    by the 0.5B model), then the scene the day after is replayed at real time through a simulated echo path:
+    by the default model), then the scene the day after is replayed at real time through a simulated echo path:
     David says his name and is greeted from what he said yesterday, Emily's questions are answered aloud with
     citations, and the companion's voice coming back through the microphone is never stored."""
     import contextlib
@@ -207,10 +207,10 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     import wave
 
     from app.cli import main
-    from tests.conftest import need_llm, need_models
+    from tests.conftest import need_default_llm, need_models
 
     need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
-    need_llm()
+    need_default_llm()
     monkeypatch.setenv("APP_MEMORY_BACKGROUND", "true")  # the greeting rests on yesterday's written memory
     wav = tmp_path / "companion.wav"
     out = io.StringIO()
@@ -227,9 +227,8 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     assert greetings[0]["first_audio_ms"] is not None and greetings[0]["citations"]
     assert "paris" in greetings[0]["text"].lower()
     allergy = next(r for r in replies if r["kind"] == "answer" and "allergic" in r["question"])
-    # the 0.5B model does not always cite the line it answered from (README, Voice companion); "known" is
-    # the check that the answer's words are in the evidence
     assert "peanut" in allergy["text"].lower() and allergy["known"]
+    assert [c["person"] for c in allergy["citations"]] == ["David"]  # the line it was read from
     assert allergy["first_audio_ms"] is not None
     with wave.open(str(wav)) as w:
         assert (w.getnchannels(), w.getframerate()) == (2, 16000)
@@ -304,11 +303,11 @@ def test_live_microphone_and_speaker_through_the_duplex(cfg, memory, perception,
 
     from app.companion import session
     from app.sources import MicSource
-    from tests.conftest import need_llm, need_models
+    from tests.conftest import need_default_llm, need_models
     from tests.test_sources import FakeInputStream
 
     need_models("piper-joe")
-    need_llm()
+    need_default_llm()
     m, _ = memory
     question = speech("Hey memory, what is Caroline thinking about studying?", "slt")
     audio = np.concatenate([np.zeros(16000), question, np.zeros(16000 * 30)]).astype(np.float32)

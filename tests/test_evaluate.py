@@ -162,9 +162,9 @@ def _qa_result() -> dict:
     return {
         "model": "qwen2.5-0.5b.gguf",
         "questions": 40,
-        "methods": ["top10", "context"],
-        "top10": table([0.12, 0.2, 0.05, 0.31], 0.62),
-        "context": table([0.15, 0.26, 0.08, 0.35], 0.75),
+        "methods": ["answer", "memory"],
+        "answer": table([0.12, 0.2, 0.05, 0.31], 0.62),
+        "memory": table([0.15, 0.26, 0.08, 0.35], 0.75),
     }
 
 

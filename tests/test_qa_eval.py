@@ -8,7 +8,7 @@ import pytest
 
 from app.cli import main
 from app.evaluation.qa import QA_CATEGORIES, normalize, sample, score, token_f1
-from tests.conftest import need_models
+from tests.conftest import need_default_llm, need_models
 
 
 def test_normalisation_and_stemmed_f1():
@@ -40,15 +40,37 @@ def test_sample_is_stratified_and_seeded(shared_data):
 
 
 def test_a_short_real_run(shared_data, tmp_path, capsys):
-    need_models("qwen2.5-coder-0.5b", "minilm-l6-int8")
+    need_default_llm()
+    need_models("minilm-l6-int8")
     data = shared_data / "locomo" / "locomo10.json"
     assert main(["eval", "qa", "--data", str(data), "--limit", "5", "--out", str(tmp_path), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 5 and result["model"].endswith(".gguf")
-    for method in ("top10", "context"):
-        table = result[method]
-        assert set(table["by_category"]) == set(QA_CATEGORIES)
-        assert 0.0 <= table["f1_1_4"] <= 1.0 and table["s_per_question"] > 0
+    table = result["answer"]
+    assert set(table["by_category"]) == set(QA_CATEGORIES)
+    assert 0.0 <= table["f1_1_4"] <= 1.0 and table["s_per_question"] > 0
+    assert 0.0 <= table["date_answers"] <= 1.0 and (table["citation_precision"] is None) == (table["citations"] == 0)
     rows = [json.loads(line) for line in (tmp_path / "qa_answers.jsonl").read_text().splitlines()]
-    assert len(rows) == 5 and all(r["top10"]["answer"] and r["context"]["answer"] for r in rows)
+    assert len(rows) == 5 and all(r["answer"]["answer"] for r in rows)
+    for r in rows:  # what was read, and why an answer is unknown when it is
+        assert r["answer"]["known"] == (r["answer"]["why_unknown"] == ""), r
+        assert set(r["answer"]["cited"]) <= set(r["answer"]["chosen"])
     assert result["plot"] == str(tmp_path / "qa.png") and (tmp_path / "qa.png").stat().st_size > 10_000
+
+
+def test_eval_answers_on_the_gold_questions(tmp_path, capsys):
+    """`eval answers`: the project's gold questions over the demo, the companion scene and the memory scene,
+    scored question by question (answer, citation, refusal); a short run of the default model."""
+    need_default_llm()
+    need_models("minilm-l6-int8")
+    from app.evaluation.gold import GOLD
+
+    assert len(GOLD) >= 60 and sum(not g.answerable for g in GOLD) >= 15
+    assert main(["eval", "answers", "--limit", "10", "--out", str(tmp_path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["questions"] == 10 and len(result["rows"]) == 10
+    assert result["right_answers"] >= 8, [(r["question"], r["answer"]) for r in result["rows"]]
+    assert result["right_citations"] >= 8 and result["seconds_p50"] > 0
+    saved = json.loads((tmp_path / "answers.json").read_text())
+    assert saved["right_answers"] == result["right_answers"]
+    assert len((tmp_path / "answers.jsonl").read_text().splitlines()) == 10

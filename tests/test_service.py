@@ -27,7 +27,7 @@ from app.demo import CREATION_TIME, SCRIPT
 from app.errors import ConfigError
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
-from tests.conftest import MODELS, ROOT, need_llm, need_models, words
+from tests.conftest import MODELS, ROOT, need_default_llm, need_models, words
 
 TOKEN = "test token for the service, long enough to keep"
 T0 = datetime.fromisoformat(CREATION_TIME).timestamp()
@@ -143,7 +143,7 @@ def test_bad_requests_get_a_4xx_with_one_line(served):
 
 
 def test_openai_client_gets_answers_with_memory(served):
-    need_llm()
+    need_default_llm()
     import openai
 
     server, _ = served
@@ -155,8 +155,9 @@ def test_openai_client_gets_answers_with_memory(served):
         extra_body={"person": "Emily"},
     )
     assert "David" in reply.choices[0].message.content and reply.usage.completion_tokens > 0
-    citations = reply.model_extra["citations"]
-    assert any(c["kind"] == "utterance" for c in citations) and reply.model_extra["memory_person"] == "Emily"
+    citations = reply.model_extra["citations"]  # the line the answer was read from, checked as ask --answer's
+    assert [c["person"] for c in citations] == ["David"] and "peanuts" in citations[0]["text"]
+    assert reply.model_extra["known"] and reply.model_extra["memory_person"] == "Emily"
     pieces = [
         chunk.choices[0].delta.content or ""
         for chunk in client.chat.completions.create(
@@ -172,7 +173,7 @@ def test_openai_client_gets_answers_with_memory(served):
 
 
 def test_ask_streams_the_answer_then_the_result(served):
-    need_llm()
+    need_default_llm()
     server, _ = served
     events = []
     body = {"question": "when is the meeting with the bank", "answer": True, "stream": True}
@@ -449,7 +450,7 @@ def test_the_companion_talks_back_over_the_ingest_stream(tmp_path, monkeypatch, 
     """`serve --companion`: its state, push-to-talk and `say` over HTTP, and its voice sent back to the glasses
     over the ingest WebSocket on the microphone's clock (the companion speaks as the client's audio arrives)."""
     need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8", "piper-joe")
-    need_llm()
+    need_default_llm()
     from websockets.sync.client import connect
 
     other, _ = served

@@ -25,7 +25,7 @@ from app.demo import SCRIPT
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from tests.browser import ARTIFACTS, Browser, api, need_browser, said_by, transcript
-from tests.conftest import ROOT, need_llm, need_models
+from tests.conftest import ROOT, need_default_llm, need_models
 from tests.test_service import T0, TOKEN, Served
 
 KEY = "service test key"
@@ -73,7 +73,7 @@ class Watched:
 
 def _has_llm() -> bool:
     try:
-        need_llm()
+        need_default_llm()
     except pytest.skip.Exception:
         return False
     return True
@@ -231,7 +231,7 @@ def test_a_form_without_its_csrf_token_is_refused(watched):
 
 
 def test_ask_answers_with_clickable_citations(watched):
-    need_llm()
+    need_default_llm()
     browser = watched.browser
     _, name = said_by(watched.server, "peanuts")
     browser.open("/search")

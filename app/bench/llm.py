@@ -1,7 +1,7 @@
-"""`bench llm`: load time, prompt and generation speed, time to first token of `ask --answer` with and without
-the person's profile cached, and peak memory — per language model present, in the supervised child process
-(the default), in process, and through a local OpenAI-compatible server (llama-cpp-python's, started on
-127.0.0.1 by the bench and stopped after)."""
+"""`bench llm`: load time, prompt and generation speed, first token and whole answer of `ask --answer` (the
+first question, which also evaluates the fixed instructions, and the later ones), and peak memory — per
+language model present, in the supervised child process (the default), in process, and through a local
+OpenAI-compatible server (llama-cpp-python's, started on 127.0.0.1 by the bench and stopped after)."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def _status_mb(pid: int | str, field: str) -> float | None:
 
 
 def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
-    """`ask --answer` on a small memory of two people with profiles: the first question to a person evaluates
-    their profile (uncached); questions after a question to the other person load it from the prefix cache."""
+    """`ask --answer` on a small memory of two people with facts: the first question also evaluates the fixed
+    instructions (then kept in the prefix cache); the later ones pay only for their own lines."""
     from app.answer import Answerer
     from app.perception import load_text_embedder
     from app.store.keys import Secret
@@ -101,7 +101,7 @@ def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
             for name in people:
                 q = questions[r % len(questions)]
                 a = answerer(q, now, person=name)
-                (cold if r == 0 else warm).append(a.first_token_ms or a.latency_ms)
+                (cold if not cold else warm).append(a.first_token_ms or a.latency_ms)
                 total.append(a.latency_ms)
                 prompt = a.prompt_tokens
     return {
@@ -240,9 +240,9 @@ def render(r: dict) -> str:
                 f"{x['generation_tps']} tok/s; peak RSS {x['peak_rss_mb']} MB"
             )
             lines.append(
-                f"               ask --answer: first token {a['first_token_uncached_ms']:.0f} ms uncached, "
-                f"{a['first_token_cached_ms']['p50']:.0f}/{a['first_token_cached_ms']['p95']:.0f} ms p50/p95 with "
-                f"the profile cached; whole answer {a['answer_ms']['p50']:.0f}/{a['answer_ms']['p95']:.0f} ms "
-                f"({a['prompt_tokens']} prompt tokens)"
+                f"               ask --answer: first token {a['first_token_uncached_ms']:.0f} ms for the first "
+                f"question, {a['first_token_cached_ms']['p50']:.0f}/{a['first_token_cached_ms']['p95']:.0f} ms "
+                f"p50/p95 later; whole answer {a['answer_ms']['p50']:.0f}/{a['answer_ms']['p95']:.0f} ms "
+                f"({a['prompt_tokens']} prompt tokens evaluated)"
             )
     return "\n".join(lines) + "\n"

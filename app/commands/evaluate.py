@@ -1,4 +1,5 @@
-"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction|asr`: measured on real data, a table or `--json`."""
+"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction|asr|answers`: measured on real data (answers: on the
+project's own gold questions), a table or `--json`."""
 
 from __future__ import annotations
 
@@ -22,12 +23,15 @@ DEFAULT_DATA = {
     "extraction": [SHARED / "locomo" / "locomo10.json"],
     "memorybank": [SHARED / "memorybank_siliconfriend"],
     "asr": [SHARED / "asr_small_samples", SHARED / "fsdd_spoken_digits"],
+    "answers": [],  # the gold questions are the project's own (app/evaluation/gold.py)
 }
 
 
 def register(add) -> None:
     p = add("eval", "evaluate identity, segmentation, recall and answers on real data", cmd_eval)
-    p.add_argument("what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa", "extraction", "asr"))
+    p.add_argument(
+        "what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa", "extraction", "asr", "answers")
+    )
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
@@ -37,7 +41,8 @@ def register(add) -> None:
         "--limit",
         type=int,
         default=None,
-        help="locomo: only the first N conversations; qa: N questions (default 200); asr: N spoken digits (default 40)",
+        help="locomo: only the first N conversations; qa: N questions (default 200); asr: N spoken digits (default "
+        "40); answers: the first N gold questions",
     )
     p.add_argument("--seed", type=int, default=0, help="qa: the seed of the stratified sample")
     p.add_argument(
@@ -56,7 +61,11 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     data = args.data or DEFAULT_DATA[args.what]
     _check_audio_data(args.what, data)
     _writable(args.out)
-    if args.what == "asr":
+    if args.what == "answers":
+        from app.evaluation.answers import eval_answers, render
+
+        result = eval_answers(cfg, args.limit, args.out)
+    elif args.what == "asr":
         from app.evaluation.asr import eval_asr, render
 
         result = eval_asr(cfg, data, args.out, args.limit)

@@ -20,7 +20,9 @@ def register(add) -> None:
     p = add("ask", "find what was said, by hybrid dense + BM25 search", cmd_ask)
     p.add_argument("question")
     p.add_argument("-k", "--top", type=int, default=None, help="results to show (default recall.top_k)")
-    p.add_argument("--as", dest="person", help="the person you are talking with: their profile and words first")
+    p.add_argument(
+        "--as", dest="person", help="who asks: whom I and my mean in the question (default: companion.wearer)"
+    )
     p.add_argument("--at", help="when the question is asked (ISO 8601; default now): 'last Tuesday' counts from it")
     p.add_argument("--context", action="store_true", help="print the dialog context (profile + retrieved, cited)")
     p.add_argument("--answer", action="store_true", help="answer with the local LLM, citing what was said")

@@ -16,12 +16,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from app.answer import spoken_time
 from app.errors import LLMCutOff
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.recall import keywords
 from app.store.writing import Line
-from app.timeexpr import plan_window
+from app.timeexpr import plan_window, spoken_time
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts

@@ -2,9 +2,9 @@
 
 A stratified sample (the same number of questions from each category 1-5, drawn with `seed`) is asked of
 each conversation's memory, ingested whole into its own temporary encrypted database, as of the end of the
-conversation. Two ways of answering run side by side on the same questions with the same model and prompt:
-`top10`, the ten best retrieved turns alone, and `context`, the context this project builds (`ask --answer`:
-time filters, facts and summaries first, the turns within llm.evidence_tokens).
+conversation, and answered as `ask --answer` answers (`answer`: gather, choose, read, check; app/answer.py).
+Beside LoCoMo's score: the citations' precision (cited lines within the annotated evidence) and the share of
+answers that are only a date a session of the conversation happened on, which the annotated answer is not.
 
 Scoring follows LoCoMo's task_eval/evaluation.py: answers normalised (lower case, no punctuation, articles
 or "and"), words Porter-stemmed, token F1 against the annotated answer; category 1 (multi-hop) splits both on
@@ -34,7 +34,7 @@ from app.evaluation.locomo import TURN_S, Question, add_session, load
 
 QA_CATEGORIES = ("1", "2", "3", "4", "5")
 NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}
-METHODS = ("top10", "context")
+METHODS = ("answer",)
 MEMORY = "memory"  # `context` over the memory `eval extraction` wrote: the same turns plus facts and summaries
 
 
@@ -99,15 +99,22 @@ class _Tally:
         self.seconds: list[float] = []
         self.first_token: list[float] = []
         self.prompt_tokens: list[int] = []
+        self.cited = self.cited_in_evidence = self.dated = self.answered = 0
         self.errors = 0
 
-    def add(self, category: str, value: float, answer, seconds: float) -> None:
+    def add(self, category: str, value: float, answer, seconds: float, evidence: set[int], dates: set[str]) -> None:
         self.scores[category].append(value)
         self.unknown[category] += not answer.known
         self.seconds.append(seconds)
         if answer.first_token_ms is not None:
             self.first_token.append(answer.first_token_ms / 1e3)
         self.prompt_tokens.append(answer.prompt_tokens)
+        cited = [c["id"] for c in answer.citations]
+        self.cited += len(cited)
+        self.cited_in_evidence += sum(c in evidence for c in cited)
+        if answer.known:
+            self.answered += 1
+            self.dated += normalize(answer.answer) in dates
 
     def table(self) -> dict:
         def mean(xs) -> float:
@@ -124,6 +131,9 @@ class _Tally:
                 }
                 for c in QA_CATEGORIES
             },
+            "citation_precision": round(self.cited_in_evidence / self.cited, 4) if self.cited else None,
+            "citations": self.cited,
+            "date_answers": round(self.dated / self.answered, 4) if self.answered else 0.0,
             "s_per_question": mean(self.seconds),
             "first_token_s": mean(self.first_token),
             "prompt_tokens": mean(self.prompt_tokens),
@@ -145,15 +155,14 @@ def eval_qa(
     also answered from its written memory (`memory`), so with and without memory compare on the same questions."""
     import json
 
-    from app.answer import Answerer, prompt, spoken_time
-    from app.context import evidence_line, find
+    from app.answer import Answerer
     from app.evaluation.extraction import memory_path
     from app.evaluation.extraction import open_memory as open_written
     from app.llm import load_llm
     from app.perception import load_text_embedder
-    from app.recall import Retriever
     from app.store.keys import Secret
     from app.store.memory import Memory
+    from app.timeexpr import spoken_time
 
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
@@ -182,30 +191,26 @@ def eval_qa(
                 ):
                     people = {name: mem.add_person(name).id for name in speakers}
                     vectors = embedder([t.text for t in turns])
+                    ids: dict[str, int] = {}
                     for session in sorted({t.session for t in turns}):
                         idx = [i for i, t in enumerate(turns) if t.session == session]
-                        add_session(mem, sample_id, [turns[i] for i in idx], people, vectors[idx])
+                        ids |= add_session(mem, sample_id, [turns[i] for i in idx], people, vectors[idx])
+                    dates = {normalize(spoken_time(t.t)) for t in turns}  # the days its sessions happened on
                     now = datetime.fromtimestamp(turns[-1].t + TURN_S, timezone.utc)
                     answerer = Answerer(llm, mem, embedder, cfg)
-                    retriever = Retriever(mem, embedder, cfg.recall)
                     written = (
                         stack.enter_context(open_written(cfg, written_under, sample_id)) if written_under else None
                     )
                     with_memory = Answerer(llm, written, embedder, cfg) if written is not None else None
                     for q in (q for c, q in chosen if c == ci):
                         row = {"conversation": sample_id, "category": q.category, "question": q.text, "gold": q.answer}
+                        evidence = {ids[d] for d in q.evidence if d in ids}
+                        wrong_dates = {d for d in dates if d not in normalize(q.answer)}
                         for method in methods:
                             started = time.perf_counter()
                             try:
-                                if method == MEMORY:
-                                    answer = with_memory(q.text, now)  # type: ignore[misc]
-                                elif method == "context":
-                                    answer = answerer(q.text, now)
-                                else:
-                                    evidence = find(retriever, q.text, now, 10).evidence
-                                    lines = "\n".join(evidence_line(e, spoken_time) for e in evidence)
-                                    ids = [e.utterance_id for e in evidence]
-                                    answer = answerer.answer_from(prompt(lines, q.text, now), ids, q.text)
+                                use = with_memory if method == MEMORY else answerer
+                                answer = use(q.text, now)  # type: ignore[misc]
                             except LLMError as e:  # counted as a wrong answer, and the run goes on
                                 tallies[method].errors += 1
                                 tallies[method].scores[q.category].append(0.0)
@@ -213,8 +218,17 @@ def eval_qa(
                                 continue
                             seconds = time.perf_counter() - started
                             value = score(q.category, answer.answer, q.answer, answer.known)
-                            tallies[method].add(q.category, value, answer, seconds)
-                            row[method] = {"answer": answer.answer, "known": answer.known, "score": round(value, 4)}
+                            tallies[method].add(q.category, value, answer, seconds, evidence, wrong_dates)
+                            row[method] = {
+                                "answer": answer.answer,
+                                "known": answer.known,
+                                "score": round(value, 4),
+                                "cited": [c["id"] for c in answer.citations],
+                                "chosen": answer.chosen,
+                                "read": answer.read,
+                                "why_unknown": answer.why_unknown,
+                                "evidence": sorted(evidence),
+                            }
                         rows.append(row)
     finally:
         llm.close()
@@ -224,7 +238,9 @@ def eval_qa(
         "questions": len(chosen),
         "per_category": per_category,
         "seed": seed,
-        "evidence_tokens": cfg.llm.evidence_tokens,
+        "candidates": cfg.answer.candidates,
+        "select": cfg.answer.select,
+        "chosen": cfg.answer.chosen,
         "methods": list(methods),
         **{m: tallies[m].table() for m in methods},
     }
@@ -249,7 +265,8 @@ def plot(r: dict, path: Path) -> str | None:
 def render(r: dict) -> str:
     lines = [
         f"LoCoMo QA: {r['questions']} questions ({r['per_category']} per category, seed {r['seed']}), "
-        f"model {r['model']} ({r['backend']}), evidence {r['evidence_tokens']} tokens",
+        f"model {r['model']} ({r['backend']}), {r.get('select', '?')} chooses {r.get('chosen', '?')} of "
+        f"{r.get('candidates', '?')} lines",
         f"{'':30s}" + "".join(f"{m:>10s}" for m in r.get("methods", METHODS)),
     ]
     methods = r.get("methods", METHODS)
@@ -258,6 +275,12 @@ def render(r: dict) -> str:
         label = f"{c} {NAMES[c]} ({key})"
         lines.append(f"{label:30s}" + "".join(f"{r[m]['by_category'][c][key]:10.3f}" for m in methods))
     lines.append(f"{'F1 over 1-4':30s}" + "".join(f"{r[m]['f1_1_4']:10.3f}" for m in methods))
+    lines.append(
+        f"{'citation precision':30s}" + "".join(f"{r[m].get('citation_precision') or 0:10.3f}" for m in methods)
+    )
+    lines.append(
+        f"{'answers that are a session date':30s}" + "".join(f"{r[m].get('date_answers', 0):10.3f}" for m in methods)
+    )
     lines.append(f"{'s per question':30s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in methods))
     lines.append(f"{'first token (s)':30s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in methods))
     lines.append(f"{'prompt tokens':30s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in methods))

@@ -1,12 +1,13 @@
-"""The OpenAI-compatible endpoint: `/v1/chat/completions` (streaming or not) with the memory context of the
-person in front of the wearer (or `person` in the body) added to the system message, answered by the
-service's shared model at dialog priority; `citations` and `memory_person` come beside the standard fields."""
+"""The OpenAI-compatible endpoint: `/v1/chat/completions` (streaming or not), answered from memory by the same
+grounding as `ask --answer` (app/answer.py: lines gathered and checked by code, read by the model): the last
+user message is the question, `person` (else `companion.wearer`) who asks; the reply is the checked answer or
+"I don't know", its `citations` the lines it was read from, beside the standard fields."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import threading
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -17,7 +18,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from app import views
-from app.errors import AppError
+from app.errors import ConfigError
 
 
 class ChatMessage(BaseModel):
@@ -32,7 +33,7 @@ class ChatBody(BaseModel):
     max_tokens: int | None = Field(None, ge=1, le=4096)
     max_completion_tokens: int | None = Field(None, ge=1, le=4096)
     temperature: float | None = Field(None, ge=0.0, le=2.0)
-    person: str | None = Field(None, description="whose memory to add (default: the person in front of the wearer)")
+    person: str | None = Field(None, description="who asks: whom 'I' and 'my' mean (default: companion.wearer)")
     user: str | None = None
 
 
@@ -40,33 +41,6 @@ def _text(content: str | list[dict] | None) -> str:
     if isinstance(content, list):  # OpenAI's content parts: the text ones
         return " ".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
     return content or ""
-
-
-async def _pump(job) -> AsyncIterator[str]:
-    """A job's streamed text on the loop (its iterator blocks: it runs in a thread)."""
-    from app.llm import RESTART
-
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue()
-    done = object()
-
-    def run() -> None:
-        try:
-            for piece in job.tokens():
-                if piece is not RESTART:
-                    loop.call_soon_threadsafe(queue.put_nowait, piece)
-        except BaseException as e:  # raised on the loop side
-            loop.call_soon_threadsafe(queue.put_nowait, e)
-        loop.call_soon_threadsafe(queue.put_nowait, done)
-
-    threading.Thread(target=run, name="api-stream", daemon=True).start()
-    try:
-        while (item := await queue.get()) is not done:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        job.cancel()  # the client went away: stop generating
 
 
 def router(service) -> APIRouter:
@@ -77,41 +51,25 @@ def router(service) -> APIRouter:
     async def models() -> dict:
         return {"object": "list", "data": [{"id": "lifemem", "object": "model", "owned_by": "local"}]}
 
-    @api.post("/v1/chat/completions", summary="OpenAI-compatible chat with the memory of the person there")
+    @api.post("/v1/chat/completions", summary="OpenAI-compatible chat: the last question answered from memory")
     async def chat(body: ChatBody):
-        from app.llm import DIALOG
-        from app.llm import Request as LLMRequest
+        from app.answer import Answerer
 
-        question = next((_text(m.content) for m in reversed(body.messages) if m.role == "user"), "")
-        person = body.person or service.present()
+        question = next((_text(m.content) for m in reversed(body.messages) if m.role == "user"), "").strip()
+        if not question:
+            raise ConfigError("messages: no user message with text to answer")
         now = datetime.now().astimezone()
-        ctx = await service.host(views.context, service.embedder, service.cfg, question or " ", now, person)
-        memory_text = "\n".join(
-            part
-            for part in (
-                f"What you know about {person}:\n{ctx['profile']}" if ctx["profile"] else "",
-                f"From memory (cite the [ids] you use):\n{ctx['retrieved']}" if ctx["retrieved"] else "",
-            )
-            if part
-        )
-        given = [{"role": m.role, "content": _text(m.content)} for m in body.messages]
-        system = [m["content"] for m in given if m["role"] == "system"]
-        rest = [m for m in given if m["role"] != "system"]
-        head = "\n\n".join([*system, memory_text] if memory_text else system)
-        messages = ([{"role": "system", "content": head}] if head else []) + rest
         llm = await asyncio.to_thread(service.llm)
-        request = LLMRequest(
-            tuple(messages),
-            max_tokens=body.max_completion_tokens or body.max_tokens or service.cfg.llm.answer_tokens * 2,
-            temperature=body.temperature or 0.0,
-            cache_prefix=1 if head else 0,
-        )
-        job = llm.submit(request, DIALOG)
+
+        def run(memory):
+            return Answerer(llm, memory, service.embedder, service.cfg)(question, now, body.person)
+
+        answer = await service.answers(run)
         ident, created, model = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), body.model or "lifemem"
-        citations = ctx["citations"]
+        citations = [{**c, "t_start": views.when(c["t_start"])} for c in answer.citations]
+        extra = {"citations": citations, "known": answer.known, "memory_person": body.person}
+        prompt, completion = answer.prompt_tokens + answer.cached_tokens, answer.completion_tokens
         if not body.stream:
-            reply = await job.wait()
-            usage = reply.usage
             return {
                 "id": ident,
                 "object": "chat.completion",
@@ -120,40 +78,34 @@ def router(service) -> APIRouter:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": reply.text},
-                        "finish_reason": "length" if usage.finish == "length" else "stop",
+                        "message": {"role": "assistant", "content": answer.answer},
+                        "finish_reason": "stop",
                     }
                 ],
                 "usage": {
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
                 },
-                "citations": citations,
-                "memory_person": person,
+                **extra,
             }
 
-        def chunk(delta: dict, finish: str | None = None, **extra) -> str:
+        def chunk(delta: dict, finish: str | None = None, **more) -> str:
             data = {
                 "id": ident,
                 "object": "chat.completion.chunk",
                 "created": created,
                 "model": model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                **extra,
+                **more,
             }
             return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
 
-        async def stream() -> AsyncIterator[str]:
-            yield chunk({"role": "assistant", "content": ""}, citations=citations, memory_person=person)
-            try:
-                async for piece in _pump(job):
-                    yield chunk({"content": piece})
-            except AppError as e:
-                yield f"data: {json.dumps({'error': {'message': str(e)}})}\n\n"
-                return
-            reply = await job.wait()
-            yield chunk({}, "length" if reply.usage.finish == "length" else "stop")
+        async def stream() -> AsyncIterator[str]:  # the answer is checked before a word of it goes out
+            yield chunk({"role": "assistant", "content": ""}, **extra)
+            for word in re.findall(r"\S+\s*", answer.answer):
+                yield chunk({"content": word})
+            yield chunk({}, "stop")
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(stream(), media_type="text/event-stream")

@@ -197,6 +197,20 @@ class DerivedMixin:
         row = self.con.execute(sql, (ident,)).fetchone()
         return row[0] if row else ""
 
+    def fact_sources(self, fact_ids: list[int]) -> dict[int, list[int]]:
+        """fact id -> the utterances it was read from, in time order."""
+        if not fact_ids:
+            return {}
+        marks = ",".join("?" * len(fact_ids))
+        out: dict[int, list[int]] = {}
+        for fid, uid in self.con.execute(
+            f"SELECT s.fact_id, s.utterance_id FROM fact_sources s JOIN utterances u ON u.id = s.utterance_id "
+            f"WHERE s.fact_id IN ({marks}) ORDER BY u.t_start",
+            fact_ids,
+        ):
+            out.setdefault(int(fid), []).append(int(uid))
+        return out
+
     def relation_edges(self) -> list[tuple[str, str, str]]:
         """(subject, relation, object) names of every relation that still holds."""
         rows = self.con.execute(

@@ -1,0 +1,152 @@
+"""The gold questions of `eval answers`: what a user asks about the demo conversation, the companion scene the
+morning after, and the memory scene (`tests/test_memory_scene.py`), each with the answers accepted and the line
+that supports it — or none, where the memory does not hold the answer and "I don't know" is right.
+
+An answer is right when it contains one of `accept` (case and punctuation aside; `all` when every one of them
+must be there). A citation is right when one of the lines it cites is among `lines`. Lines are given as
+(scene, index of the scene's line). `asker` is who asks (`ask --as`): a question with "my" in it needs one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.demo import COMPANION_SCRIPT, COMPANION_TIME, CREATION_TIME, SCRIPT
+
+MEMORY_SCENE = (  # tests/test_memory_scene.py's lines, said on the afternoon of 1 June 2026
+    ("Emily", "Hi, my name is Emily. I love playing tennis with my friends on the weekend."),
+    ("John", "Hello, my name is John. My colleague Emily works with me at the bank."),
+    ("Emily", "John prefers swimming in the lake near his house."),
+    ("John", "That is true. I swim there every morning before work."),
+)
+MEMORY_SCENE_TIME = "2026-06-01T15:00:00+00:00"
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    lines: tuple[tuple[str, str], ...]  # (speaker, what they said), in order
+    start: str  # ISO time of the first line
+    memory: str  # which memory it is recorded into: scenes that share one are recorded one after the other
+
+
+SCENES = {
+    "demo": Scene("demo", SCRIPT, CREATION_TIME, "demo"),
+    # the companion scene without what was said to the companion ("hey memory, ..."): only what is memory
+    "companion": Scene("companion", tuple((s, t) for s, t, _ in COMPANION_SCRIPT[:1]), COMPANION_TIME, "demo"),
+    "scene": Scene("scene", MEMORY_SCENE, MEMORY_SCENE_TIME, "scene"),
+}
+
+
+@dataclass(frozen=True)
+class Gold:
+    question: str
+    memory: str  # demo | scene
+    accept: tuple[str, ...] = ()  # empty: the memory does not hold the answer
+    lines: tuple[tuple[str, int], ...] = ()
+    asker: str | None = None
+    all: bool = False  # every accepted phrase must be in the answer
+    asked_at: str | None = None  # ISO time of the question (default: an hour after the memory's last line)
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.accept)
+
+
+def _d(question: str, accept, *lines: int, **kw) -> Gold:
+    return Gold(
+        question,
+        "demo",
+        tuple([accept] if isinstance(accept, str) else accept),
+        tuple(("demo", i) for i in lines),
+        **kw,
+    )
+
+
+def _s(question: str, accept, *lines: int, **kw) -> Gold:
+    return Gold(
+        question,
+        "scene",
+        tuple([accept] if isinstance(accept, str) else accept),
+        tuple(("scene", i) for i in lines),
+        **kw,
+    )
+
+
+def _none(question: str, memory: str = "demo", **kw) -> Gold:
+    return Gold(question, memory, **kw)
+
+
+GOLD: tuple[Gold, ...] = (
+    # the demo conversation (Thursday 14 May 2026)
+    _d("Who is allergic to peanuts?", "david", 8),
+    _d("What is David allergic to?", "peanut", 8),
+    _d("Where does Emily work?", "hospital", 0),
+    _d("What is Emily's job?", "nurse", 0),
+    _d("What does John teach?", "history", 1),
+    _d("Where does John teach?", "high school", 1),
+    _d("Who is John's brother?", "david", 2),
+    _d("Where did David and John grow up?", "boston", 2),
+    _d("What sport does Emily play?", "tennis", 3),
+    _d("When does Emily play tennis?", "saturday", 3),
+    _d("Where does Emily play tennis?", "park", 3),
+    _d("Who is John's wife?", "sarah", 4),
+    _d("What does Sarah do for a living?", "doctor", 4),
+    _d("Who is a doctor?", "sarah", 4),
+    _d("Where is David going for his birthday?", "paris", 5),
+    _d("When is the trip to Paris?", ("22 may", "friday"), 5),
+    _d("What is Emily's favorite food?", "pasta", 6),
+    _d("When is the meeting with the bank?", ("18 may", "monday"), 7),
+    _d("What time is the meeting with the bank?", ("ten", "10"), 7),
+    _d("Why should nobody bring cookies to the party?", ("peanut", "allergic"), 8),
+    _d("What is the name of Emily's daughter?", "lucy", 9),
+    _d("When does Lucy start school?", "september", 9),
+    _d("Who is Maria?", "colleague", 10),
+    _d("Where did Maria move from?", "madrid", 10),
+    _d("When did Maria move here?", ("april", "last month"), 10),
+    _d("What did David buy?", "bicycle", 11),
+    _d("How does David get to work?", ("bicycle", "bike"), 11),
+    _d("Who loves tennis?", ("emily", "sarah"), 3, 4),
+    _d("Who grew up in Boston?", ("david", "john"), 2),
+    _d("Who teaches history?", "john", 1),
+    _d("Who works at the city hospital?", "emily", 0),
+    _d("Whose birthday is next Friday?", "david", 5),
+    _d("Who is Lucy?", "daughter", 9),
+    _d("What does David ride to work?", ("bicycle", "bike"), 11),
+    _d("Which city is Maria from?", "madrid", 10),
+    # the companion scene (Friday 15 May 2026, the morning after)
+    Gold("When did David come back from his trip?", "demo", ("14 may",), (("companion", 0),)),
+    Gold("Who came back from a trip?", "demo", ("david",), (("companion", 0),)),
+    # the memory scene (Monday 1 June 2026)
+    _s("Which of my colleagues loves tennis?", "emily", 0, 1, asker="John"),
+    _s("Does any of my colleagues love tennis?", "emily", 0, 1, asker="John"),
+    _s("Where does Emily work?", "bank", 1),
+    _s("What does John prefer?", "swim", 2),
+    _s("Where does John swim?", "lake", 2, 3),
+    _s("When does John swim?", "morning", 3),
+    _s("Who works with John at the bank?", "emily", 1),
+    _s("What does Emily love?", "tennis", 0),
+    _s("When does Emily play tennis?", "weekend", 0),
+    _s("Who is John's colleague?", "emily", 1),
+    # what the memory does not hold: "I don't know" is the right answer
+    _none("What car does John drive?"),
+    _none("Where was Emily born?"),
+    _none("What is David's favorite color?"),
+    _none("How old is Lucy?"),
+    _none("What is Sarah's favorite food?"),
+    _none("Who is Emily's husband?"),
+    _none("What does Maria do for a living?"),
+    _none("Where does David work?"),
+    _none("What instrument does John play?"),
+    _none("What is the name of David's dog?"),
+    _none("When is Emily's birthday?"),
+    _none("Which hospital does Sarah work at?"),
+    _none("What did Emily eat for breakfast?"),
+    _none("Who is allergic to shellfish?"),
+    _none("What is John's last name?"),
+    _none("Does Emily have a son?"),
+    _none("What is the name of Emily's daughter?", "scene"),
+    _none("Who is John's wife?", "scene"),
+    _none("Which of my colleagues loves tennis?", "scene"),  # nobody says who is asking
+    _none("Where does David's sister live?"),
+)
