@@ -91,6 +91,9 @@ def _database(cfg: Config, path: Path, args) -> dict:
         out["key_source"] = secret.source
         with Memory.open(path, secret, cfg.store) as memory:
             out.update(memory.stats())
+            heard = max(memory.people(), key=lambda p: p.utterances, default=None)
+        out["wearer"] = cfg.companion.wearer or None
+        out["heard_most"] = heard.name if heard is not None and heard.utterances else None
         out["state"] = "ok"
     except AppError as e:
         out["state"] = str(e)
@@ -282,6 +285,13 @@ def render(report: dict) -> str:
             lines.append(f"   raw media: {db['media_files']} files, {db['media_bytes'] / 1e6:.1f} MB")
             lines.append(f"   dense search: {db['dense_index']}")
             lines.append(f"   memory writing: {db['memory_jobs']} jobs queued")
+            if db.get("wearer"):
+                lines.append(f"   the wearer (who 'I' and 'my' are in questions): {db['wearer']}")
+            elif db.get("heard_most"):
+                lines.append(
+                    f"   the wearer is not set: the voice heard most is {db['heard_most']}'s; if that is you, set "
+                    f"companion.wearer to {db['heard_most']} so that questions about 'my ...' know who asks"
+                )
             lines += [
                 f"   {e['kind']} {e['ref']} failed ({e['attempts']} tries): {e['error']}"
                 for e in db["memory_job_errors"]

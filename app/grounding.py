@@ -61,7 +61,7 @@ IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").s
 # words a question uses to ask, not what it asks about: "what does Sarah do for a living", "what is Emily's job"
 ASKING = frozenset(
     "name kind type sort thing things time day date living job do does did doing get go make happen happened "
-    "nobody anybody everyone".split()
+    "nobody anybody everyone whose whom".split()
 )
 
 
@@ -262,6 +262,7 @@ def holding(
     named: list[str] = (),
     joined: list[Line] = (),
     similar: Callable[[list[str], list[str]], np.ndarray] | None = None,
+    said_anywhere: Callable[[str], bool] | None = None,
 ) -> list[Line]:
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the
     question did not bring — must be held by one line (all but one in four of them; a list, item by item); a
@@ -269,8 +270,10 @@ def holding(
     line that is about what was asked. The people the question names must be in the lines that hold it (or in
     `joined`, the lines that relate them: "my colleague Emily"), and so must its relation words and what it
     asks about (`_enough` of its topic words, each said in a line or, with `similar` (a word-similarity
-    matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food" is not read from Emily's
-    line, "Emily's husband" from "my brother", nor "who is allergic to shellfish" from "allergic to peanuts"."""
+    matrix), meant by one of its words: "pets" by "dog"), and none of its topic words may be one the memory
+    never heard (`said_anywhere`) unless a line means it: "Sarah's favorite food" is not read from Emily's line,
+    "Emily's husband" from "my brother", "who is allergic to shellfish" from "allergic to peanuts", nor "what
+    did Emily eat for breakfast" from her favorite food."""
     asked = {_canonical(w) for w in keywords(question)}
     own = [w for w in (_canonical(w) for w in keywords(answer)) if not _held(w, asked) and w not in ("yes", "no")]
     topic = topic_words(question, named)
@@ -287,7 +290,7 @@ def holding(
         if not held or (len(hits[held[0].id]) < needed and not _each_part_held(answer, asked, lines)):
             return []
     elif YES_NO.match(question) and re.match(r"\s*(yes|no)\b", answer, re.I) and topic:
-        held = [x for x in lines if _topic_held(topic, [x], similar) >= _enough(topic)][:1]
+        held = [x for x in lines if len(_topic_held(topic, [x], similar)) >= _enough(topic)][:1]
     else:
         return []
     context = [*held, *joined]
@@ -297,23 +300,26 @@ def holding(
     words = {w for x in context for w in _words(x.shown)}
     if any(not _held(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS):
         return []
-    if _topic_held(topic, context, similar) < _enough(topic):  # "shellfish" is not "peanuts"
+    held_topic = _topic_held(topic, context, similar)
+    if len(held_topic) < _enough(topic):  # "shellfish" is not "peanuts"
         return []
+    raw = {_canonical(w): w for w in keywords(question)}
+    if said_anywhere is not None and any(not said_anywhere(raw.get(w, w)) for w in topic if w not in held_topic):
+        return []  # it asks about something never said ("breakfast"): an answer would be about something else
     return held
 
 
-def _topic_held(topic: list[str], lines: list[Line], similar) -> int:
-    """How many of the topic words the lines say, or (with `similar`) mean: cosine ≥ `SIMILAR` to a word of
-    theirs in the text embedder's space."""
+def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
+    """The topic words the lines say, or (with `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the
+    text embedder's space."""
     words = {w for x in lines for w in _words(x.shown)}
-    missing = [w for w in topic if not _held(w, words)]
-    if not missing or similar is None:
-        return len(topic) - len(missing)
+    held = {w for w in topic if _held(w, words)}
+    missing = [w for w in topic if w not in held]
     theirs = list(dict.fromkeys(w for x in lines for w in keywords(x.shown)))
-    if not theirs:
-        return len(topic) - len(missing)
-    near = (similar(missing, theirs) >= SIMILAR).any(axis=1)
-    return len(topic) - len(missing) + int(near.sum())
+    if missing and similar is not None and theirs:
+        near = (similar(missing, theirs) >= SIMILAR).any(axis=1)
+        held |= {w for w, hit in zip(missing, near, strict=True) if hit}
+    return held
 
 
 def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:

@@ -92,9 +92,10 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("at the park", when, [bank]) == []
     peanuts = _line("David", "David is allergic to peanuts.", 2)
     assert holding("David", "Who is allergic to peanuts?", [peanuts]) == [peanuts]  # the speaker
-    assert holding("David", "Who is allergic to shellfish?", [peanuts]) == []  # not what was asked about
+    unsaid = lambda word: word != "shellfish"  # noqa: E731  (a memory that never heard the word)
+    assert holding("David", "Who is allergic to shellfish?", [peanuts], said_anywhere=unsaid) == []  # not that
     assert holding("Yes", "Is David allergic to peanuts?", [peanuts], ["David"]) == [peanuts]
-    assert holding("Yes", "Is David allergic to shellfish?", [peanuts], ["David"]) == []  # not about that
+    assert holding("Yes", "Is David allergic to shellfish?", [peanuts], ["David"], said_anywhere=unsaid) == []
     assert holding("Yes", "Is Emily allergic to peanuts?", [peanuts], ["Emily"]) == []  # not about her
     food = _line("Emily", "Emily's favorite food is Italian pasta.", 3)
     assert holding("Italian pasta", "What is Sarah's favorite food?", [food], ["Sarah"]) == []  # not Sarah's line
@@ -107,6 +108,11 @@ def test_the_check_holds_an_answer_to_its_line():
     pets = [_line("Melanie", "Melanie's dog Oliver is a puppy.", 6), _line("Melanie", "Melanie's cat is Luna.", 7)]
     assert holding("Oliver and Luna", "What are Melanie's dogs and cats?", pets, ["Melanie"]) == pets  # a list
     assert topic_words("Which city is Maria from?", ["Maria"]) == []  # "city" is the kind of answer wanted
+    trip = _line("David", "Next Friday (Friday 22 May 2026) we are planning a trip to Paris for David's birthday.", 8)
+    assert holding("David's", "Whose birthday is next Friday?", [trip]) == [trip]
+    # "breakfast" was never said: an answer read from Emily's favorite food is about something else
+    never = lambda word: word != "breakfast"  # noqa: E731
+    assert holding("Italian pasta", "What did Emily eat for breakfast?", [food], ["Emily"], said_anywhere=never) == []
     assert topic_words("What does Sarah do for a living?", ["Sarah"]) == []
 
 
@@ -130,4 +136,10 @@ def test_a_topic_word_may_be_meant_by_another_word_of_the_line(perception):
     assert holding("Oliver and Luna", question, pets, ["Melanie"]) == []  # by words alone: no "pets" there
     assert holding("Oliver and Luna", question, pets, ["Melanie"], similar=similar) == pets
     peanuts = _line("David", "David is allergic to peanuts.", 2)
-    assert holding("David", "Who is allergic to shellfish?", [peanuts], similar=similar) == []
+    unsaid = lambda word: word != "shellfish"  # noqa: E731
+    assert holding("David", "Who is allergic to shellfish?", [peanuts], similar=similar, said_anywhere=unsaid) == []
+    food = _line("Emily", "Emily's favorite food is Italian pasta.", 3)
+    breakfast = "What did Emily eat for breakfast?"  # "eat" is meant by "food" (0.72), "breakfast" never said
+    assert holding("Italian pasta", breakfast, [food], ["Emily"], similar=similar) == [food]
+    never = lambda word: word != "breakfast"  # noqa: E731
+    assert holding("Italian pasta", breakfast, [food], ["Emily"], similar=similar, said_anywhere=never) == []

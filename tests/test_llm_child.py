@@ -205,5 +205,6 @@ def test_a_model_that_cannot_load_leaves_recording_untouched(cfg, conversation, 
     report = json.loads(capsys.readouterr().out)
     assert "truncated.gguf" in report["llm"]["state"] and not report["ok"]
     assert report["database"]["memory_jobs"] >= 1  # the session waits for a model that loads
+    assert report["database"]["heard_most"] and report["database"]["wearer"] is None  # a wearer to confirm
     assert "avx2" in report["cpu"]["features"] or report["cpu"]["machine"] != "x86_64"
     assert "GGML_NATIVE=OFF" in report["cpu"]["llama_cpp_build"]
