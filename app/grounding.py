@@ -1,14 +1,17 @@
-"""What an answer may be read from, and whether it was: code chooses the candidate lines and checks the answer;
-a model only reads (app/answer.py).
+"""What an answer may be read from, and whether it was: code gathers, ranks and checks; a model only reads
+(app/answer.py).
 
-- `gather`: the lines a question's answer may be in — the retriever's best turns, the lines the matching facts
-  were read from, and for "my colleagues" the asker's colleagues' lines (the line that made them colleagues
-  joins the citations); requests to the companion are never evidence. Each line shows who said it and what,
-  with the time words in it resolved against the day it was said ("on Monday" → "on Monday (Monday 18 May
-  2026)"), so the date is read off the line, never worked out by a model.
-- `holding`: the lines that hold an answer — its own words (those the question did not bring) occur in them,
-  or, for a who-question, a line's speaker is the answer. The day a line was said is not in what it shows, so
-  it can never be an answer unless the question asks when something was said.
+- `gather`: the lines a question's answer may be in — the retriever's best turns, the lines that mention the
+  people it names (who may never have spoken: "my wife Sarah"), the lines the matching facts were read from,
+  and for "my colleagues" the asker's colleagues' lines (the line that made them colleagues joins the
+  citations); requests to the companion are never evidence. They are ranked by the retriever's score plus
+  whether they mention those people and hold the question's topic words. Each is shown as "who: what" in the
+  third person, with its time words resolved against the day it was said ("on Monday" → "on Monday (Monday
+  18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a line was said is
+  not in it unless the question asks when something was said.
+- `holding`: the lines that hold an answer — its own words (those the question did not bring) in one line, or
+  a line's speaker for a who-question, a list item by item — and whether the people, relation words and topic
+  words of the question are there too.
 - `asker_needed`: a question about "my ..." or "did I ..." needs to know who asks.
 """
 
