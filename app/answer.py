@@ -170,9 +170,6 @@ class Answerer:
         vectors = self.embedder([*words, *others])
         return vectors[: len(words)] @ vectors[len(words) :].T
 
-    def _said_anywhere(self, word: str) -> bool:
-        return bool(self.memory.bm25_search([word], 1))
-
     def warm(self, person: str | None = None, now: datetime | None = None) -> Job:
         """Have the fixed instructions evaluated in the background (the cached prefix), so that the first
         question pays only for its own lines (the voice companion does this when it starts)."""
@@ -222,11 +219,7 @@ class Answerer:
             return done()
         text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
         joined = list(found.joined.values())
-        held = (
-            []
-            if says_unknown(text)
-            else holding(text, question, chosen, found.named, joined, self._similar, self._said_anywhere)
-        )
+        held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
         out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
         if held:
             out.answer, out.known = text, True

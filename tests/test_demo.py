@@ -164,5 +164,3 @@ def test_ask_answer_streams_to_the_terminal(demo_run, demo_key, capsys):
     # the date is worked out by code from "on Monday" said on Thursday 14 May 2026, never the day it was said
     assert "18 May" in lines[0] and "14 May" not in lines[0], lines
     assert len(lines) == 2 and lines[1].startswith("  [") and "meeting with the bank" in lines[1], lines
-
-

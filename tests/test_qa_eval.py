@@ -8,7 +8,7 @@ import pytest
 
 from app.cli import main
 from app.evaluation.qa import QA_CATEGORIES, normalize, sample, score, token_f1
-from tests.conftest import need_default_llm, need_models
+from tests.conftest import LLM_MODEL, need_default_llm, need_llm, need_models
 
 
 def test_normalisation_and_stemmed_f1():
@@ -63,9 +63,10 @@ def test_eval_answers_on_the_gold_questions(tmp_path, capsys):
     scored question by question (answer, citation, refusal); a short run of the default model."""
     need_default_llm()
     need_models("minilm-l6-int8")
-    from app.evaluation.gold import GOLD
+    from app.evaluation.gold import GOLD, HELD_OUT
 
     assert len(GOLD) >= 60 and sum(not g.answerable for g in GOLD) >= 15
+    assert len(HELD_OUT) >= 30 and not {g.question for g in HELD_OUT} & {g.question for g in GOLD}
     assert main(["eval", "answers", "--limit", "10", "--out", str(tmp_path), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 10 and len(result["rows"]) == 10
@@ -74,3 +75,24 @@ def test_eval_answers_on_the_gold_questions(tmp_path, capsys):
     saved = json.loads((tmp_path / "answers.json").read_text())
     assert saved["right_answers"] == result["right_answers"]
     assert len((tmp_path / "answers.jsonl").read_text().splitlines()) == 10
+    assert main(["eval", "answers", "--held-out", "--limit", "2", "--out", str(tmp_path), "--json"]) == 0
+    held = json.loads(capsys.readouterr().out)
+    assert held["set"] == "held-out" and [r["question"] for r in held["rows"]] == [g.question for g in HELD_OUT[:2]]
+
+
+def test_eval_facts_scores_the_written_memory_against_gold_facts(tmp_path, capsys):
+    """`eval facts`: the scenes' memory written as the recorder writes it (the 0.5B writes the summaries), then
+    each gold atomic fact matched or not, with its kind and date, and whether summaries name everyone."""
+    need_llm()
+    need_models("minilm-l6-int8")
+    from app.evaluation.facts import GOLD_FACTS
+
+    assert main(["--set", f"llm.model={LLM_MODEL}", "eval", "facts", "--out", str(tmp_path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["gold"] == len(GOLD_FACTS) == len(result["rows"]) and result["written"] > 0
+    rows = {r["gold"]: r for r in result["rows"]}
+    assert rows["David is allergic to peanuts"]["matched"], rows["David is allergic to peanuts"]
+    assert not any(r["matched"] and r["similarity"] < result["threshold"] for r in result["rows"])
+    assert 0 < result["recall"] <= 1 and 0 < result["precision"] <= 1
+    assert result["summaries"] and 0 <= result["summaries_naming_everyone"] <= 1
+    assert json.loads((tmp_path / "facts.json").read_text())["recall"] == result["recall"]

@@ -24,14 +24,13 @@ DEFAULT_DATA = {
     "memorybank": [SHARED / "memorybank_siliconfriend"],
     "asr": [SHARED / "asr_small_samples", SHARED / "fsdd_spoken_digits"],
     "answers": [],  # the gold questions are the project's own (app/evaluation/gold.py)
+    "facts": [],  # so are the gold facts (app/evaluation/facts.py)
 }
 
 
 def register(add) -> None:
     p = add("eval", "evaluate identity, segmentation, recall and answers on real data", cmd_eval)
-    p.add_argument(
-        "what", choices=("faces", "speakers", "sessions", "locomo", "memorybank", "qa", "extraction", "asr", "answers")
-    )
+    p.add_argument("what", choices=tuple(DEFAULT_DATA))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
     p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
     p.add_argument("--json", action="store_true")
@@ -51,6 +50,11 @@ def register(add) -> None:
         help="locomo, qa: over the memories eval extraction wrote under --out, with and without what it wrote; "
         "memorybank: write each user's memory first and list what it holds for each question",
     )
+    p.add_argument(
+        "--held-out",
+        action="store_true",
+        help="answers: the held-out questions, written from the transcripts alone and never tuned on",
+    )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
 
@@ -64,7 +68,11 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     if args.what == "answers":
         from app.evaluation.answers import eval_answers, render
 
-        result = eval_answers(cfg, args.limit, args.out)
+        result = eval_answers(cfg, args.limit, args.out, held_out=args.held_out)
+    elif args.what == "facts":
+        from app.evaluation.facts import eval_facts, render
+
+        result = eval_facts(cfg, args.out)
     elif args.what == "asr":
         from app.evaluation.asr import eval_asr, render
 

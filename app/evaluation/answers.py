@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from app.config import Config
-from app.evaluation.gold import GOLD, SCENES, Gold
+from app.evaluation.gold import GOLD, HELD_OUT, SCENES, Gold
 
 LINE_S = 8.0  # seconds between the lines of a scene
 
@@ -66,9 +66,9 @@ def build(cfg: Config, folder: Path, embedder, llm) -> dict[str, tuple[Path, dic
     return out
 
 
-def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = None) -> dict:
-    """Every gold question (the first `limit`) answered with the configured model(s); the tally and, in
-    `out_dir`, each answer in answers.jsonl."""
+def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = None, held_out: bool = False) -> dict:
+    """Every gold question (the first `limit`; `held_out`: the held-out ones) answered with the configured
+    model; the tally and, in `out_dir`, each answer in answers.jsonl."""
     from app.answer import Answerer
     from app.llm import load_llm
     from app.perception import load_text_embedder
@@ -77,7 +77,8 @@ def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = N
 
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
-    golds = GOLD[:limit] if limit else GOLD
+    golds = HELD_OUT if held_out else GOLD
+    golds = golds[:limit] if limit else golds
     rows = []
     try:
         with tempfile.TemporaryDirectory(prefix="eval-answers-") as tmp:
@@ -118,6 +119,7 @@ def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = N
         llm.close()
     result = tally(rows)
     result["model"] = cfg.llm.model
+    result["set"] = "held-out" if held_out else "gold"
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "answers.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -162,7 +164,7 @@ def tally(rows: list[dict]) -> dict:
 
 def render(r: dict) -> str:
     lines = [
-        f"eval answers: {r['questions']} gold questions ({r['answerable']} answerable, {r['unanswerable']} not), "
+        f"eval answers: {r['questions']} {r['set']} questions ({r['answerable']} answerable, {r['unanswerable']} not), "
         f"model {r['model']}",
         f"  right answers    {r['right_answers']:3d} / {r['answerable']}  ({r['answer_accuracy']:.1%})",
         f"  right citations  {r['right_citations']:3d} / {r['answerable']}  ({r['citation_accuracy']:.1%})",

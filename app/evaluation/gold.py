@@ -1,6 +1,7 @@
-"""The gold questions of `eval answers`: what a user asks about the demo conversation, the companion scene the
-morning after, and the memory scene (`tests/test_memory_scene.py`), each with the answers accepted and the line
-that supports it — or none, where the memory does not hold the answer and "I don't know" is right.
+"""The gold questions of `eval answers` (and its held-out set, `HELD_OUT`): what a user asks about the demo
+conversation, the companion scene the morning after, and the memory scene (`tests/test_memory_scene.py`), each
+with the answers accepted and the line that supports it — or none, where the memory does not hold the answer and
+"I don't know" is right.
 
 An answer is right when it contains one of `accept` (case and punctuation aside; `all` when every one of them
 must be there). A citation is right when one of the lines it cites is among `lines`. Lines are given as
@@ -149,4 +150,53 @@ GOLD: tuple[Gold, ...] = (
     _none("Who is John's wife?", "scene"),
     _none("Which of my colleagues loves tennis?", "scene"),  # nobody says who is asking
     _none("Where does David's sister live?"),
+)
+
+# The held-out questions (`eval answers --held-out`): written blind by a helper session from the scenes' transcripts
+# alone, on 2026-11-25, without seeing the code or the answers; the design is never tuned on them.
+HELD_OUT = (
+    # --- answerable, MEMORY "demo", scene "demo" ---
+    _d("Who is Sarah married to?", "john", 4),
+    _d("Does my wife like tennis?", ("yes", "loves tennis"), 4, asker="John"),
+    _d("Who is Sarah?", ("wife", "doctor"), 4),
+    _d("Who's my brother again?", "john", 2, asker="David"),
+    _d("What's the occasion for the Paris trip?", "birthday", 5),
+    _d("Who is planning a trip to Paris?", "david", 5),
+    _d("What's planned for Friday the 22nd of May?", ("paris", "birthday", "trip"), 5),
+    _d("What's on Monday the 18th?", "bank", 7),
+    _d("What did I ask everyone to remember?", "bank", 7, asker="John"),
+    _d("What should nobody bring to the party?", ("cookie",), 8),
+    _d("What does Emily like with her pasta?", ("tomato",), 6),
+    _d("How often does David ride his new bike?", ("every day", "everyday", "daily"), 11),
+    _d("Who bought a new bicycle?", "david", 11),
+    _d("What's the name of our new colleague?", "maria", 10, asker="John"),
+    _d("Who moved here from Madrid?", "maria", 10),
+    _d("Which of them is a nurse?", "emily", 0),
+    _d("Who teaches at the high school?", "john", 1),
+    _d("Is Lucy looking forward to starting school?", ("yes", "excited"), 9),
+    _d("Does Emily have any kids?", ("yes", "lucy", "daughter"), 9),
+    _d("What does Emily do on Saturday mornings?", "tennis", 3),
+    # --- answerable, MEMORY "scene" ---
+    _s("Where does John work?", "bank", 1),
+    _s("Where do I work?", "bank", 1, asker="Emily"),
+    _s("Who does Emily work with?", "john", 1),
+    _s("Who does Emily play tennis with?", ("friend",), 0),
+    _s("Who prefers swimming?", "john", 2),
+    _s("Who swims in the lake every morning?", "john", 3),
+    # --- not answerable, MEMORY "demo" ---
+    _none("What's the name of Lucy's school?"),
+    _none("How old is David turning on his birthday?"),
+    _none("Which hotel is David staying at in Paris?"),
+    _none("What is the meeting with the bank about?"),
+    _none("What colour is David's new bicycle?"),
+    _none("How many children does John have?"),
+    _none("What did David bring back from Paris?"),
+    _none("Which airline is David flying with to Paris?"),
+    _none("How long has Emily been working as a nurse?"),
+    _none("How many people are coming to the party?"),
+    # --- not answerable, MEMORY "scene" ---
+    _none("What does Emily do at the bank?", memory="scene"),
+    _none("What's the name of the lake John swims in?", memory="scene"),
+    _none("Where does Emily live?", memory="scene"),
+    _none("What time do I start work?", memory="scene", asker="John"),
 )

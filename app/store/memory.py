@@ -232,6 +232,20 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
         )
         return {int(r[0]): StoredUtterance(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows}
 
+    def session_speakers(self, session_ids: set[int]) -> dict[int, set[str]]:
+        """session id -> the names of the people who spoke in it."""
+        if not session_ids:
+            return {}
+        marks = ",".join("?" * len(session_ids))
+        out: dict[int, set[str]] = {}
+        for sid, name in self.con.execute(
+            "SELECT DISTINCT u.session_id, p.name FROM utterances u JOIN people p ON p.id = u.person_id "
+            f"WHERE u.session_id IN ({marks})",
+            list(session_ids),
+        ):
+            out.setdefault(int(sid), set()).add(name)
+        return out
+
     def mark_addressed(self, utterance_id: int) -> None:
         """The utterance was a request to the companion: kept, never evidence."""
         with transaction(self.con):

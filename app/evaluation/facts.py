@@ -1,0 +1,259 @@
+"""`eval facts`: the memory written for the demo, the companion scene and the memory scene against the atomic
+facts a careful person would write down from them (`GOLD_FACTS`: who it is about, what, its kind and, for plans
+and events, its date).
+
+The scenes are recorded and their memory written exactly as `eval answers` does it (`answers.build`: the
+Consolidator with the configured extractor and model). Every fact and relation written is then compared with
+the gold facts:
+- a written item matches a gold fact when it is about the same person, cites the gold fact's line and says the
+  same thing (MiniLM cosine >= `THRESHOLD`, the threshold `eval extraction` reports);
+- recall: the share of gold facts matched; precision: the share of written items that match one;
+- kind: of the matched gold facts, the share whose best match has the gold kind (`KINDS` maps the store's
+  kinds onto the gold ones); date: of the matched gold plans and events that have a date, the share whose
+  match holds from that day (or month);
+- summaries: the share of session summaries that name every person who spoke in the session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from app.config import Config
+from app.evaluation.gold import SCENES
+
+THRESHOLD = 0.65
+# the store's kinds as the gold set names them (relations are rows of their own: "relation")
+KINDS = {"attribute": "attribute", "likes": "preference", "dislikes": "preference", "event": "event", "plan": "plan"}
+
+
+@dataclass(frozen=True)
+class GoldFact:
+    scene: str
+    line: int
+    person: str  # whom it is about
+    text: str
+    kind: str  # attribute | preference | habit | relation | plan | event
+    date: str | None = None  # plans and events: YYYY-MM-DD or YYYY-MM
+
+
+def _f(line: int, person: str, text: str, kind: str, date: str | None = None, scene: str = "demo") -> GoldFact:
+    return GoldFact(scene, line, person, text, kind, date)
+
+
+GOLD_FACTS: tuple[GoldFact, ...] = (
+    # the demo, Thursday 14 May 2026
+    _f(0, "Emily", "Emily works as a nurse", "attribute"),
+    _f(0, "Emily", "Emily works at the city hospital", "attribute"),
+    _f(1, "John", "John teaches history at the high school", "attribute"),
+    _f(2, "David", "John is David's brother", "relation"),
+    _f(2, "David", "David and John grew up together in Boston", "attribute"),
+    _f(3, "Emily", "Emily loves playing tennis", "preference"),
+    _f(3, "Emily", "Emily plays tennis every Saturday morning in the park", "habit"),
+    _f(4, "Sarah", "Sarah is John's wife", "relation"),
+    _f(4, "Sarah", "Sarah is a doctor", "attribute"),
+    _f(4, "Sarah", "Sarah loves tennis", "preference"),
+    _f(5, "David", "David is planning a trip to Paris for his birthday", "plan", "2026-05-22"),
+    _f(6, "Emily", "Emily's favorite food is Italian pasta with fresh tomatoes", "preference"),
+    _f(7, "John", "John has a meeting with the bank on Monday at ten o'clock", "plan", "2026-05-18"),
+    _f(8, "David", "David is allergic to peanuts", "attribute"),
+    _f(9, "Lucy", "Lucy is Emily's daughter", "relation"),
+    _f(9, "Lucy", "Lucy starts school in September", "plan", "2026-09"),
+    _f(10, "Maria", "Maria is John's new colleague", "relation"),
+    _f(10, "Maria", "Maria moved here from Madrid", "event", "2026-04"),
+    _f(11, "David", "David bought a new bicycle", "event"),
+    _f(11, "David", "David rides his bicycle to work every day", "habit"),
+    # the companion scene, Friday 15 May 2026
+    _f(0, "David", "David came back from his trip", "event", "2026-05-14", scene="companion"),
+    # the memory scene, Monday 1 June 2026
+    _f(0, "Emily", "Emily loves playing tennis with her friends on the weekend", "preference", scene="scene"),
+    _f(1, "Emily", "Emily is John's colleague", "relation", scene="scene"),
+    _f(1, "Emily", "Emily works at the bank", "attribute", scene="scene"),
+    _f(2, "John", "John prefers swimming in the lake near his house", "preference", scene="scene"),
+    _f(3, "John", "John swims in the lake every morning before work", "habit", scene="scene"),
+)
+
+
+def written(memory) -> list[dict]:
+    """Every fact and relation written (superseded ones too): whom it is about, text, kind, from when, lines."""
+    items = [
+        {
+            "person": f["person"] or "",
+            "text": f["value"],
+            "kind": KINDS.get(f["kind"], f["kind"]),
+            "valid_from": f["valid_from"],
+            "sources": set(f["sources"]),
+        }
+        for f in memory.facts_listed(history=True)
+    ]
+    items += [
+        {
+            "person": r["subject"],
+            "text": f"{r['subject']} is {r['object']}'s {r['relation']}",
+            "kind": "relation",
+            "valid_from": r["valid_from"],
+            "sources": set(r["sources"]),
+        }
+        for r in memory.relations_listed()
+    ]
+    return items
+
+
+def _on(date: str, t: float | None) -> bool:
+    if t is None:
+        return False
+    day = datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")
+    return day.startswith(date)
+
+
+def score(golds: list[GoldFact], ids: dict[tuple[str, int], int], items: list[dict], embedder) -> dict:
+    """Recall, precision, kind and date accuracy of `items` against `golds` (see the module's text)."""
+    rows = []
+    matched_items: set[int] = set()
+    if items:
+        g = embedder([x.text for x in golds])
+        w = embedder([f"{x['person']}: {x['text']}" if x["person"] not in x["text"] else x["text"] for x in items])
+        similarity = g @ w.T
+    for i, gold in enumerate(golds):
+        line = ids[(gold.scene, gold.line)]
+        best, best_sim = None, -1.0
+        for j, item in enumerate(items):
+            if item["person"].lower() != gold.person.lower() or line not in item["sources"]:
+                continue
+            sim = float(similarity[i, j])
+            if sim >= THRESHOLD:
+                matched_items.add(j)
+            if sim > best_sim:
+                best, best_sim = j, sim
+        hit = best is not None and best_sim >= THRESHOLD
+        item = items[best] if best is not None else None
+        rows.append(
+            {
+                "gold": gold.text,
+                "person": gold.person,
+                "kind": gold.kind,
+                "date": gold.date,
+                "written": item["text"] if item else None,
+                "written_kind": item["kind"] if item else None,
+                "written_from": None
+                if not item or item["valid_from"] is None
+                else datetime.fromtimestamp(item["valid_from"], timezone.utc).isoformat(timespec="minutes"),
+                "similarity": round(best_sim, 3) if item else None,
+                "matched": hit,
+                "kind_right": hit and item is not None and item["kind"] == gold.kind,
+                "date_right": hit and gold.date is not None and item is not None and _on(gold.date, item["valid_from"]),
+            }
+        )
+    matched = [r for r in rows if r["matched"]]
+    dated = [r for r in matched if r["date"]]
+
+    def share(n: int, of: int) -> float:
+        return round(n / of, 3) if of else 0.0
+
+    return {
+        "gold": len(golds),
+        "written": len(items),
+        "recall": share(len(matched), len(golds)),
+        "precise": len(matched_items),
+        "precision": share(len(matched_items), len(items)),
+        "kind_accuracy": share(sum(r["kind_right"] for r in matched), len(matched)),
+        "date_accuracy": share(sum(r["date_right"] for r in dated), len(dated)),
+        "dated": len(dated),
+        "rows": rows,
+    }
+
+
+def summaries_naming_everyone(memory) -> tuple[int, int, list[dict]]:
+    """(session summaries naming every speaker of their session, session summaries, each with who is missing)."""
+    rows = memory.con.execute(
+        "SELECT m.id, m.text, (SELECT group_concat(DISTINCT p.name) FROM utterances u JOIN people p ON "
+        "p.id = u.person_id WHERE u.session_id = m.session_id) FROM summaries m WHERE m.kind = 'session'"
+    ).fetchall()
+    out = []
+    for _, text, names in rows:
+        missing = [n for n in (names or "").split(",") if n and not re.search(rf"\b{re.escape(n)}\b", text, re.I)]
+        out.append({"summary": text, "missing": missing})
+    return sum(not r["missing"] for r in out), len(out), out
+
+
+def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
+    """Write the scenes' memory with the configured extractor and model, and score it against `GOLD_FACTS`."""
+    from app.evaluation.answers import build
+    from app.llm import load_llm
+    from app.perception import load_text_embedder
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    embedder = load_text_embedder(cfg)
+    llm = load_llm(cfg)
+    named = total = 0
+    summaries: list[dict] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="eval-facts-") as tmp:
+            memories = build(cfg, Path(tmp), embedder, llm)
+            result_rows = []
+            for name, (path, scene_ids, _) in memories.items():
+                with Memory.open(path, Secret(b"eval answers", "eval"), cfg.store) as memory:
+                    mine = written(memory)
+                    golds = [g for g in GOLD_FACTS if SCENES[g.scene].memory == name]
+                    part = score(golds, scene_ids, mine, embedder)
+                    result_rows.append(part)
+                    n, of, rows = summaries_naming_everyone(memory)
+                    named, total = named + n, total + of
+                    summaries += rows
+    finally:
+        llm.close()
+    rows = [r for part in result_rows for r in part["rows"]]
+    matched = [r for r in rows if r["matched"]]
+    dated = [r for r in matched if r["date"]]
+    written_n = sum(p["written"] for p in result_rows)
+    precise = sum(p["precise"] for p in result_rows)
+
+    def share(n: int, of: int) -> float:
+        return round(n / of, 3) if of else 0.0
+
+    result = {
+        "model": cfg.llm.model,
+        "extractor": cfg.memory.extractor,
+        "threshold": THRESHOLD,
+        "gold": len(rows),
+        "written": written_n,
+        "recall": share(len(matched), len(rows)),
+        "precision": share(precise, written_n),
+        "kind_accuracy": share(sum(r["kind_right"] for r in matched), len(matched)),
+        "date_accuracy": share(sum(r["date_right"] for r in dated), len(dated)),
+        "dated_matched": len(dated),
+        "summaries_naming_everyone": share(named, total),
+        "summaries": summaries,
+        "rows": rows,
+    }
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "facts.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
+    return result
+
+
+def render(r: dict) -> str:
+    lines = [
+        f"eval facts: {r['gold']} gold facts, {r['written']} written ({r['extractor']}, model {r['model']}; "
+        f"a match: same person, cites the line, cosine >= {r['threshold']})",
+        f"  recall {r['recall']:.1%}  precision {r['precision']:.1%}  kind right {r['kind_accuracy']:.1%}  "
+        f"date right {r['date_accuracy']:.1%} (of {r['dated_matched']} dated plans and events matched)",
+        f"  session summaries naming everyone who spoke: {r['summaries_naming_everyone']:.1%}",
+    ]
+    for row in r["rows"]:
+        mark = "ok " if row["matched"] else "---"
+        extra = (
+            ""
+            if not row["matched"]
+            else f" [{row['written_kind']}" + (f", from {row['written_from']}]" if row["date"] else "]")
+        )
+        lines.append(f"  {mark} {row['gold']!r} ({row['kind']}) <- {row['written']!r}{extra}")
+    for s in r["summaries"]:
+        if s["missing"]:
+            lines.append(f"  summary without {', '.join(s['missing'])}: {s['summary']!r}")
+    return "\n".join(lines) + "\n"
