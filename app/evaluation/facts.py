@@ -6,7 +6,9 @@ The scenes are recorded and their memory written exactly as `eval answers` does 
 Consolidator with the configured extractor and model). Every fact and relation written is then compared with
 the gold facts:
 - a written item matches a gold fact when it is about the same person, cites the gold fact's line and says the
-  same thing (MiniLM cosine >= `THRESHOLD`, the threshold `eval extraction` reports);
+  same thing (MiniLM cosine >= `THRESHOLD`, the threshold `eval extraction` reports), one to one, most similar
+  first: a compound sentence ("John is David's brother and we grew up together in Boston") stands for one of
+  the facts it holds, so recall and precision reward atomic facts;
 - recall: the share of gold facts matched; precision: the share of written items that match one;
 - kind: of the matched gold facts, the share whose best match has the gold kind (`KINDS` maps the store's
   kinds onto the gold ones); date: of the matched gold plans and events that have a date, the share whose
@@ -22,6 +24,8 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+
+import numpy as np
 
 from app.config import Config
 from app.evaluation.gold import SCENES
@@ -50,7 +54,7 @@ GOLD_FACTS: tuple[GoldFact, ...] = (
     _f(0, "Emily", "Emily works as a nurse", "attribute"),
     _f(0, "Emily", "Emily works at the city hospital", "attribute"),
     _f(1, "John", "John teaches history at the high school", "attribute"),
-    _f(2, "David", "John is David's brother", "relation"),
+    _f(2, "John", "John is David's brother", "relation"),
     _f(2, "David", "David and John grew up together in Boston", "attribute"),
     _f(3, "Emily", "Emily loves playing tennis", "preference"),
     _f(3, "Emily", "Emily plays tennis every Saturday morning in the park", "habit"),
@@ -110,26 +114,32 @@ def _on(date: str, t: float | None) -> bool:
     return day.startswith(date)
 
 
-def score(golds: list[GoldFact], ids: dict[tuple[str, int], int], items: list[dict], embedder) -> dict:
-    """Recall, precision, kind and date accuracy of `items` against `golds` (see the module's text)."""
-    rows = []
-    matched_items: set[int] = set()
+def score(
+    golds: list[GoldFact], ids: dict[tuple[str, int], int], items: list[dict], embedder
+) -> tuple[list[dict], int]:
+    """Each gold fact with its best match among `items` (see the module's text), and how many items match one."""
+    similarity = np.full((len(golds), len(items)), -1.0)
     if items:
         g = embedder([x.text for x in golds])
         w = embedder([f"{x['person']}: {x['text']}" if x["person"] not in x["text"] else x["text"] for x in items])
-        similarity = g @ w.T
+        for i, gold in enumerate(golds):
+            line = ids[(gold.scene, gold.line)]
+            for j, item in enumerate(items):
+                if item["person"].lower() == gold.person.lower() and line in item["sources"]:
+                    similarity[i, j] = float(g[i] @ w[j])
+    # one to one, most similar first: a compound sentence stands for one gold fact, not two
+    pairs = sorted(((similarity[i, j], i, j) for i in range(len(golds)) for j in range(len(items))), reverse=True)
+    match: dict[int, int] = {}
+    taken: set[int] = set()
+    for sim, i, j in pairs:
+        if sim >= THRESHOLD and i not in match and j not in taken:
+            match[i] = j
+            taken.add(j)
+    rows = []
     for i, gold in enumerate(golds):
-        line = ids[(gold.scene, gold.line)]
-        best, best_sim = None, -1.0
-        for j, item in enumerate(items):
-            if item["person"].lower() != gold.person.lower() or line not in item["sources"]:
-                continue
-            sim = float(similarity[i, j])
-            if sim >= THRESHOLD:
-                matched_items.add(j)
-            if sim > best_sim:
-                best, best_sim = j, sim
-        hit = best is not None and best_sim >= THRESHOLD
+        best = match.get(i, int(similarity[i].argmax()) if items and similarity[i].max() > -1.0 else None)
+        best_sim = float(similarity[i, best]) if best is not None else -1.0
+        hit = i in match
         item = items[best] if best is not None else None
         rows.append(
             {
@@ -148,36 +158,41 @@ def score(golds: list[GoldFact], ids: dict[tuple[str, int], int], items: list[di
                 "date_right": hit and gold.date is not None and item is not None and _on(gold.date, item["valid_from"]),
             }
         )
+    return rows, len(match)
+
+
+def _share(n: int, of: int) -> float:
+    return round(n / of, 3) if of else 0.0
+
+
+def tally(rows: list[dict], written: int, matching: int) -> dict:
+    """Recall and precision, and kind and date accuracy over the matched gold facts."""
     matched = [r for r in rows if r["matched"]]
     dated = [r for r in matched if r["date"]]
-
-    def share(n: int, of: int) -> float:
-        return round(n / of, 3) if of else 0.0
-
     return {
-        "gold": len(golds),
-        "written": len(items),
-        "recall": share(len(matched), len(golds)),
-        "precise": len(matched_items),
-        "precision": share(len(matched_items), len(items)),
-        "kind_accuracy": share(sum(r["kind_right"] for r in matched), len(matched)),
-        "date_accuracy": share(sum(r["date_right"] for r in dated), len(dated)),
-        "dated": len(dated),
-        "rows": rows,
+        "gold": len(rows),
+        "written": written,
+        "recall": _share(len(matched), len(rows)),
+        "precision": _share(matching, written),
+        "kind_accuracy": _share(sum(r["kind_right"] for r in matched), len(matched)),
+        "date_accuracy": _share(sum(r["date_right"] for r in dated), len(dated)),
+        "dated_matched": len(dated),
     }
 
 
-def summaries_naming_everyone(memory) -> tuple[int, int, list[dict]]:
-    """(session summaries naming every speaker of their session, session summaries, each with who is missing)."""
+def summaries_naming_everyone(memory) -> list[dict]:
+    """Each session summary with the people who spoke in its session and are not named in it."""
     rows = memory.con.execute(
-        "SELECT m.id, m.text, (SELECT group_concat(DISTINCT p.name) FROM utterances u JOIN people p ON "
+        "SELECT m.text, (SELECT group_concat(DISTINCT p.name) FROM utterances u JOIN people p ON "
         "p.id = u.person_id WHERE u.session_id = m.session_id) FROM summaries m WHERE m.kind = 'session'"
     ).fetchall()
-    out = []
-    for _, text, names in rows:
-        missing = [n for n in (names or "").split(",") if n and not re.search(rf"\b{re.escape(n)}\b", text, re.I)]
-        out.append({"summary": text, "missing": missing})
-    return sum(not r["missing"] for r in out), len(out), out
+    return [
+        {
+            "summary": text,
+            "missing": [n for n in (names or "").split(",") if n and not re.search(rf"\b{re.escape(n)}\b", text, re.I)],
+        }
+        for text, names in rows
+    ]
 
 
 def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
@@ -190,44 +205,27 @@ def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
 
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
-    named = total = 0
+    rows: list[dict] = []
     summaries: list[dict] = []
+    written_n = matching = 0
     try:
         with tempfile.TemporaryDirectory(prefix="eval-facts-") as tmp:
-            memories = build(cfg, Path(tmp), embedder, llm)
-            result_rows = []
-            for name, (path, scene_ids, _) in memories.items():
+            for name, (path, ids, _) in build(cfg, Path(tmp), embedder, llm).items():
                 with Memory.open(path, Secret(b"eval answers", "eval"), cfg.store) as memory:
-                    mine = written(memory)
+                    items = written(memory)
                     golds = [g for g in GOLD_FACTS if SCENES[g.scene].memory == name]
-                    part = score(golds, scene_ids, mine, embedder)
-                    result_rows.append(part)
-                    n, of, rows = summaries_naming_everyone(memory)
-                    named, total = named + n, total + of
-                    summaries += rows
+                    mine, hits = score(golds, ids, items, embedder)
+                    rows += mine
+                    written_n, matching = written_n + len(items), matching + hits
+                    summaries += summaries_naming_everyone(memory)
     finally:
         llm.close()
-    rows = [r for part in result_rows for r in part["rows"]]
-    matched = [r for r in rows if r["matched"]]
-    dated = [r for r in matched if r["date"]]
-    written_n = sum(p["written"] for p in result_rows)
-    precise = sum(p["precise"] for p in result_rows)
-
-    def share(n: int, of: int) -> float:
-        return round(n / of, 3) if of else 0.0
-
     result = {
         "model": cfg.llm.model,
         "extractor": cfg.memory.extractor,
         "threshold": THRESHOLD,
-        "gold": len(rows),
-        "written": written_n,
-        "recall": share(len(matched), len(rows)),
-        "precision": share(precise, written_n),
-        "kind_accuracy": share(sum(r["kind_right"] for r in matched), len(matched)),
-        "date_accuracy": share(sum(r["date_right"] for r in dated), len(dated)),
-        "dated_matched": len(dated),
-        "summaries_naming_everyone": share(named, total),
+        **tally(rows, written_n, matching),
+        "summaries_naming_everyone": _share(sum(not x["missing"] for x in summaries), len(summaries)),
         "summaries": summaries,
         "rows": rows,
     }
