@@ -233,8 +233,12 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     with wave.open(str(wav)) as w:
         assert (w.getnchannels(), w.getframerate()) == (2, 16000)
         pcm = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, 2) / 32768
+    frames = pcm[: len(pcm) // 320 * 320, 1].reshape(-1, 320)  # 20 ms each
+    voiced = np.sqrt((frames**2).mean(axis=1)) > 0.01
+    # seconds of the companion's voice: three short answers ("peanuts", "history", "Monday 18 May 2026") and the
+    # greeting, which Emily's first question may cut short (3.5 s in all on this machine)
+    assert voiced.sum() * 0.02 > 1.5
     spoken = np.abs(pcm[:, 1]) > 0.01
-    assert spoken.sum() / 16000 > 2.0  # seconds of the companion's voice
     assert np.abs(pcm[spoken, 0]).max() > 0.01  # its echo is in the microphone channel, and was cancelled
 
 
