@@ -18,7 +18,6 @@ needs to know who asks (`person`: `ask --as`, the API's `person`, the companion'
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable
@@ -31,9 +30,8 @@ from app.grounding import Line, asker_needed, gather, holding
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.timeexpr import spoken_time
 
-__all__ = ["UNKNOWN", "Answer", "AnswerText", "Answerer", "cited_lines", "says_unknown", "spoken_time"]
+__all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
 UNKNOWN = "I don't know."
 UNKNOWN_ASKER = "I don't know who is asking."
 _UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
@@ -125,38 +123,6 @@ class Answer:
             },
             "finish": self.finish,
         }
-
-
-class AnswerText:
-    """Pulls the value of the "answer" field out of a JSON reply as it streams (the chat endpoint's clients)."""
-
-    def __init__(self) -> None:
-        self.buffer, self.pos, self.done = "", -1, False
-
-    def feed(self, piece: str) -> str:
-        self.buffer += piece
-        if self.pos < 0:
-            key = self.buffer.find('"answer"')
-            quote = self.buffer.find('"', self.buffer.find(":", key + 8) + 1) if key >= 0 else -1
-            if key < 0 or quote < 0 or ":" not in self.buffer[key:]:
-                return ""
-            self.pos = quote + 1
-        out = []
-        while not self.done and self.pos < len(self.buffer):
-            c = self.buffer[self.pos]
-            if c == '"':
-                self.done = True
-            elif c == "\\":
-                size = 6 if self.buffer[self.pos + 1 : self.pos + 2] == "u" else 2
-                if self.pos + size > len(self.buffer):
-                    break  # the escape is not complete yet
-                out.append(json.loads(f'"{self.buffer[self.pos : self.pos + size]}"'))
-                self.pos += size
-                continue
-            else:
-                out.append(c)
-            self.pos += 1
-        return "".join(out)
 
 
 class Answerer:
