@@ -137,11 +137,13 @@ class Answerer:
         return vectors[: len(words)] @ vectors[len(words) :].T
 
     def warm(self, person: str | None = None, now: datetime | None = None) -> Job:
-        """Have the fixed instructions evaluated in the background (the cached prefix), so that the first
-        question pays only for its own lines (the voice companion does this when it starts)."""
+        """Have the fixed instructions of a question's first prompt evaluated in the background (the cached
+        prefix), so that the first question pays only for its own lines (the voice companion does this when it
+        starts): the reading's, or with `answer.select: model` the selection's."""
         del person, now  # the prompts no longer depend on who is there
-        warm = Request(select_messages("?", [], self.cfg.answer.chosen), max_tokens=1, cache_prefix=1, temperature=0.0)
-        return self.llm.submit(warm, BACKGROUND)
+        c = self.cfg.answer
+        first = read_messages("?", []) if c.select == "retriever" else select_messages("?", [], c.chosen)
+        return self.llm.submit(Request(first, max_tokens=1, cache_prefix=1, temperature=0.0), BACKGROUND)
 
     def __call__(
         self,

@@ -13,6 +13,7 @@ import pytest
 
 from app.answer import READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer
 from app.grounding import Line, asker_needed, holding, resolve_times, topic_words
+from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
 from tests.conftest import DAY, MAY_8
@@ -37,6 +38,18 @@ def test_answers_from_the_line_that_holds_it_and_cites_it(llm, memory, perceptio
     assert set(answer.chosen) <= set(answer.evidence) and uids[4] in answer.chosen
     assert answer.prompt_tokens > 0 and answer.completion_tokens > 0 and answer.latency_ms > 0
     assert set(answer.timings_ms) >= {"gather", "read"}
+
+
+def test_warming_evaluates_the_reading_instructions_the_first_question_uses(llm, memory, perception, cfg):
+    """The companion warms the answerer when it starts: the first question then reuses the evaluated reading
+    instructions (the cached prefix) instead of paying for them."""
+    m, _ = memory
+    answerer = Answerer(llm, m, perception.text, cfg)
+    llm.submit(Request(({"role": "system", "content": "Something else entirely."},), max_tokens=1), DIALOG).result()
+    answerer.warm().result()
+    answer = answerer("What is the name of Caroline's puppy?", NOW)
+    instructions = len(READ.split())  # tokens are at least as many as a third of the words
+    assert answer.cached_tokens >= instructions // 3, answer
 
 
 def test_says_it_does_not_know_when_the_memory_holds_nothing(llm, cfg, tmp_path, perception):
