@@ -29,7 +29,7 @@ from app.consolidation.extract import FAMILY, SOCIAL, third_person
 from app.recall import Retriever, keywords, singular
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.timeexpr import MONTHS, WEEKDAYS, day_words, plan_window
+from app.timeexpr import COUNTS, MONTHS, WEEKDAYS, day_words, plan_window
 
 FIRST_PERSON = re.compile(
     r"\b(?:my|mine|myself)\b|\b(?:did|do|does|have|had|was|am|should|can|could|will|would)\s+i\b|^\s*i\b", re.I
@@ -37,8 +37,7 @@ FIRST_PERSON = re.compile(
 REQUEST = re.compile(r"\b(?:tell|remind|show|give|let|help)\s+me\b|\bcan you\b|\bdo you know\b", re.I)
 SAID_WHEN = re.compile(r"\bwhen\b.*\b(?:say|said|tell|told|mention(?:ed)?|talk(?:ed)?|speak|spoke|ask(?:ed)?)\b", re.I)
 YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b", re.I)
-_COUNTED = "zero one two three four five six seven eight nine ten eleven twelve".split()
-NUMBERS = {w: str(i) for i, w in enumerate(_COUNTED)}
+NUMBERS = {w: str(n) for w, n in COUNTS.items()}  # "ten" is "10"
 FACT_SOURCES = 18  # facts matched per question whose source lines join the candidates
 # added to a line's retrieval score: it mentions the people the question names (all of them: the whole weight),
 # it holds the question's topic words (all: the whole weight), a matching fact was read from it

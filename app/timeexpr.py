@@ -33,12 +33,8 @@ MONTHS = {
     for m in names
 }
 WEEKDAYS = {d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
-NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split(),
-    )
-} | {"a": 1, "an": 1, "a couple of": 2, "a few": 3, "several": 3}
+COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+NUMBERS = COUNTS | {"a": 1, "an": 1, "a couple of": 2, "a few": 3, "several": 3}
 FUZZY = ("a couple of", "a few", "several")
 UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (18, 30)}

@@ -18,14 +18,13 @@ import numpy as np
 
 from app.consolidation.extract import SINGLE, Item
 from app.store.writing import HeldFact
-from app.timeexpr import MONTHS, NUMBERS
+from app.timeexpr import COUNTS, MONTHS
 
 ADD, UPDATE, SUPERSEDE, NOOP = "add", "update", "supersede", "noop"
 _NEGATIONS = frozenset(
     "not no never nothing nobody none stopped quit gave n't nor neither hate hates hated dislike dislikes "
     "without anymore longer".split()
 )
-_COUNTS = {w: n for w, n in NUMBERS.items() if " " not in w and w not in ("a", "an", "several")}
 
 
 @dataclass(frozen=True)
@@ -40,8 +39,8 @@ def numbers(text: str) -> frozenset[str]:
     for w in re.findall(r"[a-z]+|\d+", text.lower()):
         if w.isdigit():
             out.add(str(int(w)))
-        elif w in _COUNTS:
-            out.add(str(_COUNTS[w]))
+        elif w in COUNTS:
+            out.add(str(COUNTS[w]))
         elif w in MONTHS and w != "may":
             out.add(f"month{MONTHS[w]}")
     return frozenset(out)

@@ -105,9 +105,7 @@ def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = N
                             "cited": [f"{c[0]}:{c[1]}" if c else "?" for c in cited],
                             "gold_lines": [f"{s}:{i}" for s, i in gold.lines],
                             "seconds": round(seconds, 2),
-                            "first_token_s": None
-                            if answer.first_token_ms is None
-                            else round(answer.first_token_ms / 1e3, 2),
+                            "first_token_s": _seconds(answer.first_token_ms),
                             "prompt_tokens": answer.prompt_tokens,
                         }
                         right = gold.answerable and answer.known and right_answer(gold, answer.answer)
@@ -132,14 +130,16 @@ def _seconds(ms: float | None) -> float | None:
     return None if ms is None else round(ms / 1e3, 2)
 
 
+def share(n: int, of: int) -> float:
+    """n of `of` as a fraction (0 of nothing is 0)."""
+    return round(n / of, 3) if of else 0.0
+
+
 def tally(rows: list[dict]) -> dict:
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
     seconds = [r["seconds"] for r in rows]
     first = [r["first_token_s"] for r in rows if r["first_token_s"] is not None]
-
-    def share(n: int, of: int) -> float:
-        return round(n / of, 3) if of else 0.0
 
     right = sum(r["right_answer"] for r in answerable)
     cited = sum(r["right_citation"] for r in answerable)

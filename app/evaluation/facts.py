@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
+from app.evaluation.answers import build, share
 from app.evaluation.gold import SCENES
 
 THRESHOLD = 0.65
@@ -161,10 +162,6 @@ def score(
     return rows, len(match)
 
 
-def _share(n: int, of: int) -> float:
-    return round(n / of, 3) if of else 0.0
-
-
 def tally(rows: list[dict], written: int, matching: int) -> dict:
     """Recall and precision, and kind and date accuracy over the matched gold facts."""
     matched = [r for r in rows if r["matched"]]
@@ -172,10 +169,10 @@ def tally(rows: list[dict], written: int, matching: int) -> dict:
     return {
         "gold": len(rows),
         "written": written,
-        "recall": _share(len(matched), len(rows)),
-        "precision": _share(matching, written),
-        "kind_accuracy": _share(sum(r["kind_right"] for r in matched), len(matched)),
-        "date_accuracy": _share(sum(r["date_right"] for r in dated), len(dated)),
+        "recall": share(len(matched), len(rows)),
+        "precision": share(matching, written),
+        "kind_accuracy": share(sum(r["kind_right"] for r in matched), len(matched)),
+        "date_accuracy": share(sum(r["date_right"] for r in dated), len(dated)),
         "dated_matched": len(dated),
     }
 
@@ -197,7 +194,6 @@ def summaries_naming_everyone(memory) -> list[dict]:
 
 def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
     """Write the scenes' memory with the configured extractor and model, and score it against `GOLD_FACTS`."""
-    from app.evaluation.answers import build
     from app.llm import load_llm
     from app.perception import load_text_embedder
     from app.store.keys import Secret
@@ -225,7 +221,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
         "extractor": cfg.memory.extractor,
         "threshold": THRESHOLD,
         **tally(rows, written_n, matching),
-        "summaries_naming_everyone": _share(sum(not x["missing"] for x in summaries), len(summaries)),
+        "summaries_naming_everyone": share(sum(not x["missing"] for x in summaries), len(summaries)),
         "summaries": summaries,
         "rows": rows,
     }
