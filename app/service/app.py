@@ -124,7 +124,7 @@ class ContextBody(BaseModel):
 
 class ForgetBody(BaseModel):
     person: str | None = None
-    session: int | None = None
+    session: int | None = Field(None, ge=1)  # session ids start at 1 (false, read as 0, is no session)
     between: tuple[datetime, datetime] | None = None
     anonymize: bool = False
 
