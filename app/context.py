@@ -92,8 +92,9 @@ def render_profile(
         f"first {_iso(p['first_seen'])}, last {_iso(p['last_seen'])}."
     )
     for f in p["facts"]:
-        since = f" (from {_iso(f['valid_from'])[:10]})" if f["valid_from"] else ""
-        if budget.add(f"- {f['key']}: {f['value']}{since} [fact {f['id']}]"):
+        label = {"plan": "planned for", "event": "on"}.get(f["kind"], "from")
+        since = f" ({label} {_iso(f['valid_from'])[:10]})" if f["valid_from"] else ""
+        if budget.add(f"- {f['kind']}, {f['key']}: {f['value']}{since} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], p["name"]))
     for r in p["relations"]:
         if budget.add(f"- {r['subject']} is {r['relation']} of {r['object']} [relation {r['id']}]"):

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from app.config import RecallConfig
-from app.consolidation.extract import FAMILY, SOCIAL, third_person
+from app.consolidation.atoms import FAMILY, SOCIAL, third_person
 from app.recall import Retriever, keywords, singular
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder

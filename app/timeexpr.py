@@ -181,9 +181,10 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     return None
 
 
-def plan_window(text: str, now: datetime) -> tuple[TimeWindow, str] | None:
+def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindow, str] | None:
     """The window a statement about the future names ("next Friday", "tomorrow", "on Monday", "in September",
-    "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference)."""
+    "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference). With
+    `past` (the statement tells what happened: "I twisted my ankle on Friday"), a weekday is the last one."""
     q = text.lower()
     tz = now.tzinfo
     today = _day(now.replace(tzinfo=None))
@@ -191,6 +192,10 @@ def plan_window(text: str, now: datetime) -> tuple[TimeWindow, str] | None:
     def found(m: re.Match, start: datetime, end: datetime) -> tuple[TimeWindow, str]:
         rest = re.sub(r"\s+", " ", text[: m.start()] + " " + text[m.end() :]).strip()
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
+
+    if past and (m := re.search(rf"\b(?:on|this(?! coming))\s+({_DAY})\b", q)):
+        start = today - timedelta(days=(today.weekday() - WEEKDAYS[m.group(1)]) % 7)  # today, or the days before
+        return found(m, start, start + timedelta(days=1))
 
     if m := re.search(r"\btomorrow\b", q):
         return found(m, today + timedelta(days=1), today + timedelta(days=2))

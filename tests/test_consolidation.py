@@ -16,8 +16,9 @@ import pytest
 
 from app.cli import main
 from app.consolidation import forgetting
+from app.consolidation.atoms import atoms, clauses, relations_in, third_person, typed
 from app.consolidation.consolidator import Consolidator
-from app.consolidation.extract import Item, check, names_in, relations_in, third_person, typed
+from app.consolidation.extract import Item, check, digest, names_in, said, statement
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
 from app.demo import CREATION_TIME, SCRIPT
 from app.store.forget import forget_person, forget_session
@@ -69,6 +70,8 @@ def test_items_are_typed_by_what_they_say():
     assert typed("David is planning a trip to Paris") == ("plan", "travel")
     assert typed("Emily works as a nurse") == ("attribute", "job")
     assert typed("Maria moved here from Madrid last month") == ("event", "home")
+    assert typed("John swims in the lake every morning") == ("habit", "hobby")
+    assert typed("John prefers swimming in the lake") == ("likes", "hobby")
 
 
 def test_relations_are_read_from_what_speakers_say_about_people():
@@ -140,6 +143,135 @@ def test_unsupported_items_are_dropped_and_plans_get_their_date():
     assert check(raw, lines, ["David", "Emily"], refused={"David"})[0] == []  # no consent: nothing kept
 
 
+NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
+
+
+@pytest.mark.parametrize(
+    ("speaker", "text", "expected"),
+    [
+        (
+            "David",
+            "And I am David. John is my brother and we grew up together in Boston.",
+            [("David", "David and John grew up together in Boston")],  # the brother is a relation row
+        ),
+        (
+            "John",
+            "My wife Sarah is a doctor and she loves tennis too.",
+            [("Sarah", "Sarah is a doctor"), ("Sarah", "Sarah loves tennis")],
+        ),
+        (
+            "David",
+            "I am allergic to peanuts so please do not bring any cookies.",
+            [("David", "David is allergic to peanuts")],
+        ),
+        (
+            "Emily",
+            "My daughter Lucy starts school in September and she is very excited.",
+            [("Lucy", "Lucy starts school in September"), ("Lucy", "Lucy is very excited")],
+        ),
+        (
+            "John",
+            "Our new colleague Maria moved here from Madrid last month.",
+            [("Maria", "Maria moved here from Madrid last month")],
+        ),
+        (
+            "David",
+            "I bought a new bicycle and I ride it to work every day.",
+            [("David", "David bought a new bicycle"), ("David", "David rides the new bicycle to work every day")],
+        ),
+        (
+            "John",
+            "Please remember that the meeting with the bank is on Monday.",
+            [("John", "The meeting with the bank is on Monday")],
+        ),
+        (
+            "David",
+            "Next Friday we are planning a trip to Paris.",
+            [("David", "Next Friday David is planning a trip to Paris")],
+        ),
+        ("John", "My colleague Emily works with me at the bank.", [("Emily", "Emily works with John at the bank")]),
+        ("Emily", "She said it was fine and he agreed with her.", []),  # pronouns that name nobody: no facts
+        (
+            "Emily",
+            "Emily and John went to the lake on Sunday.",
+            [("Emily", "Emily and John went to the lake on Sunday")],
+        ),
+        # a chat's courtesies, opinions and advice are about no one; its dropped "I" and "gonna" are the speaker's
+        ("Gina", "Way to go, John! Marketing is key. Use social media.", []),
+        ("Gina", "Sorry about your job John, but you will be fine.", []),
+        (
+            "John",
+            "Still working on my biz. I'm gonna take a shot at starting a studio.",
+            [("John", "Still working on John's biz"), ("John", "John is going to take a shot at starting a studio")],
+        ),
+        (
+            "John",
+            "I just think about dance and how it makes me feel.",
+            [("John", "John just thinks about dance and how it makes John feel")],
+        ),
+    ],
+)
+def test_a_line_becomes_atomic_facts_about_whom_they_are_about(speaker, text, expected):
+    assert atoms(statement(text), speaker, NAMES) == expected
+
+
+def test_clauses_split_only_where_a_new_subject_starts():
+    assert clauses("I like bread and butter and cheese") == ["I like bread and butter and cheese"]
+    assert clauses("I met Anna and Lucy at the park") == ["I met Anna and Lucy at the park"]
+    assert clauses("I teach history and I coach the team, but he hates it") == [
+        "I teach history",
+        "I coach the team",
+        "he hates it",
+    ]
+
+
+def test_the_demo_writes_habits_and_dated_plans_and_events():
+    lines = [Line(i, 1, who, text, T0 + 10 * i) for i, (who, text) in enumerate(SCRIPT, 1)]
+    items, _ = check(said(lines, NAMES), lines, NAMES, set())
+    got = {(i.who, i.what): (i.kind, i.valid_from) for i in items if i.kind != "relation"}
+    day = lambda t: datetime.fromtimestamp(t, timezone.utc).date().isoformat()  # noqa: E731
+    assert got[("David", "David rides the new bicycle to work every day")][0] == "habit"
+    assert got[("Emily", "Emily plays every Saturday morning in the park")][0] == "habit"
+    kind, start = got[("John", "The meeting with the bank is on Monday at ten o'clock")]
+    assert (kind, day(start)) == ("plan", "2026-05-18")  # an attribute by its words, a plan by its time
+    kind, start = got[("Lucy", "Lucy starts school in September")]
+    assert (kind, day(start)) == ("plan", "2026-09-01")
+    kind, start = got[("Maria", "Maria moved here from Madrid last month")]
+    assert (kind, day(start)) == ("event", "2026-04-01")
+    assert got[("Sarah", "Sarah loves tennis")][0] == "preference"
+    assert not any(what.startswith(("And ", "Our ", "Please")) for _, what in got)
+
+
+def test_a_pronoun_reaches_back_to_who_was_just_named_and_a_past_weekday_is_the_last_one():
+    monday = datetime(2026, 5, 18, 9, tzinfo=timezone.utc).timestamp()
+    said_lines = [
+        ("Omar", "No worries, Felix. How's your daughter Ines doing?"),
+        ("Felix", "Oh, she's great. She came second at a swim meet on Saturday, and she's competing in May."),
+        ("Samir", "I can't stay long, I twisted my ankle playing football on Friday."),
+    ]
+    lines = [Line(i, i, who, text, monday + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
+    names = ["Omar", "Felix", "Ines", "Samir"]
+    items, _ = check(said(lines, names), lines, names, set())
+    got = {(i.who, i.what): (i.kind, i.when) for i in items if i.kind != "relation"}
+    assert got[("Ines", "Ines came second at a swim meet on Saturday")] == ("event", "Saturday 16 May 2026")
+    assert got[("Ines", "Ines is competing in May")] == ("plan", "May 2026")
+    assert got[("Samir", "Samir twisted their ankle playing football on Friday")] == ("event", "Friday 15 May 2026")
+    # "your daughter Ines", said to Felix, who answers: Ines is Felix's daughter
+    assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Ines", "daughter", "Felix")]
+
+
+def test_a_session_summary_is_a_diary_line_written_from_its_facts():
+    lines = [Line(i, 1, who, text, T0 + 10 * i) for i, (who, text) in enumerate(SCRIPT, 1)]
+    text = digest(lines, check(said(lines, NAMES), lines, NAMES, set())[0])
+    assert text.startswith("Thursday 14 May 2026: Emily, John and David talked. Coming up: ")
+    assert "David is planning a trip to Paris for their birthday (Friday 22 May 2026)" in text
+    assert "John: the meeting with the bank is on Monday at ten o'clock (Monday 18 May 2026)" in text
+    assert "Lucy starts school in September (September 2026)" in text
+    assert "Health: David is allergic to peanuts." in text and "People: John is David's brother;" in text
+    # plans, then what happened, health and people come before the rest
+    assert text.index("Coming up") < text.index("What happened") < text.index("Health") < text.index("People")
+
+
 def test_plans_are_dated_forward():
     now = datetime.fromtimestamp(T0, timezone.utc)
     day = lambda text: plan_window(text, now)[0].start.date().isoformat()  # noqa: E731
@@ -204,6 +336,8 @@ def test_merge_rules_on_the_real_embedder(store, perception, cfg):
     assert run(_item("Emily", "Emily has three kids", ids[1], "family")) == (SUPERSEDE, held[0])
     assert run(_item("Emily", "Emily loves tennis", ids[2], "hobby", "preference"))[0] == ADD  # unrelated
     assert fid == held[0].id
+    # two facts of one line ("I have 2 kids and I teach 3 classes") are siblings: neither replaces the other
+    assert run(_item("Emily", "Emily has 3 kids at school", ids[0], "family"))[0] in (ADD, NOOP)
 
 
 def test_superseded_facts_keep_their_history(store, perception, cfg, llm_free_consolidator):

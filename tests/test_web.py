@@ -183,12 +183,15 @@ def test_a_person_page_shows_what_is_known_with_its_sources(watched):
     said = browser.text("#said-title + form")
     assert "history" in said and "bank" in said
     facts = api(server, f"/v1/facts?person={name}")
+    current = [f for f in facts["facts"] if f["valid_to"] is None]
     shown = browser.all(".facts li")
-    assert len(shown) == len([f for f in facts["facts"] if f["valid_to"] is None])
-    for fact, item in zip([f for f in facts["facts"] if f["valid_to"] is None], shown, strict=True):
-        assert fact["value"] in item.text
+    assert len(shown) == len(current)
+    for fact in current:  # each under its kind's heading (who they are, likes, habits, plans, what happened)
+        (item,) = [e for e in shown if fact["value"] in e.text]
         links = [a.get_attribute("href") for a in item.find_elements("css selector", "a.source")]
         assert [int(h.rsplit("/", 1)[1]) for h in links] == fact["sources"]
+    headings = [e.text for e in browser.all("h3.profile-part")]
+    assert len(headings) == len(set(headings)) == len({f["kind"] for f in current})
     if facts["relations"]:
         assert browser.all("svg.graph line.edge") and len(browser.all(".relations li")) == len(facts["relations"])
     link = (browser.all(".facts a.source") or browser.all(".said a.source"))[0]
@@ -463,3 +466,22 @@ def painted(browser: Browser) -> dict:
 
 def per_day_lines() -> int:
     return TIMELINE_UTTERANCES // DAYS
+
+
+def test_a_profile_reads_by_kind_and_marks_plans_whose_day_has_passed():
+    from app.web.reads import sections
+
+    def fact(kind: str, value: str, day: float | None = None) -> dict:
+        return {"kind": kind, "value": value, "valid_from": day}
+
+    facts = [
+        fact("plan", "The meeting with the bank is on Monday", T0 + 4 * 86400),
+        fact("habit", "David rides the new bicycle to work every day"),
+        fact("attribute", "David is allergic to peanuts"),
+        fact("plan", "David is planning a trip to Paris", T0 + 8 * 86400),
+        fact("mood", "David is tired"),
+    ]
+    got = sections(facts, now=T0 + 6 * 86400)
+    assert [h for h, _ in got] == ["Who they are", "Habits", "Plans", "Other"]
+    plans = dict(got)["Plans"]
+    assert [(p["value"][:15], p["passed"]) for p in plans] == [("The meeting wit", True), ("David is planni", False)]

@@ -9,6 +9,7 @@ a job wholly or not at all, so the job runs again and nothing is lost or doubled
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -26,9 +27,11 @@ from app.text.embedder import TextEmbedder
 
 _LOGGER = logging.getLogger(__name__)
 DAY_TASK = "Summarize this day in two or three sentences: who the user talked with and about what."
+PERSON_FACTS_TOKENS = 500  # the facts and relations a global state is written from, strongest first, at most
 PERSON_TASK = (
-    "Write what is known about {name} in at most three sentences: who they are, what matters to them and what "
-    "is going on in their life. Use only what is written here."
+    "Write a short profile of {name} in at most three sentences, as a friend would describe them: who they are, "
+    "the people in their life, what they like and do, and what is coming up for them. Use only what is written "
+    "here."
 )
 
 
@@ -229,6 +232,16 @@ class Consolidator:
                 self.report.summaries += 1
             self.memory.job_done(job)
 
+    def _within(self, texts: list[str], budget: int) -> list[str]:
+        """The first of `texts` that together hold at most `budget` tokens (at least one)."""
+        kept, used = [], 0
+        for text in texts:
+            used += self.embedder.count_tokens(text)
+            if kept and used > budget:
+                break
+            kept.append(text)
+        return kept
+
     def _person(self, job: QueuedJob) -> None:
         m = self.memory
         name = m.person_name(job.ref)
@@ -237,8 +250,22 @@ class Consolidator:
         text = ""
         if name and new:
             before = f"Known about {name} so far: {state['text']}\n" if state else ""
-            context = before + "Summaries of conversations with them:\n" + "\n".join(f"- {p['text']}" for p in new)
-            text = self._summarize(context, PERSON_TASK.format(name=name))
+            known = m.profile(job.ref)  # the strongest first
+            facts = self._within(
+                [f"- {f['value']} ({f['kind']})" for f in known["facts"]]
+                + [f"- {r['subject']} is {r['object']}'s {r['relation']}" for r in known["relations"]],
+                PERSON_FACTS_TOKENS,
+            )
+            # the newest summaries that fit in half the model's context, in the order they were said
+            new = new[len(new) - len(self._within([p["text"] for p in reversed(new)], self.cfg.llm.context // 2)) :]
+            context = (
+                before
+                + (f"Facts about {name}:\n" + "\n".join(facts) + "\n" if facts else "")
+                + "Summaries of conversations with them:\n"
+                + "\n".join(f"- {p['text']}" for p in new)
+            )
+            said = re.split(r"(?<=[.!?])\s+", self._summarize(context, PERSON_TASK.format(name=name)))
+            text = " ".join(said[:3])  # as asked: the 1.5B can run on, "She is a great ... She is a great ..."
         with m.batch():
             if text:
                 children = ([state["id"]] if state else []) + [p["id"] for p in new]

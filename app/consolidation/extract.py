@@ -16,23 +16,27 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from app.consolidation.atoms import (
+    _ADJ,
+    FAMILY,
+    RELATION_WORDS,
+    atoms,
+    past_tense,
+    relations_in,
+    third_person,
+    typed,
+    yours,
+)
 from app.errors import LLMCutOff
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.recall import keywords
 from app.store.writing import Line
-from app.timeexpr import plan_window, spoken_time
+from app.timeexpr import day_words, plan_window, spoken_time
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts
 SINGLE = frozenset({"name", "age", "job", "home"})  # one value at a time: a new one supersedes (MOOM's replace)
-FAMILY = (
-    "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
-    "cousin aunt uncle grandmother grandfather grandma grandpa niece nephew kid child parent sibling".split()
-)
-SOCIAL = "friend colleague coworker boss neighbor neighbour roommate classmate teacher student mentor doctor".split()
-RELATION_WORDS = "|".join(FAMILY + SOCIAL)
-_ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
-_MENTION = re.compile(rf"\b(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b")
+_MENTION = re.compile(rf"\b(?i:my|our|your|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b")
 SYSTEM = (
     "You read a transcript of a conversation and write down what it reveals about the people in it. Each line "
     "starts with its number, then who spoke and what they said."
@@ -43,114 +47,11 @@ TASK = (
     "and numbers the line gives. Greetings, thanks and questions state no facts. Never give one speaker's facts "
     "to another."
 )
-SUMMARY_TASK = "Summarize this conversation in one or two sentences: who talked about what."
-_LIKES = re.compile(r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|favou?rite|fan of|into|passionate)\b", re.IGNORECASE)
-_DISLIKES = re.compile(r"\b(hate[sd]?|dislike[sd]?|can't stand|cannot stand|don't like|doesn't like|not a fan)\b", re.I)
-_PLAN = re.compile(r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hope to|want to|thinking about)\b", re.I)
-_EVENT = re.compile(r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|got|took|did|had)\b", re.I)
-TOPICS = (  # key -> words that mark it, first match wins
-    ("health", r"allerg|sick|ill\b|illness|diagnos|injur|pain|doctor's|hospitali[sz]ed|diet|vegetarian|vegan"),
-    ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
-    ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|from [A-Z]"),
-    ("family", r"wife|husband|son\b|daughter|kids?\b|children|mother|father|mom\b|dad\b|brother|sister|family|baby"),
-    ("education", r"school|college|universit|degree|study|studies|studying|class\b|course"),
-    ("pet", r"\bdog|\bcat\b|puppy|kitten|pet\b"),
-    ("food", r"food|peanut|eat|cook|pasta|pizza|dinner|lunch|breakfast|coffee|tea\b|restaurant"),
-    ("travel", r"trip|travel|vacation|holiday|flight|visit"),
-    ("age", r"\byears? old\b|\bbirthday\b|\bage\b"),
-    ("hobby", r"play|paint|music|guitar|piano|sport|tennis|game|read|hik|camp|run|swim|bik|bicycle|garden|art"),
-    ("belief", r"believe|faith|religio|church|value"),
+SUMMARY_TASK = (
+    "Write at most three short sentences about this conversation, as a diary would. Name everyone who spoke "
+    "({names}). Put first what matters most: plans and their dates, health and family; then work and the rest. "
+    "Use only what is written here; when little was said, one sentence is enough."
 )
-
-
-def typed(fact: str) -> tuple[str, str]:
-    """(type, key) of a fact sentence, from the words it uses: the 0.5B model labelled every item of a session
-    'attribute', so typing is done here, where it can be tested."""
-    kind = (
-        "dislikes"
-        if _DISLIKES.search(fact)
-        else "likes"
-        if _LIKES.search(fact)
-        else "plan"
-        if _PLAN.search(fact)
-        else "event"
-        if _EVENT.search(fact)
-        else "attribute"
-    )
-    key = next((k for k, pattern in TOPICS if re.search(pattern, fact, re.IGNORECASE)), "other")
-    return kind, key
-
-
-_REL = rf"(?:my|our)\s+{_ADJ}(?P<rel>{RELATION_WORDS})s?"
-_RELATED = tuple(  # the ways a transcript says it, whatever punctuation the recognizer put in
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        rf"\b{_REL},?\s+(?P<name>[a-z]+)\b",  # my colleague Emily, my colleague, Emily
-        rf"\b(?P<name>[a-z]+)(?:,?\s+(?:is|was)|'s)\s+{_REL}\b",  # John is my brother, John's my brother
-        rf"\b{_REL}\s+(?:is|was)\s+(?:called\s+)?(?P<name>[a-z]+)\b",  # my colleague is Emily
-        rf"\b(?P<name>[a-z]+),\s+{_REL}(?=\s*(?:[,.!?]|$))",  # Emily, my colleague, works with me (last: see below)
-    )
-)
-
-
-def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
-    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother", "Emily, my colleague",
-    "my colleague is Emily" — the other being one of `names`, in any case (a recognizer that writes lower case
-    still names people)."""
-    canonical = {n.lower(): n for n in names}
-    text = line.text.replace("co-worker", "coworker").replace("Co-worker", "Coworker")
-    out: list[tuple[str, str]] = []
-    for i, pattern in enumerate(_RELATED):
-        for m in pattern.finditer(text):
-            name = canonical.get(m.group("name").lower())
-            relation = m.group("rel").lower()
-            if name is None or name == line.person or (relation, name) in out:
-                continue
-            if i == len(_RELATED) - 1 and any(r == relation for r, _ in out):
-                continue  # "Hi John, my wife, Sarah, ...": the wife is Sarah, not the one greeted
-            out.append((relation, name))
-    return out
-
-
-_NOT_VERBS = frozenset(
-    "am was were had did will would can could should might must may shall also really just still always never "
-    "usually often recently finally already bought went got took made saw met found felt thought told said gave "
-    "came ran left lost won wrote began spent kept heard knew put set cut sold built brought caught taught drove "
-    "flew grew became fell ate drank sang swam rode chose".split()
-)
-
-
-def _says(verb: str) -> str:
-    """The third-person form of a present-tense verb after I ("love" → "loves", "teach" → "teaches")."""
-    low = verb.lower()
-    if low in _NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
-        return {"am": "is", "have": "has"}.get(low, verb)
-    if low in ("have", "do", "go"):
-        return {"have": "has", "do": "does", "go": "goes"}[low]
-    if low.endswith(("ch", "sh", "x", "o")):
-        return verb + "es"
-    if low.endswith("y") and low[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def third_person(fact: str, who: str) -> str:
-    """A first-person sentence the model copied ("I love tennis") said about `who` ("Emily loves tennis");
-    a self-introduction ("my name is Emily", "I am Emily") says nothing more and goes."""
-    name = re.escape(who)
-    text = re.sub(
-        rf"(?i:\b(?:hi|hello|hey)\b,?\s*)?(?i:\bmy name is|\bI am|\bI'm|\bthis is)\s+(?i:{name})\b\W*(?:and\s+)?",
-        "",
-        fact,
-    )
-    text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
-    text = re.sub(r"\b[Ii]'ve\b", "I have", text)
-    text = re.sub(r"\b[Ii] (\w+)", lambda m: f"{who} {_says(m.group(1))}", text)
-    # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
-    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
-    text = re.sub(r"\b(me|myself)\b", who, text)
-    text = text.strip(" ,.")
-    return text[:1].upper() + text[1:] if text else text
 
 
 @dataclass(frozen=True)
@@ -164,6 +65,7 @@ class Item:
     line: Line
     other: str | None = None  # a relation's object: `who` is `what` (brother, wife) of `other`
     valid_from: float | None = None  # when it is or was true, from a date its line names
+    when: str | None = None  # that time in words: a day ("Friday 22 May 2026") or a month ("September 2026")
 
     @property
     def polarity(self) -> int:
@@ -184,12 +86,74 @@ def names_in(lines: list[Line], known: set[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def dated(line: Line) -> str:
+    """The line's words with the day its time expression names, resolved against when it was said ("next
+    Friday (Friday 22 May 2026) we are planning..."): a model reading it copies the date, not guesses it."""
+    found = plan_window(line.text, datetime.fromtimestamp(line.t_start, timezone.utc))
+    if found is None or (i := line.text.lower().find(found[0].expression)) < 0:
+        return line.text
+    j = i + len(found[0].expression)
+    return f"{line.text[:j]} ({day_words(found[0].start, found[0].end)}){line.text[j:]}"
+
+
 def render(lines: list[Line]) -> str:
-    """The numbered transcript the model reads (numbers, not database ids: fewer tokens to copy)."""
+    """The numbered transcript the model reads (numbers, not database ids: fewer tokens to copy), its
+    relative times resolved (`dated`)."""
     day = spoken_time(lines[0].t_start) if lines else "?"
     when = datetime.fromtimestamp(lines[0].t_start, timezone.utc).strftime("%A") if lines else ""
-    body = "\n".join(f"[{i}] {ln.person or 'someone'}: {ln.text}" for i, ln in enumerate(lines, 1))
+    body = "\n".join(f"[{i}] {ln.person or 'someone'}: {dated(ln)}" for i, ln in enumerate(lines, 1))
     return f"Conversation on {when} {day}:\n{body}"
+
+
+DIGEST_FACTS = 12  # the most a session summary lists: plans first, then what happened, health, people, the rest
+_DIGEST = (  # heading, which items
+    ("Coming up", lambda it: it.kind == "plan"),
+    ("What happened", lambda it: it.kind == "event"),
+    ("Health", lambda it: it.key == "health"),
+    ("People", lambda it: it.kind == "relation" or it.key == "family"),
+    ("Also", lambda it: True),
+)
+
+
+def _joined(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def digest(lines: list[Line], items: list[Item]) -> str:
+    """A stretch of conversation as a diary line, written by code from its checked facts, so it says nothing
+    they do not: the day and everyone who spoke, then what matters first (`_DIGEST`), plans and events with
+    their day ("Thursday 14 May 2026: Emily, John and David talked. Coming up: ... (Friday 22 May 2026)")."""
+    speakers = list(dict.fromkeys(ln.person for ln in lines if ln.person))
+    day = datetime.fromtimestamp(lines[0].t_start, timezone.utc)
+    parts = [f"{day:%A} {spoken_time(lines[0].t_start)}: {_joined(speakers or ['someone unknown'])} talked."]
+    people = {n for it in items for n in (it.who, it.other) if n}
+    left, budget = list(items), DIGEST_FACTS
+    for heading, belongs in _DIGEST:
+        chosen = [it for it in left if belongs(it)][:budget]
+        if not chosen:
+            continue
+        said = []
+        for it in chosen:
+            left.remove(it)
+            if it.kind == "relation":
+                said.append(f"{it.who} is {it.other}'s {it.what}")
+                continue
+            what = it.what if re.split(r"\W", it.what, maxsplit=1)[0] in people else it.what[:1].lower() + it.what[1:]
+            whose = "" if re.search(rf"\b{re.escape(it.who)}\b", what) else f"{it.who}: "
+            when = f" ({it.when})" if it.kind in ("plan", "event") and it.when else ""
+            said.append(f"{whose}{what}{when}")
+        parts.append(f"{heading}: {'; '.join(said)}.")
+        budget -= len(chosen)
+        if budget <= 0:
+            break
+    return " ".join(parts)
+
+
+def naming(summary: str, speakers: list[str]) -> str:
+    """The summary, led by who was there when it leaves out someone who spoke."""
+    if not summary or all(re.search(rf"\b{re.escape(n)}\b", summary) for n in speakers):
+        return summary
+    return f"{_joined(speakers)} talked. {summary}"
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -281,21 +245,25 @@ def _subject(fact: str, who: str, names: list[str], line: Line) -> str:
 
 def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> tuple[list[Item], int]:
     """The items whose line supports them (typed, dated, in the third person), the relations their speakers
-    name, and how many the model gave that were dropped."""
+    name, and how many the model gave that were dropped. A fact of `said` (the line's own clause) carries
+    `earlier`: whether its person was named a line or two before ("she" in "she is competing"); its time is
+    read from its own words, while a model's fact may take its line's."""
     items: list[Item] = []
     dropped = 0
     seen: set[tuple[int, str, str]] = set()
     by_line = {e.get("line"): e for e in reversed(raw.get("lines", []))}  # the first entry of a number counts
     for line_no, line in enumerate(lines, 1):
         entry = by_line.get(line_no, {"facts": []})
-        for relation, other in relations_in(line, names):
-            if line.person and line.person not in refused and other not in refused:
-                items.append(
-                    Item(other, "relation", "family" if relation in FAMILY else "social", relation, line, line.person)
-                )
+        listener = lines[line_no].person if line_no < len(lines) and lines[line_no].person != line.person else None
+        named = [(r, n, line.person) for r, n in relations_in(line, names)]
+        named += [(r, n, listener) for r, n in yours(line.text, names) if listener and n != listener]
+        for relation, other, whose in named:
+            if whose and whose not in refused and other not in refused:
+                kind = "family" if relation in FAMILY else "social"
+                items.append(Item(other, "relation", kind, relation, line, whose))
         for f in entry.get("facts", []):
             who, fact = str(f.get("who", "")), statement(" ".join(str(f.get("fact", "")).split()))
-            if fact and not states_something(fact):  # nothing but a greeting, thanks or a question
+            if fact and len(keywords(fact)) < 2:  # nothing but a greeting, thanks or a name ("Sarah is a doctor": two)
                 fact = ""
             if line.person == who:
                 fact = third_person(fact, who)
@@ -305,7 +273,7 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
                 not fact
                 or marker in seen
                 or who in refused
-                or not _mentions(line, who)
+                or not (_mentions(line, who) or (f.get("earlier") is True and who in names))
                 or not _grounded(fact, line.text)
             ):
                 dropped += marker not in seen
@@ -313,9 +281,16 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
             seen.add(marker)
             kind, key = typed(fact)
             now = datetime.fromtimestamp(line.t_start, timezone.utc)
-            window = plan_window(line.text, now) if kind in ("event", "plan") else None
+            past = past_tense(fact)
+            window = plan_window(fact, now, past) or (  # a model's rewording may leave its line's time out
+                plan_window(line.text, now, past) if kind in ("event", "plan") and "earlier" not in f else None
+            )
+            if window and kind in ("attribute", "event", "plan"):  # the time it names says which: still ahead or past
+                start, end = window[0].start, window[0].end
+                kind = "event" if end <= now or (start <= now and past) else "plan"
             start = window[0].start.timestamp() if window else None
-            items.append(Item(who, kind, key, fact, line, None, start))
+            when = day_words(window[0].start, window[0].end) if window else None
+            items.append(Item(who, kind, key, fact, line, None, start, when))
     return items, dropped
 
 
@@ -335,16 +310,21 @@ def whole_sentences(text: str) -> str:
     return text if text.endswith((".", "!", "?")) or end < 0 else text[: end + 1]
 
 
-def said(lines: list[Line]) -> dict:
-    """The statements extractor: what each line by a known speaker states (`statement`), as the LLM's reply
-    would give it — one fact per line about its speaker — so the same checks, third person, types, dates and
-    relations apply. On LoCoMo conv-26 this finds 0.73 of the annotated observations at precision 0.33, the
-    0.5B model's per-line extraction 0.24 at 0.18 (README, Memory writing)."""
+def said(lines: list[Line], names: list[str]) -> dict:
+    """The statements extractor: the atomic facts of what each line by a known speaker states (`statement`,
+    then `atoms`), as the LLM's reply would give them, so the same checks, types, dates and relations apply."""
     entries = []
+    mentioned: list[list[str]] = []  # the names each line said, for "she" in the next two
     for number, line in enumerate(lines, 1):
         fact = statement(line.text)
         if line.person and fact and states_something(fact):
-            entries.append({"line": number, "facts": [{"who": line.person, "fact": fact}]})
+            recent = [n for said_then in mentioned[-2:] for n in said_then]
+            facts = [
+                {"who": who, "fact": what, "earlier": not _mentions(line, who)}  # "she", named a line before
+                for who, what in atoms(fact, line.person, names, recent)
+            ]
+            entries.append({"line": number, "facts": facts})
+        mentioned.append([n for n in names if n != line.person and re.search(rf"\b{re.escape(n)}\b", line.text)])
     return {"lines": entries}
 
 
@@ -364,7 +344,7 @@ def extract(
     items: list[Item] = []
     dropped = prompt = completion = 0
     if extractor == "statements":
-        items, dropped = check(said(lines), lines, names, refused)
+        items, dropped = check(said(lines, names), lines, names, refused)
     elif names and (numbers := [i for i, ln in enumerate(lines, 1) if states_something(ln.text)]):
         request = Request(
             messages(lines, TASK),
@@ -381,12 +361,14 @@ def extract(
         items, dropped = check(data or {}, lines, names, refused)
         if reply is not None:
             prompt, completion = reply.usage.prompt_tokens - reply.usage.cached_tokens, reply.usage.completion_tokens
-    summary = llm.complete(
-        Request(messages(lines, SUMMARY_TASK), max_tokens=summary_tokens, cache_prefix=1), BACKGROUND
-    )
+    speakers = list(dict.fromkeys(ln.person for ln in lines if ln.person))
+    task = SUMMARY_TASK.format(names=", ".join(speakers) or "nobody known")
+    if extractor == "statements" and items:  # code writes it from the facts: exact, and no model time
+        return Extracted(items, digest(lines, items), dropped, prompt, completion)
+    summary = llm.complete(Request(messages(lines, task), max_tokens=summary_tokens, cache_prefix=1), BACKGROUND)
     return Extracted(
         items,
-        whole_sentences(summary.text),
+        naming(whole_sentences(summary.text), speakers),
         dropped,
         prompt + summary.usage.prompt_tokens - summary.usage.cached_tokens,
         completion + summary.usage.completion_tokens,

@@ -65,13 +65,13 @@ def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: f
             or negated(best.value) != negated(item.what)
             or (best.polarity and item.polarity and best.polarity != item.polarity)
         )
-        if changed:
-            return Decision(SUPERSEDE, best)
+        if changed:  # facts of one line are siblings, never replacements
+            return Decision(ADD) if item.line.id in best.sources else Decision(SUPERSEDE, best)
         if score >= duplicate:
             news = item.line.id not in best.sources or len(item.what) > len(best.value)
             return Decision(UPDATE if news else NOOP, best)
     if item.key in SINGLE and item.kind == "attribute":
-        same_key = [f for f in held if f.key == item.key and f.kind == "attribute"]
+        same_key = [f for f in held if f.key == item.key and f.kind == "attribute" and item.line.id not in f.sources]
         if same_key:
             return Decision(SUPERSEDE, same_key[-1])
     return Decision(ADD)

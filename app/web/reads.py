@@ -5,6 +5,7 @@ open `Memory` and returning the template's data. They call the memory's API (`ap
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass
 
 from app import views
@@ -65,6 +66,28 @@ def people(memory, cfg: Config) -> dict:
     return {"people": browse.people(memory), "consent_mode": cfg.privacy.consent}
 
 
+PROFILE = (  # the current facts as a profile reads them: kind -> heading
+    ("attribute", "Who they are"),
+    ("preference", "Likes and dislikes"),
+    ("habit", "Habits"),
+    ("plan", "Plans"),
+    ("event", "What happened"),
+)
+DAY_S = 86400
+
+
+def sections(facts: list[dict], now: float) -> list[tuple[str, list[dict]]]:
+    """`facts` under the headings of `PROFILE` (a kind it does not name goes under "Other"), in that order; a
+    plan whose day has passed is marked `passed`."""
+    headings = dict(PROFILE)
+    grouped: dict[str, list[dict]] = {}
+    for f in facts:
+        passed = f["kind"] == "plan" and f["valid_from"] is not None and f["valid_from"] + DAY_S <= now
+        grouped.setdefault(headings.get(f["kind"], "Other"), []).append({**f, "passed": passed})
+    order = [h for _, h in PROFILE] + ["Other"]
+    return [(h, grouped[h]) for h in order if h in grouped]
+
+
 def person(memory, person_id: int) -> dict:
     """One person: profile, current facts and their history, relations (drawn and listed), summaries, their
     latest words, and who else there is (to merge with)."""
@@ -80,6 +103,7 @@ def person(memory, person_id: int) -> dict:
         "person": row,
         "profile": known,
         "facts": [f for f in facts if f["valid_to"] is None],
+        "sections": sections([f for f in facts if f["valid_to"] is None], time.time()),
         "history": [f for f in facts if f["valid_to"] is not None],
         "relations": known["relations"],
         "ids": memory.person_ids(),

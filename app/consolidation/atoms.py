@@ -1,0 +1,338 @@
+"""The language rules of memory writing: relations ("my wife Sarah", "your daughter Ines"), the third person, a
+fact's kind, tense and topic, and atomic facts.
+
+Atomic facts: what one line states, split into its clauses, each said in the third person about whom it is
+about ("My wife Sarah is a doctor and she loves tennis too", said by John -> "Sarah is a doctor", "Sarah loves
+tennis"). Code, not a model: names, pronouns and conjunctions follow rules that can be tested, and a line costs
+microseconds.
+
+- Clauses: a sentence is split at "and", "but", "so" or ";" where a new subject starts ("... and she loves",
+  "... and I ride"), and at a comma before a subject pronoun ("I can't stay late, I've got yoga"), both sides
+  three words or more. Requests ("so please do not bring cookies"), courtesies ("sorry about your job") and
+  clauses about no one ("marketing is key": no I, we, name or time) go; "please remember that" before a
+  statement goes, and so does the name a clause addresses ("Way to go, Gina").
+- Subjects: "my wife Sarah ..." and "our new colleague Maria ..." are about Sarah and Maria; "she", "he" and
+  "they" are the last person the line, or one of the two lines before it, named ("How's your daughter Ines?" -
+  "Oh, she's great"); a clause whose pronoun names nobody goes. "We" is the speaker and the one other person
+  the line names ("David and John grew up ..."), or the speaker alone; I, my and me are the speaker, by name,
+  and so is the "I" a chat leaves out ("Still working on my biz").
+- An object "it" is the thing the clause before ends with ("I bought a new bicycle and I ride it" -> "... rides
+  the new bicycle"); a clause that only states a relation ("John is my brother") is left to the relation rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+from app.store.writing import Line
+from app.timeexpr import plan_window
+
+FAMILY = (
+    "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
+    "cousin aunt uncle grandmother grandfather grandma grandpa niece nephew kid child parent sibling".split()
+)
+SOCIAL = "friend colleague coworker boss neighbor neighbour roommate classmate teacher student mentor doctor".split()
+RELATION_WORDS = "|".join(FAMILY + SOCIAL)
+_ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
+
+
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_KINDS = (  # type -> words that mark it, first match wins
+    (
+        "dislikes",
+        re.compile(
+            r"\b(hate[sd]?|dislike[sd]?|can't stand|cannot stand|(do|does|did)(n't| not) like|not a fan)\b", re.I
+        ),
+    ),
+    (
+        "likes",
+        re.compile(r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|into|passionate)\b", re.I),
+    ),
+    (
+        "habit",
+        re.compile(
+            rf"\b((every|each)\s+(other\s+)?(day|morning|afternoon|evening|night|week|weekend|month|year|{_DAYS})"
+            rf"|usually|always(?! (?:wanted|been|had|loved|liked|thought|dreamed))|often|regularly|daily|weekly"
+            rf"|on weekends|on ({_DAYS})s)\b",
+            re.I,
+        ),
+    ),
+    (
+        "plan",
+        re.compile(r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hope to|want to|thinking about)\b", re.I),
+    ),
+    (
+        "event",
+        re.compile(r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|got|took|did|had)\b", re.I),
+    ),
+)
+TOPICS = (  # key -> words that mark it, first match wins
+    ("health", r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain|doctor's|hospitali[sz]ed|diet|vegetarian|vegan"),
+    ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
+    ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|from [A-Z]"),
+    ("family", r"wife|husband|son\b|daughter|kids?\b|children|mother|father|mom\b|dad\b|brother|sister|family|baby"),
+    ("education", r"school|college|universit|degree|study|studies|studying|class\b|course"),
+    ("pet", r"\bdog|\bcat\b|puppy|kitten|pet\b"),
+    ("food", r"food|peanut|eat|cook|pasta|pizza|dinner|lunch|breakfast|coffee|tea\b|restaurant"),
+    ("travel", r"trip|travel|vacation|holiday|flight|visit"),
+    ("age", r"\byears? old\b|\bbirthday\b|\bage\b"),
+    ("hobby", r"play|paint|music|guitar|piano|sport|tennis|game|read|hik|camp|run|swim|bik|bicycle|garden|art"),
+    ("belief", r"believe|faith|religio|church|value"),
+)
+
+
+_PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
+    r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
+    r"made|broke|took|got|met|bought|found|ate|swam|rode|thought|felt|"
+    r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+def past_tense(fact: str) -> bool:
+    """Whether a fact tells what happened ("twisted my ankle on Friday"): its weekday is then the last one."""
+    return _PAST.search(fact) is not None
+
+
+def typed(fact: str) -> tuple[str, str]:
+    """(type, key) of a fact sentence, from the words it uses: the 0.5B model labelled every item of a session
+    'attribute', so typing is done here, where it can be tested. A time the fact names can still make an
+    attribute or an event a plan (`extract.check`)."""
+    kind = next((k for k, pattern in _KINDS if pattern.search(fact)), "attribute")
+    key = next((k for k, pattern in TOPICS if re.search(pattern, fact, re.IGNORECASE)), "other")
+    return kind, key
+
+
+_REL = rf"(?:my|our)\s+{_ADJ}(?P<rel>{RELATION_WORDS})s?"
+_RELATED = tuple(  # the ways a transcript says it, whatever punctuation the recognizer put in
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"\b{_REL},?\s+(?P<name>[a-z]+)\b",  # my colleague Emily, my colleague, Emily
+        rf"\b(?P<name>[a-z]+)(?:,?\s+(?:is|was)|'s)\s+{_REL}\b",  # John is my brother, John's my brother
+        rf"\b{_REL}\s+(?:is|was)\s+(?:called\s+)?(?P<name>[a-z]+)\b",  # my colleague is Emily
+        rf"\b(?P<name>[a-z]+),\s+{_REL}(?=\s*(?:[,.!?]|$))",  # Emily, my colleague, works with me (last: see below)
+    )
+)
+
+
+_YOUR = re.compile(rf"\b(?i:your)\s+{_ADJ}(?P<rel>(?i:{RELATION_WORDS}))s?,?\s+(?P<name>[A-Z][a-z]+)\b")
+
+
+def yours(text: str, names: list[str]) -> list[tuple[str, str]]:
+    """(relation, person) the speaker names as the listener's ("how's your daughter Ines?"): the listener is
+    whoever answers (`extract.check`)."""
+    return [(m.group("rel").lower(), m.group("name")) for m in _YOUR.finditer(text) if m.group("name") in names]
+
+
+def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
+    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother", "Emily, my colleague",
+    "my colleague is Emily" — the other being one of `names`, in any case (a recognizer that writes lower case
+    still names people)."""
+    canonical = {n.lower(): n for n in names}
+    text = line.text.replace("co-worker", "coworker").replace("Co-worker", "Coworker")
+    out: list[tuple[str, str]] = []
+    for i, pattern in enumerate(_RELATED):
+        for m in pattern.finditer(text):
+            name = canonical.get(m.group("name").lower())
+            relation = m.group("rel").lower()
+            if name is None or name == line.person or (relation, name) in out:
+                continue
+            if i == len(_RELATED) - 1 and any(r == relation for r, _ in out):
+                continue  # "Hi John, my wife, Sarah, ...": the wife is Sarah, not the one greeted
+            out.append((relation, name))
+    return out
+
+
+_NOT_VERBS = frozenset(
+    "am was were had did will would can could should might must may shall also really just still always never "
+    "usually often recently finally already bought went got took made saw met found felt thought told said gave "
+    "came ran left lost won wrote began spent kept heard knew put set cut sold built brought caught taught drove "
+    "flew grew became fell ate drank sang swam rode chose".split()
+)
+
+
+def _says(verb: str) -> str:
+    """The third-person form of a present-tense verb after I ("love" → "loves", "teach" → "teaches")."""
+    low = verb.lower().replace("’", "'")
+    if "'" in low:  # "don't" -> "doesn't", "can't" stays
+        return {"don't": "doesn't", "haven't": "hasn't"}.get(low, verb)
+    if low in _NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
+        return {"am": "is", "have": "has"}.get(low, verb)
+    if low in ("have", "do", "go"):
+        return {"have": "has", "do": "does", "go": "goes"}[low]
+    if low.endswith(("ch", "sh", "x", "o")):
+        return verb + "es"
+    if low.endswith("y") and low[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_ADVERBS = "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes"
+
+
+def third_person(fact: str, who: str) -> str:
+    """A first-person sentence the model copied ("I love tennis") said about `who` ("Emily loves tennis");
+    a self-introduction ("my name is Emily", "I am Emily") says nothing more and goes."""
+    name = re.escape(who)
+    text = re.sub(
+        rf"(?i:\b(?:hi|hello|hey)\b,?\s*)?(?i:\bmy name is|\bI am|\bI'm|\bthis is)\s+(?i:{name})\b\W*(?:and\s+)?",
+        "",
+        fact,
+    )
+    text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
+    text = re.sub(r"\b[Ii]'ve\b", "I have", text)
+    text = re.sub(r"\b[Ii]'ll\b", "I will", text)
+    text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
+    for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
+        text = re.sub(rf"\b{spoken}\b", written, text)
+    text = re.sub(  # "I love" -> "Emily loves", "I just think" -> "Emily just thinks"
+        rf"\b[Ii] ((?:{_ADVERBS})\s+)?(\w+(?:['’]\w+)?)", lambda m: f"{who} {m.group(1) or ''}{_says(m.group(2))}", text
+    )
+    # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
+    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
+    text = re.sub(r"\b(me|myself)\b", who, text)
+    text = text.strip(" ,.")
+    return text[:1].upper() + text[1:] if text else text
+
+
+_PRONOUNS = r"I|we|he|she|they|my|our|his|her|their"
+_FUNCTION = r"at|in|on|to|for|with|from|of|and|or|by|the|a|an|too|as|after|before"
+_SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name and a word that can be a verb),
+    # or a comma before a subject pronoun ("I can't stay late, I've got yoga tomorrow")
+    rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
+    r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
+)
+_REQUEST = re.compile(r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring)\b", re.IGNORECASE)
+_REMEMBER = re.compile(
+    r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(r"^(?:(?:and|but|so|also|actually|anyway|well|oh)\b[,\s]*)+", re.IGNORECASE)
+_TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
+_TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
+_NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
+    rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
+)
+_THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[a-z]+)$")
+_THIRD = {"she", "he", "they"}
+_PLURAL = {"are": "is", "were": "was", "have": "has"}
+
+
+def _expanded(clause: str) -> str:
+    """A leading "she's", "he'll", "they're" written out ("she is", "he will", "they are"); "'s" before a past
+    participle is "has" ("he's always wanted")."""
+
+    def out(m: re.Match) -> str:
+        short, after = m.group(2).lower(), m.group(3)
+        if short == "s":
+            has = re.match(r"(?:always |never |just |already )?(?:been|got|gotten|gone|done|had|\w+ed)\b", after)
+            return f"{m.group(1)} {'has' if has else 'is'} {after}"
+        return f"{m.group(1)} {dict(ll='will', d='would', re='are', ve='have')[short]} {after}"
+
+    return re.sub(r"^(she|he|they|She|He|They)['’](s|ll|d|re|ve)\s+(.*)$", out, clause, flags=re.S)
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence's clauses: split where a conjunction or a comma starts a new subject, the part before it two
+    words or more and the part after it three."""
+    parts: list[str] = []
+    rest = sentence.strip(" ,.!")
+    while m := next((m for m in _SPLIT.finditer(rest) if len(rest[: m.start()].split()) >= 2), None):
+        if len(rest[m.end() :].split()) < 3:
+            break
+        parts.append(rest[: m.start()])
+        rest = rest[m.end() :]
+    return [*parts, rest]
+
+
+def _only_relation(clause: str) -> bool:
+    """'John is my brother', 'my wife is Sarah': nothing a relation row does not already hold."""
+    return any((m := p.search(clause)) and m.group(0).strip(" ,.") == clause.strip(" ,.") for p in _RELATED)
+
+
+def _we(clause: str, speaker: str, others: list[str]) -> str:
+    """'we grew up' -> 'David and John grew up' (the speaker and the one other person the line named), else the
+    speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
+    if len(others) == 1:
+        return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
+    clause = re.sub(r"\b[Ww]e (are|were)\b", lambda m: "I " + {"are": "am", "were": "was"}[m[1]], clause)
+    return re.sub(r"\b[Ww]e\b", "I", re.sub(r"\b[Oo]ur\b", "my", re.sub(r"\bus\b", "me", clause)))
+
+
+_COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, sorry, congratulations, "you ..."
+    r"^(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|proud of you|thanks|thank you|"
+    r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right))\b",
+    re.IGNORECASE,
+)
+_SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
+_UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
+    r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
+    r"(?!\w*thing\b)[a-z]+ing\b(?!\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    re.IGNORECASE,
+)
+_IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
+_IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b")  # "I ride it", "I can fix it": it is the object
+_ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
+
+
+def _names(names: list[str]) -> str:
+    return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b" if names else r"(?!)"
+
+
+def _vocative(clause: str, names: list[str]) -> str:
+    """The clause without the name it addresses ("Way to go, Gina" -> "Way to go")."""
+    if not names:
+        return clause
+    who = "|".join(re.escape(n) for n in names)
+    return re.sub(rf"^(?:{who}),\s*|,\s*(?:{who})\s*(?=,|$)", "", clause)
+
+
+def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(whom it is about, the fact in the third person) for each clause of `statement` that states something
+    (see the module's text); `names` are the people the conversation names, `recent` those the lines just
+    before named, last one last ("How's your daughter Ines?" - "Oh, she's great": Ines)."""
+    out: list[tuple[str, str]] = []
+    earlier = [n for n in recent if n != speaker]
+    named: list[str] = list(earlier)  # who "she" can be, last one last (the line's own names after `earlier`)
+    previous = ""
+    for sentence in re.split(r"(?<=[.!?])\s+", statement.strip()):
+        for raw in clauses(sentence):
+            clause = _TOO.sub("", _TAIL_REQUEST.sub("", _FILLER.sub("", _REMEMBER.sub("", raw.strip()))))
+            clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
+            if not clause or _REQUEST.match(clause) or _COURTESY.match(clause) or _only_relation(clause):
+                named += [n for n in names if n != speaker and re.search(rf"\b{re.escape(n)}\b", clause)]
+                continue
+            who = speaker
+            if m := _NAMED_SUBJECT.match(clause):  # "my wife Sarah is a doctor" -> "Sarah is a doctor"
+                who, clause = m.group(1), m.group(1) + " " + clause[m.end() :]
+            elif (first := (clause := _expanded(clause)).split()[0].lower()) in _THIRD:
+                if not named:
+                    continue  # "she is excited": about nobody the line names
+                who = named[-1]
+                verb = clause.split()[1:2]
+                clause = re.sub(r"^\w+", who, clause)
+                if first == "they" and verb and verb[0] in _PLURAL:
+                    clause = clause.replace(f"{who} {verb[0]}", f"{who} {_PLURAL[verb[0]]}", 1)
+            elif re.search(r"\b[Ww]e\b", clause):
+                clause = _we(clause, speaker, list(dict.fromkeys(named[len(earlier) :])))
+            named += [n for n in names if n != speaker and re.search(rf"\b{re.escape(n)}\b", clause)]
+            if (thing := _THING.search(previous)) and not _IT.match(previous) and _IT_OBJECT.match(clause):
+                clause = re.sub(r"(?<=\w )it\b", "the " + thing.group(1), clause, count=1)  # "I ride it to work"
+            previous = clause
+            if (
+                who == speaker
+                and not _SELF.search(clause)
+                and not _UNSAID_I.match(clause)
+                and not re.search(_names(names), clause)
+                and plan_window(clause, _ANY_DAY) is None
+            ):
+                continue  # about no one: an opinion ("marketing is key") or an aside
+            if who != speaker:  # the speaker's own words in a fact about someone else: by name
+                clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
+                clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
+            fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
+            if fact:
+                out.append((who, fact))
+    return out
