@@ -53,7 +53,8 @@ def register(add) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="answers: the held-out questions, written from the transcripts alone and never tuned on",
+        help="answers: the held-out questions, written from the transcripts alone and never tuned on; facts: the "
+        "held-out scenes and their facts, written blind to the extraction rules",
     )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
@@ -72,7 +73,7 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "facts":
         from app.evaluation.facts import eval_facts, render
 
-        result = eval_facts(cfg, args.out)
+        result = eval_facts(cfg, args.out, held_out=args.held_out)
     elif args.what == "asr":
         from app.evaluation.asr import eval_asr, render
 

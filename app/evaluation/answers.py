@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from app.config import Config
-from app.evaluation.gold import GOLD, HELD_OUT, SCENES, Gold
+from app.evaluation.gold import GOLD, HELD_OUT, SCENES, Gold, Scene
 
 LINE_S = 8.0  # seconds between the lines of a scene
 
@@ -35,19 +35,22 @@ def right_answer(gold: Gold, answer: str) -> bool:
     return all(hits) if gold.all else any(hits)
 
 
-def build(cfg: Config, folder: Path, embedder, llm) -> dict[str, tuple[Path, dict[tuple[str, int], int], datetime]]:
-    """The memories the gold questions ask: {memory: (database, (scene, line) -> utterance id, last line's time)}."""
+def build(
+    cfg: Config, folder: Path, embedder, llm, scenes: dict[str, Scene] = SCENES
+) -> dict[str, tuple[Path, dict[tuple[str, int], int], datetime]]:
+    """The memories the gold questions ask (`scenes`' memories): {memory: (database, (scene, line) -> utterance
+    id, last line's time)}."""
     from app.consolidation.consolidator import Consolidator
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
     out = {}
-    for name in dict.fromkeys(s.memory for s in SCENES.values()):
+    for name in dict.fromkeys(s.memory for s in scenes.values()):
         path = folder / f"{name}.db"
         ids: dict[tuple[str, int], int] = {}
         last = datetime.min.replace(tzinfo=timezone.utc)
         with Memory.open(path, Secret(b"eval answers", "eval"), cfg.store, create=True) as memory:
-            for scene in (s for s in SCENES.values() if s.memory == name):
+            for scene in (s for s in scenes.values() if s.memory == name):
                 start = datetime.fromisoformat(scene.start)
                 session = memory.start_session(scene.name, start.timestamp())
                 vectors = embedder([text for _, text in scene.lines])

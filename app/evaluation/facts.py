@@ -192,8 +192,13 @@ def summaries_naming_everyone(memory) -> list[dict]:
     ]
 
 
-def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
-    """Write the scenes' memory with the configured extractor and model, and score it against `GOLD_FACTS`."""
+def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False) -> dict:
+    """Write the scenes' memory with the configured extractor and model, and score it against `GOLD_FACTS`
+    (`held_out`: the held-out scenes against their facts, `facts_held_out`)."""
+    from app.evaluation import facts_held_out
+
+    scenes = facts_held_out.SCENES if held_out else SCENES
+    gold_facts = facts_held_out.FACTS if held_out else GOLD_FACTS
     from app.llm import load_llm
     from app.perception import load_text_embedder
     from app.store.keys import Secret
@@ -206,10 +211,10 @@ def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
     written_n = matching = 0
     try:
         with tempfile.TemporaryDirectory(prefix="eval-facts-") as tmp:
-            for name, (path, ids, _) in build(cfg, Path(tmp), embedder, llm).items():
+            for name, (path, ids, _) in build(cfg, Path(tmp), embedder, llm, scenes).items():
                 with Memory.open(path, Secret(b"eval answers", "eval"), cfg.store) as memory:
                     items = written(memory)
-                    golds = [g for g in GOLD_FACTS if SCENES[g.scene].memory == name]
+                    golds = [g for g in gold_facts if scenes[g.scene].memory == name]
                     mine, hits = score(golds, ids, items, embedder)
                     rows += mine
                     written_n, matching = written_n + len(items), matching + hits
@@ -217,6 +222,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
     finally:
         llm.close()
     result = {
+        "set": "held-out" if held_out else "gold",
         "model": cfg.llm.model,
         "extractor": cfg.memory.extractor,
         "threshold": THRESHOLD,
@@ -227,14 +233,15 @@ def eval_facts(cfg: Config, out_dir: Path | None = None) -> dict:
     }
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "facts.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
+        name = "facts_held_out.json" if held_out else "facts.json"
+        (out_dir / name).write_text(json.dumps(result, indent=1, ensure_ascii=False))
     return result
 
 
 def render(r: dict) -> str:
     lines = [
-        f"eval facts: {r['gold']} gold facts, {r['written']} written ({r['extractor']}, model {r['model']}; "
-        f"a match: same person, cites the line, cosine >= {r['threshold']})",
+        f"eval facts ({r['set']}): {r['gold']} gold facts, {r['written']} written ({r['extractor']}, "
+        f"model {r['model']}; a match: same person, cites the line, cosine >= {r['threshold']})",
         f"  recall {r['recall']:.1%}  precision {r['precision']:.1%}  kind right {r['kind_accuracy']:.1%}  "
         f"date right {r['date_accuracy']:.1%} (of {r['dated_matched']} dated plans and events matched)",
         f"  session summaries naming everyone who spoke: {r['summaries_naming_everyone']:.1%}",
@@ -248,6 +255,6 @@ def render(r: dict) -> str:
         )
         lines.append(f"  {mark} {row['gold']!r} ({row['kind']}) <- {row['written']!r}{extra}")
     for s in r["summaries"]:
-        if s["missing"]:
-            lines.append(f"  summary without {', '.join(s['missing'])}: {s['summary']!r}")
+        lacking = f" (without {', '.join(s['missing'])})" if s["missing"] else ""
+        lines.append(f"  summary{lacking}: {s['summary']!r}")
     return "\n".join(lines) + "\n"
