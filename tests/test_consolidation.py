@@ -154,6 +154,11 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "And I am David. John is my brother and we grew up together in Boston.",
             [("David", "David and John grew up together in Boston")],  # the brother is a relation row
         ),
+        (  # as the recognizer punctuates it
+            "David",
+            "And I am David, John is my brother and we grew up together in Boston.",
+            [("David", "David and John grew up together in Boston")],
+        ),
         (
             "John",
             "My wife Sarah is a doctor and she loves tennis too.",

@@ -151,7 +151,8 @@ def test_the_recorder_outlives_a_killed_model_and_writes_memory_once(cfg, percep
     from app.store.memory import Memory
 
     script = json.loads((demo / "demo.json").read_text())
-    run_cfg = replace(_cfg(cfg), memory=replace(cfg.memory, background=True))
+    # the model reads the lines (the default extractor writes the demo's memory with code alone: nothing to kill)
+    run_cfg = replace(_cfg(cfg), memory=replace(cfg.memory, background=True, extractor="llm"))
     shared = SharedLLM(run_cfg)
     killed: list[int] = []
 

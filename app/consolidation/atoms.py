@@ -149,7 +149,8 @@ _NOT_VERBS = frozenset(
     "am was were had did will would can could should might must may shall also really just still always never "
     "usually often recently finally already bought went got took made saw met found felt thought told said gave "
     "came ran left lost won wrote began spent kept heard knew put set cut sold built brought caught taught drove "
-    "flew grew became fell ate drank sang swam rode chose".split()
+    "flew grew became fell ate drank sang swam rode chose spoke wore forgot understood stood sat slept woke hid "
+    "shook hung fed led meant paid sent shot threw tore".split()
 )
 
 
@@ -169,7 +170,11 @@ def _says(verb: str) -> str:
     return verb + "s"
 
 
-_ADVERBS = "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes"
+_ADVERBS = (
+    "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes|last|"
+    "first|once|totally|definitely|absolutely|honestly|truly|kinda|mostly|rarely|hardly|literally|seriously|"
+    "probably|certainly|completely"
+)
 
 
 def third_person(fact: str, who: str) -> str:
@@ -186,7 +191,7 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(r"\b[Ii]'ll\b", "I will", text)
     text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
     for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
-        text = re.sub(rf"\b{spoken}\b", written, text)
+        text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
     text = re.sub(  # "I love" -> "Emily loves", "I just think" -> "Emily just thinks"
         rf"\b[Ii] ((?:{_ADVERBS})\s+)?(\w+(?:['’]\w+)?)", lambda m: f"{who} {m.group(1) or ''}{_says(m.group(2))}", text
     )
@@ -247,6 +252,9 @@ def clauses(sentence: str) -> list[str]:
     return [*parts, rest]
 
 
+_RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {_ADJ}(?i:{RELATION_WORDS})$")
+
+
 def _only_relation(clause: str) -> bool:
     """'John is my brother', 'my wife is Sarah': nothing a relation row does not already hold."""
     return any((m := p.search(clause)) and m.group(0).strip(" ,.") == clause.strip(" ,.") for p in _RELATED)
@@ -263,7 +271,8 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
 
 _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, sorry, congratulations, "you ..."
     r"^(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|proud of you|thanks|thank you|"
-    r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right))\b",
+    r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right)|for (?:letting|having|"
+    r"sharing|being)|wishing you|woo+hoo+)\b",
     re.IGNORECASE,
 )
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
@@ -333,6 +342,6 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
-            if fact:
+            if fact and not _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
                 out.append((who, fact))
     return out
