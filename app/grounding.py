@@ -60,6 +60,19 @@ hold held, lead led, lend lent, light lit, mean meant, put put, feed fed, fight 
 """
 IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").split(",") if forms.strip()
              for form in forms.split()[1:]}  # fmt: skip
+# words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis"
+_SAME = """
+like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
+kid kids child children, marry married marries marrying
+"""
+SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
+        for form in forms.split()}  # fmt: skip
+# a topic word a line holds by naming one of its kinds: "does Emily have any kids?" by "my daughter Lucy",
+# "who is Sarah married to?" by "my wife Sarah"
+KINDS_OF = {
+    "kid": "daughter son baby", "marry": "wife husband spouse", "spouse": "wife husband",
+    "parent": "mother father mom dad", "sibling": "brother sister", "pet": "dog cat puppy kitten",
+}  # fmt: skip
 # words a question uses to ask, not what it asks about: "what does Sarah do for a living", "what is Emily's job"
 ASKING = frozenset(
     "name kind type sort thing things time day date living job do does did doing get go make happen happened "
@@ -169,6 +182,8 @@ def gather(
     found = find(retriever, query, now, max(cfg.top_k, limit), about) if not people else None
     evidence = found.evidence if found else retriever.search(query, max(cfg.top_k, limit), people=people)
     pool = {e.utterance_id: e.score for e in evidence}
+    for line in joined.values():  # "my brother": the line that says who he is ("John is my brother")
+        pool.setdefault(line.id, 0.0)
     named = retriever.people_named(question)[0]
     for name in named:  # lines that mention someone the question names, who may never have spoken
         for uid, _ in memory.bm25_search(keywords(name), limit):
@@ -181,6 +196,7 @@ def gather(
         for uid in sources.get(f["id"], [])[:1]:
             pool.setdefault(uid, 0.0)
             from_facts[uid] = max(from_facts.get(uid, 0.0), f["hits"] / most)
+    relating = {line.id for line in joined.values()}
     asked = memory.addressed(list(pool))  # requests to the companion are never evidence
     rows = memory.utterances([uid for uid in pool if uid not in asked])
     speakers = memory.session_speakers({row.session_id for row in rows.values()})
@@ -188,7 +204,7 @@ def gather(
     lines = []
     for uid, base in pool.items():
         row = rows.get(uid)
-        if row is None or (people and row.person not in people):
+        if row is None or (people and row.person not in people and uid not in relating):
             continue
         line = _line(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
         said, words = f"{row.person or ''} {line.shown}".lower(), _words(line.shown)
@@ -196,7 +212,7 @@ def gather(
         score = (
             base
             + MENTION_WEIGHT * (mentioned / len(named) if named else 0.0)
-            + TOPIC_WEIGHT * (sum(_held(w, words) for w in topic) / len(topic) if topic else 0.0)
+            + TOPIC_WEIGHT * (sum(_says(w, words) for w in topic) / len(topic) if topic else 0.0)
             + FACT_WEIGHT * from_facts.get(uid, 0.0)
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
@@ -209,7 +225,7 @@ def _canonical(word: str) -> str:
     """A word as it is compared: numbers as digits, irregular past forms as their verb, and a light stem
     ("studied", "studying", "studies" → "study"; "moved", "moves" → "mov"; "planning" → "plan")."""
     word = NUMBERS.get(word, word)
-    word = IRREGULAR.get(word, word)
+    word = SAME.get(word, IRREGULAR.get(word, word))
     if not word.isalpha() or len(word) <= 3:
         return word
     if word.endswith(("ies", "ied")) and len(word) > 4:
@@ -289,7 +305,9 @@ def holding(
         hits = {line.id: {w for w in own if _held(w, said[line.id])} for line in lines}
         held: list[Line] = []
         covered: set[str] = set()
-        for line in sorted((x for x in lines if hits[x.id]), key=lambda x: -len(hits[x.id])):
+        names = [n.lower() for n in named]
+        naming = {x.id: sum(n in f"{x.person or ''} {x.shown}".lower() for n in names) for x in lines}
+        for line in sorted((x for x in lines if hits[x.id]), key=lambda x: (-len(hits[x.id]), -naming[x.id])):
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 held.append(line)
                 covered |= hits[line.id]
@@ -308,7 +326,7 @@ def holding(
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return []
     words = {w for x in context for w in _words(x.shown)}
-    if any(not _held(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS):
+    if any(not _says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS):
         return []
     if len(_topic_held(topic, context, similar)) < enough:  # "who is allergic to shellfish?" is not "peanuts"
         return []
@@ -319,13 +337,21 @@ def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
     """The topic words the lines say, or (with `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the
     text embedder's space."""
     words = {w for x in lines for w in _words(x.shown)}
-    held = {w for w in topic if _held(w, words)}
+    held = {w for w in topic if _says(w, words)}
     missing = [w for w in topic if w not in held]
     theirs = list(dict.fromkeys(w for x in lines for w in keywords(x.shown)))
     if missing and similar is not None and theirs:
         near = (similar(missing, theirs) >= SIMILAR).any(axis=1)
         held |= {w for w, hit in zip(missing, near, strict=True) if hit}
     return held
+
+
+_KINDS = {_canonical(w): frozenset(_canonical(k) for k in kinds.split()) for w, kinds in KINDS_OF.items()}
+
+
+def _says(word: str, words: set[str]) -> bool:
+    """`word` (canonical) is among `words`, or one of its kinds is (`KINDS_OF`: "kids" by "daughter")."""
+    return _held(word, words) or bool(_KINDS.get(word, frozenset()) & words)
 
 
 def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:

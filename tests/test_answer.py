@@ -134,6 +134,14 @@ def test_the_check_holds_an_answer_to_its_line():
     told = replace(book, person="Melanie", shown="Melanie recommends the book Becoming Nicole.")
     # not said by her
     assert holding("Becoming Nicole", "What book did Caroline recommend?", [told], ["Caroline"]) == []
+    # words that say the same ("like" by "loves"), and a kind for its class ("kids" by "daughter")
+    wife = _line("John", "John's wife Sarah is a doctor and she loves tennis too.", 10)
+    assert holding("Yes", "Does Sarah like tennis?", [wife], ["Sarah"]) == [wife]
+    assert holding("Yes", "Does Sarah like golf?", [wife], ["Sarah"]) == []
+    assert holding("John", "Who is Sarah married to?", [brother, wife], ["Sarah"]) == [wife]  # the line naming her
+    lucy = _line("Emily", "Emily's daughter Lucy starts school in September.", 11)
+    assert holding("Yes", "Does Emily have any kids?", [lucy], ["Emily"]) == [lucy]
+    assert holding("Lucy", "Who is Emily's son?", [lucy], ["Emily"]) == []  # a daughter is a kid, not a son
 
 
 def test_the_prompts_hold_no_example_facts():
