@@ -202,7 +202,7 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             [("Emily", "Emily and John went to the lake on Sunday")],
         ),
         # a chat's courtesies, opinions and advice are about no one; its dropped "I" and "gonna" are the speaker's
-        ("Gina", "Way to go, John! Marketing is key. Use social media.", []),
+        ("Gina", "Way to go, John! Marketing is key. Parenting's such a big job. Use social media.", []),
         ("Gina", "Sorry about your job John, but you will be fine.", []),
         (
             "John",

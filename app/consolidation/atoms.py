@@ -278,7 +278,7 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
     r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
-    r"(?!\w*thing\b)[a-z]+ing\b(?!\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    r"(?!\w*thing\b)[a-z]+ing\b(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
