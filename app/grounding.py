@@ -185,8 +185,9 @@ def gather(
     found = find(retriever, query, now, max(cfg.top_k, limit), about) if not people else None
     evidence = found.evidence if found else retriever.search(query, max(cfg.top_k, limit), people=people)
     pool = {e.utterance_id: e.score for e in evidence}
-    for line in joined.values():  # "my brother": the line that says who he is ("John is my brother")
-        pool.setdefault(line.id, 0.0)
+    relating = {line.id for line in joined.values()}  # "my brother": the line that says who he is
+    for uid in relating:
+        pool.setdefault(uid, 0.0)
     named = retriever.people_named(question)[0]
     for name in named:  # lines that mention someone the question names, who may never have spoken
         for uid, _ in memory.bm25_search(keywords(name), limit):
@@ -199,7 +200,6 @@ def gather(
         for uid in sources.get(f["id"], [])[:1]:
             pool.setdefault(uid, 0.0)
             from_facts[uid] = max(from_facts.get(uid, 0.0), f["hits"] / most)
-    relating = {line.id for line in joined.values()}
     asked = memory.addressed(list(pool))  # requests to the companion are never evidence
     rows = memory.utterances([uid for uid in pool if uid not in asked])
     speakers = memory.session_speakers({row.session_id for row in rows.values()})

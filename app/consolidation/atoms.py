@@ -286,8 +286,9 @@ _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b")  # "I ride it", "I can fix it
 _ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 
 
-def _names(names: list[str]) -> str:
-    return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b" if names else r"(?!)"
+def named_in(text: str, names: Sequence[str]) -> list[str]:
+    """The `names` that `text` says, as words, in the order of `names`."""
+    return [n for n in names if re.search(rf"\b{re.escape(n)}\b", text)]
 
 
 def _vocative(clause: str, names: list[str]) -> str:
@@ -311,7 +312,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             clause = _TOO.sub("", _TAIL_REQUEST.sub("", _FILLER.sub("", _REMEMBER.sub("", raw.strip()))))
             clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
             if not clause or _REQUEST.match(clause) or _COURTESY.match(clause) or _only_relation(clause):
-                named += [n for n in names if n != speaker and re.search(rf"\b{re.escape(n)}\b", clause)]
+                named += [n for n in named_in(clause, names) if n != speaker]
                 continue
             who = speaker
             if m := _NAMED_SUBJECT.match(clause):  # "my wife Sarah is a doctor" -> "Sarah is a doctor"
@@ -326,7 +327,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                     clause = clause.replace(f"{who} {verb[0]}", f"{who} {_PLURAL[verb[0]]}", 1)
             elif re.search(r"\b[Ww]e\b", clause):
                 clause = _we(clause, speaker, list(dict.fromkeys(named[len(earlier) :])))
-            named += [n for n in names if n != speaker and re.search(rf"\b{re.escape(n)}\b", clause)]
+            named += [n for n in named_in(clause, names) if n != speaker]
             if (thing := _THING.search(previous)) and not _IT.match(previous) and _IT_OBJECT.match(clause):
                 clause = re.sub(r"(?<=\w )it\b", "the " + thing.group(1), clause, count=1)  # "I ride it to work"
             previous = clause
@@ -334,7 +335,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 who == speaker
                 and not _SELF.search(clause)
                 and not _UNSAID_I.match(clause)
-                and not re.search(_names(names), clause)
+                and not named_in(clause, names)
                 and plan_window(clause, _ANY_DAY) is None
             ):
                 continue  # about no one: an opinion ("marketing is key") or an aside

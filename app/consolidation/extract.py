@@ -21,6 +21,7 @@ from app.consolidation.atoms import (
     FAMILY,
     RELATION_WORDS,
     atoms,
+    named_in,
     past_tense,
     relations_in,
     third_person,
@@ -285,11 +286,11 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
             window = plan_window(fact, now, past) or (  # a model's rewording may leave its line's time out
                 plan_window(line.text, now, past) if kind in ("event", "plan") and "earlier" not in f else None
             )
-            if window and kind in ("attribute", "event", "plan"):  # the time it names says which: still ahead or past
-                start, end = window[0].start, window[0].end
-                kind = "event" if end <= now or (start <= now and past) else "plan"
-            start = window[0].start.timestamp() if window else None
-            when = day_words(window[0].start, window[0].end) if window else None
+            span = window[0] if window else None
+            if span and kind in ("attribute", "event", "plan"):  # the time it names says which: still ahead or past
+                kind = "event" if span.end <= now or (span.start <= now and past) else "plan"
+            start = span.start.timestamp() if span else None
+            when = day_words(span.start, span.end) if span else None
             items.append(Item(who, kind, key, fact, line, None, start, when))
     return items, dropped
 
@@ -324,7 +325,7 @@ def said(lines: list[Line], names: list[str]) -> dict:
                 for who, what in atoms(fact, line.person, names, recent)
             ]
             entries.append({"line": number, "facts": facts})
-        mentioned.append([n for n in names if n != line.person and re.search(rf"\b{re.escape(n)}\b", line.text)])
+        mentioned.append([n for n in named_in(line.text, names) if n != line.person])
     return {"lines": entries}
 
 

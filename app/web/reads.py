@@ -12,6 +12,7 @@ from app import views
 from app.config import Config
 from app.errors import NotFoundError
 from app.store import browse
+from app.store.writing import DAY_S
 from app.web import graph
 
 DAYS_SHOWN = 30  # days listed on the timeline at a time
@@ -73,7 +74,6 @@ PROFILE = (  # the current facts as a profile reads them: kind -> heading
     ("plan", "Plans"),
     ("event", "What happened"),
 )
-DAY_S = 86400
 
 
 def sections(facts: list[dict], now: float) -> list[tuple[str, list[dict]]]:
@@ -96,14 +96,15 @@ def person(memory, person_id: int) -> dict:
         raise NotFoundError(f"nobody with id {person_id}: forgotten, merged, or never known")
     known = views.person(memory, row.name)
     facts = known["facts"]
+    current = [f for f in facts if f["valid_to"] is None]
     summaries = known["summaries"]
     sources = browse.summary_sources(memory, [m["id"] for m in summaries])
     nodes, edges = graph.layout(row.name, known["relations"], memory.person_ids())
     return {
         "person": row,
         "profile": known,
-        "facts": [f for f in facts if f["valid_to"] is None],
-        "sections": sections([f for f in facts if f["valid_to"] is None], time.time()),
+        "facts": current,
+        "sections": sections(current, time.time()),
         "history": [f for f in facts if f["valid_to"] is not None],
         "relations": known["relations"],
         "ids": memory.person_ids(),
