@@ -56,6 +56,12 @@ def register(add) -> None:
         help="answers: the held-out questions, written from the transcripts alone and never tuned on; facts: the "
         "held-out scenes and their facts, written blind to the extraction rules",
     )
+    p.add_argument(
+        "--locomo",
+        action="store_true",
+        help="facts: two LoCoMo sessions (--data, default ../shared/data/locomo/locomo10.json) against atomic facts "
+        "written blind for them",
+    )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
 
@@ -73,7 +79,8 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "facts":
         from app.evaluation.facts import eval_facts, render
 
-        result = eval_facts(cfg, args.out, held_out=args.held_out)
+        locomo = (args.data or DEFAULT_DATA["extraction"])[0] if args.locomo else None
+        result = eval_facts(cfg, args.out, held_out=args.held_out, locomo=locomo)
     elif args.what == "asr":
         from app.evaluation.asr import eval_asr, render
 

@@ -192,13 +192,18 @@ def summaries_naming_everyone(memory) -> list[dict]:
     ]
 
 
-def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False) -> dict:
+def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False, locomo: Path | None = None) -> dict:
     """Write the scenes' memory with the configured extractor and model, and score it against `GOLD_FACTS`
-    (`held_out`: the held-out scenes against their facts, `facts_held_out`)."""
-    from app.evaluation import facts_held_out
+    (`held_out`: the held-out scenes against their facts, `facts_held_out`; `locomo`: two sessions of the LoCoMo
+    file at that path against `facts_locomo`)."""
+    from app.evaluation import facts_held_out, facts_locomo
 
-    scenes = facts_held_out.SCENES if held_out else SCENES
-    gold_facts = facts_held_out.FACTS if held_out else GOLD_FACTS
+    if locomo is not None:
+        which, scenes, gold_facts = "locomo", facts_locomo.scenes(locomo), facts_locomo.FACTS
+    elif held_out:
+        which, scenes, gold_facts = "held-out", facts_held_out.SCENES, facts_held_out.FACTS
+    else:
+        which, scenes, gold_facts = "gold", SCENES, GOLD_FACTS
     from app.llm import load_llm
     from app.perception import load_text_embedder
     from app.store.keys import Secret
@@ -222,7 +227,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False)
     finally:
         llm.close()
     result = {
-        "set": "held-out" if held_out else "gold",
+        "set": which,
         "model": cfg.llm.model,
         "extractor": cfg.memory.extractor,
         "threshold": THRESHOLD,
@@ -233,7 +238,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False)
     }
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        name = "facts_held_out.json" if held_out else "facts.json"
+        name = {"gold": "facts.json", "held-out": "facts_held_out.json", "locomo": "facts_locomo.json"}[which]
         (out_dir / name).write_text(json.dumps(result, indent=1, ensure_ascii=False))
     return result
 
