@@ -3,6 +3,8 @@ clock, and (with the real models) the companion scene end to end."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import numpy as np
 import pytest
 
@@ -118,19 +120,25 @@ def test_greeting_policy():
 
 
 def test_greeting_text_is_grounded_in_the_profile():
+    said = datetime(2026, 5, 14, 10, tzinfo=timezone.utc).timestamp()  # a Thursday
+    plan = "Next Friday David is planning a trip to Paris for David's birthday"
     profile = {
         "name": "David",
         "facts": [
-            {"kind": "attribute", "value": "David is allergic to peanuts", "source": 9},
-            {"kind": "plan", "value": "David is planning a trip to Paris for David's birthday", "source": 6},
+            {"kind": "attribute", "value": "David is allergic to peanuts", "source": 9, "said": said},
+            {"kind": "plan", "value": plan, "source": 6, "said": said, "valid_from": said + 8 * 86400},
         ],
     }
-    text, sources = greeting(profile)
+    text, sources = greeting(profile, said + 86400)
     assert text == (
-        "Hi David, good to see you again. Last time you told me you are planning a trip to Paris for your birthday."
+        "Hi David, good to see you again. Last time you told me next Friday you are planning a trip to Paris for "
+        "your birthday."
     )
     assert sources == [6]
-    assert greeting({"name": "Maria", "facts": []}) == ("Hi Maria, good to see you again.", [])
+    # a week later the trip's day (Friday 22 May) is over: what was planned, without its time words
+    text, _ = greeting(profile, said + 9 * 86400)
+    assert text.endswith("Last time you told me you were planning a trip to Paris for your birthday.")
+    assert greeting({"name": "Maria", "facts": []}, said) == ("Hi Maria, good to see you again.", [])
     assert second_person("Emily has two kids", "Emily") == "you have two kids"
     assert (
         second_person("Next friday we are planning a trip to paris for David's birthday", "David")

@@ -16,7 +16,15 @@ import pytest
 
 from app.cli import main
 from app.consolidation import forgetting
-from app.consolidation.atoms import atoms, clauses, relations_in, third_person, typed
+from app.consolidation.atoms import (
+    atoms,
+    clauses,
+    planned_span,
+    relations_in,
+    third_person,
+    typed,
+    was_planned,
+)
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, statement
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
@@ -207,17 +215,94 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         (
             "John",
             "Still working on my biz. I'm gonna take a shot at starting a studio.",
-            [("John", "Still working on John's biz"), ("John", "John is going to take a shot at starting a studio")],
+            [
+                ("John", "John is still working on their biz"),
+                ("John", "John is going to take a shot at starting a studio"),
+            ],
         ),
         (
             "John",
             "I just think about dance and how it makes me feel.",
             [("John", "John just thinks about dance and how it makes John feel")],
         ),
+        # the "I" a chat leaves out is the speaker's; a reaction after the statement, "check it out" and
+        # "I'll keep you posted" are said to the listener; "we all" without names is the speaker
+        (
+            "John",
+            "Just got back from a family road trip yesterday, it was fun! Been busy volunteering.",
+            [
+                ("John", "John just got back from a family road trip yesterday"),
+                ("John", "John has been busy volunteering"),
+            ],
+        ),
+        ("Evan", "We all hiked the trails last week, check it out.", [("Evan", "Evan hiked the trails last week")]),
+        ("Sam", "Yeah, I'll keep you posted. See you soon!", []),
+        ("John", "Growing up, I saw how my town changed.", [("John", "John saw how their town changed")]),
     ],
 )
 def test_a_line_becomes_atomic_facts_about_whom_they_are_about(speaker, text, expected):
     assert atoms(statement(text), speaker, NAMES) == expected
+
+
+def test_a_plan_whose_day_is_over_is_said_as_what_was_planned():
+    assert was_planned("David is planning a trip to Paris for his birthday") == (
+        "David was planning a trip to Paris for his birthday"
+    )
+    assert was_planned("John has a meeting with the bank at 10 o'clock") == (
+        "John had a meeting with the bank at 10 o'clock"
+    )
+    assert was_planned("Emily's daughter Lucy starts school") == "Emily's daughter Lucy was going to start school"
+    assert was_planned("Ines will compete in the championship") == "Ines was going to compete in the championship"
+    assert was_planned("David and John are flying to Rome") == "David and John were flying to Rome"
+    assert was_planned("Going to Paris") == "Going to Paris"  # no verb it knows: as it was
+    said = T0  # Thursday 14 May 2026
+    start, end, text = planned_span("Next Friday David is planning a trip to Paris", said, None)
+    assert (start, end) == (T0 - T0 % DAY + 8 * DAY, T0 - T0 % DAY + 9 * DAY)  # Friday 22 May, all day
+    assert text == "David was planning a trip to Paris"  # its time words go: the event is dated
+    assert planned_span("Lucy starts school", said, T0 + 3 * DAY)[:2] == (T0 + 3 * DAY, T0 + 4 * DAY)
+    assert planned_span("John hopes to get into politics", said, None) is None  # no day: it holds
+
+
+def test_passed_plans_become_events_and_keep_their_lines(cfg, perception, tmp_path, llm_free_consolidator):
+    """The demo's plans (the bank on Monday 18 May, Paris on Friday 22 May) are plans while the memory's latest
+    line is the demo's; a conversation on 1 June closes them: each becomes an event that says what was planned,
+    dated on its day and citing its line, the plan stays as history, and forgetting the demo deletes both. Lucy's
+    school in September is still ahead."""
+    with Memory.open(tmp_path / "p.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        _demo_memory(m, perception)
+        consolidator = llm_free_consolidator(m)
+
+        def write_sessions() -> None:
+            while (job := m.next_job(cfg.memory.attempts)) is not None and job.kind == "session":
+                m.job_started(job)
+                consolidator.run_job(job)
+
+        m.enqueue_backlog()
+        write_sessions()
+        plans = {f["value"] for f in m.facts_listed() if f["kind"] == "plan"}
+        assert any("Paris" in p for p in plans) and any("bank" in p for p in plans)
+        later = T0 + 18 * DAY  # Monday 1 June
+        session = m.start_session("t", later)
+        text = "I played tennis this morning."
+        vector = perception.text([text])[0]
+        m.add_utterance(NewUtterance(session, m.person_id("Emily"), text, later, later + 3, 1.0, "t", False, vector))
+        m.enqueue("session", session)
+        write_sessions()
+        facts = {f["value"]: f for f in m.facts_listed()}
+        paris = facts["David was planning a trip to Paris for their birthday"]
+        assert paris["kind"] == "event" and paris["valid_from"] == pytest.approx(T0 - T0 % DAY + 8 * DAY)
+        bank = facts["The meeting with the bank was at ten o'clock"]
+        assert bank["kind"] == "event" and bank["valid_from"] == pytest.approx(T0 - T0 % DAY + 4 * DAY)
+        assert facts["Lucy starts school in September"]["kind"] == "plan"  # still ahead
+        # what happened once sits beside what holds, neither replacing the other
+        assert facts["Emily played tennis this morning"]["kind"] == "event"
+        assert any(f["kind"] == "preference" and "loves playing tennis" in v for v, f in facts.items())
+        closed = {f["id"]: f for f in m.facts_listed(history=True) if f["valid_to"] is not None}
+        old = next(f for f in closed.values() if f["kind"] == "plan" and "Paris" in f["value"])
+        assert old["superseded_by"] == paris["id"] and old["sources"] == paris["sources"]
+        assert old["valid_to"] == pytest.approx(T0 - T0 % DAY + 9 * DAY)  # closed when its day ended
+        forget_session(m, 1)
+        assert all("Paris" not in f["value"] for f in m.facts_listed(history=True))
 
 
 def test_clauses_split_only_where_a_new_subject_starts():

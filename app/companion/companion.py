@@ -27,6 +27,7 @@ from app.companion.duplex import Playback, Played
 from app.companion.tts import SentenceBuffer, split_sentences
 from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State, TurnTaking, wake_phrases
 from app.config import Config
+from app.consolidation.atoms import planned_span
 from app.errors import AppError, LLMCrashed, LLMUnavailable
 from app.events import PipelineEvent, Utterance
 
@@ -77,15 +78,23 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def greeting(profile: dict) -> tuple[str, list[int]]:
-    """One short greeting grounded in the profile — an open plan or a recent event of theirs, said back to
-    them — and the utterances it rests on."""
+def greeting(profile: dict, now: float) -> tuple[str, list[int]]:
+    """One short greeting grounded in the profile — a plan of theirs still ahead, else a recent event or a plan
+    whose day is over by `now` (said as what was planned: "you were planning a trip to Paris") — said back to
+    them, and the utterances it rests on."""
     name = profile["name"]
-    for kind in ("plan", "event"):
-        for fact in profile["facts"]:
-            if fact["kind"] == kind and fact["value"]:
-                said = second_person(fact["value"], name)
-                return f"Hi {name}, good to see you again. Last time you told me {said}.", [fact["source"]]
+    ahead, past = [], []
+    for fact in profile["facts"]:
+        if fact["kind"] == "plan" and fact["value"]:
+            span = planned_span(fact["value"], fact["said"], fact["valid_from"])
+            if span is not None and span[1] <= now:
+                past.append((span[2], fact["source"]))
+            else:
+                ahead.append((fact["value"], fact["source"]))
+        elif fact["kind"] == "event" and fact["value"]:
+            past.append((fact["value"], fact["source"]))
+    for said, source in ahead + past:
+        return f"Hi {name}, good to see you again. Last time you told me {second_person(said, name)}.", [source]
     return f"Hi {name}, good to see you again.", []
 
 
@@ -94,7 +103,7 @@ def second_person(fact: str, name: str) -> str:
     birthday' (the memory keeps facts in the third person; "we" is the speaker and others, said to them)."""
     to_you = {"is": "you are", "was": "you were", "has": "you have"}
     out = re.sub(rf"\b{re.escape(name)}'s\b", "your", fact)
-    out = re.sub(rf"^{re.escape(name)} (is|was|has)\b", lambda m: to_you[m.group(1)], out)
+    out = re.sub(rf"\b{re.escape(name)} (is|was|has)\b", lambda m: to_you[m.group(1)], out)
     out = re.sub(rf"^{re.escape(name)}\b", "you", out)
     out = re.sub(r"\b(he|she) (is|was)\b", lambda m: "you " + {"is": "are", "was": "were"}[m.group(2)], out)
     out = re.sub(r"\b[Ww]e\b", "you", re.sub(r"\b[Oo]ur\b", "your", re.sub(r"\b[Uu]s\b", "you", out)))
@@ -406,7 +415,7 @@ class Companion:
         reply = Reply("greeting", "", action.person, action.t_s)
         self._begin(reply)
         started = time.perf_counter()
-        text, sources = greeting(memory.profile(pid))
+        text, sources = greeting(memory.profile(pid), self.origin + action.t_s)
         reply.timings_ms["compose_ms"] = (time.perf_counter() - started) * 1e3
         reply.text, reply.known = text, bool(sources)
         reply.citations = cited_lines(memory, [s for s in sources if s is not None])

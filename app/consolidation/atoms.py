@@ -105,6 +105,62 @@ def typed(fact: str) -> tuple[str, str]:
     return kind, key
 
 
+_WAS = {"is": "was", "are": "were", "am": "was", "has": "had", "have": "had"}
+
+
+def _base(verb: str) -> str:
+    """The plain form of a present-tense verb ("starts" → "start", "teaches" → "teach", "flies" → "fly")."""
+    if verb in ("does", "goes"):
+        return verb[:-2]
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return verb[:-2]
+    return verb[:-1]
+
+
+def was_planned(plan: str) -> str:
+    """A plan whose day has passed, said as what was planned, not as what happened: "David is planning a trip to
+    Paris" → "David was planning a trip to Paris", "John has a meeting with the bank" → "John had a meeting with
+    the bank", "Lucy starts school" → "Lucy was going to start school", "Ines will compete" → "Ines was going to
+    compete". The verb is the first lower-case word after the subject (names, "and", a possessive and what it
+    owns: "Emily's daughter Lucy"), or after "The meeting ..." the first "is", "has" or "will"; a sentence
+    without a verb it knows stays as it is."""
+    words = plan.split()
+    noun = words[0].lower() in ("the", "a", "an", "his", "her", "their")  # "The meeting with the bank is ..."
+    for i, word in enumerate(words[1:], 1):
+        low = word.lower()
+        if noun and low not in _WAS and low != "will":
+            continue
+        if word[:1].isupper() or low == "and" or low in _ADVERBS.split("|") or words[i - 1].endswith(("'s", "’s")):
+            continue
+        were = " and " in " ".join(words[:i])
+        if low in _WAS:
+            verb = "were" if were and low in ("is", "are") else _WAS[low]
+            return " ".join([*words[:i], verb, *words[i + 1 :]])
+        if low == "will" or (low.endswith("s") and low.isalpha() and low not in _NOT_VERBS and len(low) > 3):
+            going = ["were" if were else "was", "going", "to"]
+            rest = words[i + 1 :] if low == "will" else [_base(low), *words[i + 1 :]]
+            return " ".join([*words[:i], *going, *rest])
+        break
+    return plan
+
+
+def planned_span(plan: str, said: float, planned_for: float | None) -> tuple[float, float, str] | None:
+    """When a plan's day (or month) begins and ends, from the time words it was said with (`said`: epoch
+    seconds) or else the day it is filed for, and the plan said as what was planned, without its time words
+    ("Next Friday David is planning a trip" → "David was planning a trip"); None when it names no time."""
+    window = plan_window(plan, datetime.fromtimestamp(said, timezone.utc))
+    if window is not None:
+        start, end, text = window[0].start.timestamp(), window[0].end.timestamp(), window[1].strip(" ,")
+    elif planned_for is not None:
+        start, end, text = planned_for, planned_for + 86400.0, plan
+    else:
+        return None
+    text = was_planned(text)
+    return start, end, text[:1].upper() + text[1:]
+
+
 _REL = rf"(?:my|our)\s+{_ADJ}(?P<rel>{RELATION_WORDS})s?"
 _RELATED = tuple(  # the ways a transcript says it, whatever punctuation the recognizer put in
     re.compile(pattern, re.IGNORECASE)
@@ -209,13 +265,21 @@ _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name 
     rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
     r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
 )
-_REQUEST = re.compile(r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring)\b", re.IGNORECASE)
+_REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
+    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|look at|"
+    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted)\b",
+    re.IGNORECASE,
+)
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
 _FILLER = re.compile(r"^(?:(?:and|but|so|also|actually|anyway|well|oh)\b[,\s]*)+", re.IGNORECASE)
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
+_TAIL_OPINION = re.compile(  # "..., it was fun", "..., it's great": a reaction after the statement
+    r",\s+(?:it|that|this)(?:'s|’s| is| was)\s+(?:(?:so|really|very|super|such|a)\s+)?\w+$", re.IGNORECASE
+)
+_TAIL_REQUEST_SHOW = re.compile(r",?\s+check (?:it|this|that) out\b.*$", re.IGNORECASE)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
     rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
@@ -265,6 +329,7 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
     speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
+    clause = re.sub(r"\b([Ww]e) (?:all|both)\b", r"\1", clause)  # "we all hiked": the speaker hiked
     clause = re.sub(r"\b[Ww]e (are|were)\b", lambda m: "I " + {"are": "am", "were": "was"}[m[1]], clause)
     return re.sub(r"\b[Ww]e\b", "I", re.sub(r"\b[Oo]ur\b", "my", re.sub(r"\bus\b", "me", clause)))
 
@@ -279,6 +344,11 @@ _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
     r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
     r"(?!\w*thing\b)[a-z]+ing\b(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    re.IGNORECASE,
+)
+_LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there
+    r"^(?:(?P<been>been)|(?P<still>still)\s+(?=\w+ing\b)|(?:just|still|got|took|went|had|made|started|finished|lost|"
+    r"found|bought|moved|visited)\b)",
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
@@ -309,7 +379,9 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
     previous = ""
     for sentence in re.split(r"(?<=[.!?])\s+", statement.strip()):
         for raw in clauses(sentence):
-            clause = _TOO.sub("", _TAIL_REQUEST.sub("", _FILLER.sub("", _REMEMBER.sub("", raw.strip()))))
+            clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
+            for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
+                clause = tail.sub("", clause)
             clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
             if not clause or _REQUEST.match(clause) or _COURTESY.match(clause) or _only_relation(clause):
                 named += [n for n in named_in(clause, names) if n != speaker]
@@ -334,7 +406,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             if (
                 who == speaker
                 and not _SELF.search(clause)
-                and not _UNSAID_I.match(clause)
+                and not (_UNSAID_I.match(clause) and len(clause.split()) >= 3)  # "Growing up, I saw": not one
                 and not named_in(clause, names)
                 and plan_window(clause, _ANY_DAY) is None
             ):
@@ -342,6 +414,9 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             if who != speaker:  # the speaker's own words in a fact about someone else: by name
                 clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
+            if who == speaker and not re.search(r"\b(?:I|we)\b", clause) and (m := _LEFT_OUT_I.match(clause)):
+                verb = "I have " if m["been"] else "I am " if m["still"] else "I "
+                clause = verb + clause[:1].lower() + clause[1:]  # "Just got back ..." -> "I just got back ..."
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
             if fact and not _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
                 out.append((who, fact))

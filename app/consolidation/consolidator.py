@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from app.config import Config
 from app.consolidation import forgetting
+from app.consolidation.atoms import planned_span
 from app.consolidation.extract import Extracted, Item, extract, whole_sentences
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
 from app.errors import AppError, LLMCancelled, LLMUnavailable
@@ -132,6 +133,7 @@ class Consolidator:
                     )
                     self.report.summaries += 1
                 k += 1
+            touched |= self._close_passed_plans(self.memory.last_spoken())
             self.memory.job_done(job)
             forgetting.fade(self.memory, c, sorted(touched))
             self._queue_followers(lines)
@@ -176,6 +178,34 @@ class Consolidator:
         if decision.action == SUPERSEDE:
             m.supersede_fact(decision.fact.id, fid, item.valid_from or item.line.t_start)
         return pid
+
+    def _close_passed_plans(self, now: float) -> set[int]:
+        """Each plan whose day (or month) is over by `now` — the latest line the memory heard — becomes an event
+        that says what was planned ("David was planning a trip to Paris for his birthday"), dated on the plan's
+        day and resting on the same lines; the plan is closed when its day ended and stays as history. Returns
+        the people whose facts changed."""
+        m, touched = self.memory, set()
+        for plan in m.plans_held():
+            span = planned_span(plan.value, plan.said, plan.valid_from)
+            if span is None or span[1] > now:
+                continue  # no day (it holds until something supersedes it), or not over yet
+            start, end, text = span
+            fid = m.insert_fact(
+                plan.person_id,
+                "event",
+                plan.key,
+                text,
+                plan.polarity,
+                plan.sources,
+                start,
+                plan.said,
+                m.memory_round(),
+                self.embedder([text])[0],
+            )
+            m.supersede_fact(plan.id, fid, end)
+            if plan.person_id is not None:
+                touched.add(plan.person_id)
+        return touched
 
     def _queue_followers(self, lines: list[Line]) -> None:
         """Days before the latest one with enough session summaries, and people met often enough, get a job."""

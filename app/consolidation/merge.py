@@ -6,7 +6,8 @@ person already holds and becomes ADD, UPDATE, SUPERSEDE or NOOP.
 - A change (related, but a number, a negation or the polarity differs: "2 kids" → "3 kids", "loves tennis" →
   "stopped playing tennis", likes → dislikes), or a new value of a one-at-a-time key (job, home, age, name),
   SUPERSEDEs: the old fact's validity is closed where the new one starts, its row stays as history.
-- Anything else is ADDed. Numbers, negations and dates are never merged away.
+- Anything else is ADDed. Numbers, negations and dates are never merged away, and an event or a plan never
+  restates a fact of another kind (what happened once is not what holds).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: f
         )
         if changed:  # facts of one line are siblings, never replacements
             return Decision(ADD) if item.line.id in best.sources else Decision(SUPERSEDE, best)
-        if score >= duplicate:
+        one_off = ("event", "plan")  # "played tennis this morning" does not restate "loves playing tennis"
+        if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & set(one_off)):
             news = item.line.id not in best.sources or len(item.what) > len(best.value)
             return Decision(UPDATE if news else NOOP, best)
     if item.key in SINGLE and item.kind == "attribute":

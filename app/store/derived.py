@@ -102,7 +102,9 @@ class DerivedMixin:
         ).fetchone()
         facts = one(
             "SELECT f.id, f.kind, f.key, f.value, f.valid_from, (SELECT min(utterance_id) FROM fact_sources s "
-            "WHERE s.fact_id = f.id) FROM facts f WHERE f.person_id = ? AND f.valid_to IS NULL AND f.faded = 0 "
+            "WHERE s.fact_id = f.id), (SELECT min(u.t_start) FROM fact_sources s JOIN utterances u ON "
+            "u.id = s.utterance_id WHERE s.fact_id = f.id) FROM facts f WHERE f.person_id = ? AND f.valid_to IS NULL "
+            "AND f.faded = 0 "
             "ORDER BY f.importance DESC, f.seen DESC, f.last_seen DESC, f.learned_at DESC",
             (person_id,),
         ).fetchall()
@@ -140,7 +142,9 @@ class DerivedMixin:
             "last_seen": last,
             "utterances": count,
             "sessions": sessions,
-            "facts": [dict(zip(("id", "kind", "key", "value", "valid_from", "source"), f, strict=True)) for f in facts],
+            "facts": [
+                dict(zip(("id", "kind", "key", "value", "valid_from", "source", "said"), f, strict=True)) for f in facts
+            ],
             "relations": [
                 dict(zip(("id", "subject", "relation", "object", "source"), r, strict=True)) for r in relations
             ],

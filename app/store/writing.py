@@ -52,6 +52,20 @@ class HeldFact:
 DAY_S = 86400.0
 
 
+@dataclass(frozen=True)
+class HeldPlan:
+    """A plan that still holds, as closing the passed ones reads it."""
+
+    id: int
+    person_id: int | None
+    key: str
+    value: str
+    polarity: int
+    valid_from: float | None  # the day (or month) it is planned for
+    sources: list[int]
+    said: float  # when it was first said
+
+
 class WritingMixin:
     """The memory-writing part of `Memory`."""
 
@@ -167,6 +181,18 @@ class WritingMixin:
                 None if r[5] is None else np.frombuffer(r[5], np.float32),
                 {int(x) for x in r[6].split(",")} if r[6] else set(),
             )
+            for r in rows
+        ]
+
+    def plans_held(self) -> list[HeldPlan]:
+        """The plans that hold, with when they were first said."""
+        rows = self.con.execute(
+            "SELECT f.id, f.person_id, f.key, f.value, f.polarity, f.valid_from, group_concat(s.utterance_id), "
+            "min(u.t_start) FROM facts f JOIN fact_sources s ON s.fact_id = f.id JOIN utterances u ON "
+            "u.id = s.utterance_id WHERE f.kind = 'plan' AND f.valid_to IS NULL GROUP BY f.id ORDER BY f.id"
+        )
+        return [
+            HeldPlan(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], [int(x) for x in r[6].split(",")], float(r[7]))
             for r in rows
         ]
 
