@@ -35,9 +35,14 @@ class StoreError(AppError):
 
 
 class NotFoundError(StoreError):
-    """No such person, session or item in the memory."""
+    """No such person, session or item in the memory (HTTP 404). `listed_by`: the command that lists what there
+    is ("people", "sessions"), which the command line names after the message."""
 
     code = "not_found"
+
+    def __init__(self, message: str, listed_by: str | None = None) -> None:
+        super().__init__(message)
+        self.listed_by = listed_by
 
 
 class StoreKeyError(StoreError):

@@ -30,7 +30,7 @@ def when(epoch_s: float, timespec: str = "milliseconds") -> str:
 def person_id(memory, name: str) -> int:
     pid = memory.person_id(name)
     if pid is None:
-        raise NotFoundError(f"nobody called {name!r} (see `python -m app people`)")
+        raise NotFoundError(f"nobody called {name!r}", "people")
     return pid
 
 
@@ -60,7 +60,7 @@ def utterances(memory, session: int) -> dict:
     """One session's transcript: who said what, when."""
     rows = memory.transcript(session)
     if not rows and session not in {s["id"] for s in memory.sessions()}:
-        raise NotFoundError(f"no session {session} (see `python -m app sessions`)")
+        raise NotFoundError(f"no session {session}", "sessions")
     return {
         "session": session,
         "utterances": [{"id": r.id, "person": r.person, "text": r.text, "t_start": when(r.t_start)} for r in rows],

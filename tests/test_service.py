@@ -139,6 +139,9 @@ def test_bad_requests_get_a_4xx_with_one_line(served):
     r = server.http.post("/v1/ask", content=b"x" * (5 * 1024 * 1024), headers={"content-type": "application/json"})
     assert r.status_code == 413
     assert server.http.post("/v1/forget", json={}).status_code == 400
+    for missing in ({"person": ""}, {"person": "Nobody"}, {"session": 999}):  # 404, and no command line in it
+        r = server.http.post("/v1/forget", json=missing)
+        assert r.status_code == 404 and r.json()["error"].startswith("no ") and "python -m" not in r.json()["error"]
     assert server.http.get("/health").status_code == 200  # still serving
 
 

@@ -25,7 +25,7 @@ def _scope(memory: Memory, person: str | None) -> tuple[str, tuple, int | None]:
         return "1", (), None
     pid = memory.person_id(person)
     if pid is None:
-        raise NotFoundError(f"no person named {person!r} (see `python -m app people`)")
+        raise NotFoundError(f"no person named {person!r}", "people")
     return "person_id = ?", (pid,), pid
 
 

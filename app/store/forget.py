@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.errors import StoreError
+from app.errors import NotFoundError, StoreError
 from app.identity.naming import AUTO_NAME
 from app.store import names
 from app.store.db import vector_blob
@@ -127,7 +127,7 @@ def forget_person(
     relation and summary derived from those or about them; their name is redacted wherever else it was said."""
     pid = memory.person_id(name)
     if pid is None:
-        raise StoreError(f"no person named {name!r} (see `python -m app people`)")
+        raise NotFoundError(f"no person named {name!r}", "people")
     before = _counts(memory)
     anonymized = 0
     with memory.batch():
@@ -163,7 +163,7 @@ def forget_person(
 def forget_session(memory: Memory, session_id: int) -> ForgetResult:
     """A session: its utterances, media and everything derived from them (identity keys included)."""
     if memory.con.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
-        raise StoreError(f"no session {session_id}")
+        raise NotFoundError(f"no session {session_id}", "sessions")
     before = _counts(memory)
     with memory.batch():
         empty = _empty_people(memory)

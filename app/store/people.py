@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from app.errors import StoreError
+from app.errors import NotFoundError, StoreError
 from app.store import names
 from app.store.db import transaction, vector_blob
 
@@ -108,12 +108,12 @@ class PeopleMixin:
             raise ValueError(state)
         with transaction(self.con):
             if self.con.execute("UPDATE people SET consent = ? WHERE name = ?", (state, name)).rowcount != 1:
-                raise StoreError(f"no person named {name!r} (see `python -m app people`)")
+                raise NotFoundError(f"no person named {name!r}", "people")
 
     def _pid(self, name: str) -> int:
         pid = self.person_id(name)
         if pid is None:
-            raise StoreError(f"no person named {name!r} (see `python -m app people`)")
+            raise NotFoundError(f"no person named {name!r}", "people")
         return pid
 
     def rename_person(self, old: str, new: str) -> None:
