@@ -301,6 +301,13 @@ class LLMConfig:
         lo=0,
         hi=64,
     )
+    dialog_threads: int = _opt(
+        0,
+        "CPU threads for a reply someone waits for (an answer, a greeting); background memory writing keeps "
+        "llm.threads (one beside the recorder); 0: device.threads",
+        lo=0,
+        hi=64,
+    )
     gpu_layers: int = _opt(
         -1,
         "layers offloaded to the GPU; -1: all of them on --device cuda|jetson when llama.cpp was built with GPU "
@@ -329,6 +336,13 @@ class AnswerConfig:
         choices=("retriever", "model"),
     )
     read_tokens: int = _opt(32, "longest answer read from the chosen lines (tokens)", lo=4, hi=512)
+    verify: str = _opt(
+        "names",
+        "after the word check, the model is asked (true or false under a grammar) whether the cited line says that "
+        "the answer answers the question, and false is I don't know: names (an answer that is only people's names, "
+        "whose role the word check cannot see), all, or off",
+        choices=("names", "all", "off"),
+    )
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,27 @@ def test_dialog_runs_before_queued_background_work(llm):
     assert done == ["dialog", "background"]
 
 
+def test_a_reply_someone_waits_for_gets_the_dialog_threads(cfg):
+    """Background work beside the recorder keeps one thread; an answer gets every core (`llm.dialog_threads`),
+    and the context's own thread count says so."""
+    need_llm()
+    import llama_cpp
+
+    worker = load_llm(_cfg(cfg, context=1024, threads=1, dialog_threads=2, process="in-process"))
+    try:
+        ctx = worker.backend.llm._ctx.ctx
+
+        def threads_after(priority: int) -> tuple[int, int]:
+            worker.submit(_ask("Say one word.", max_tokens=4), priority).result(120)
+            return llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)
+
+        assert threads_after(BACKGROUND) == (1, 1)
+        assert threads_after(DIALOG) == (2, 2)
+        assert threads_after(BACKGROUND) == (1, 1)
+    finally:
+        worker.close()
+
+
 def test_dialog_pre_empts_background_json_work(llm):
     words = {"type": "array", "items": {"type": "string", "maxLength": 12}, "maxItems": 30}
     schema = {"type": "object", "properties": {"animals": words}, "required": ["animals"]}

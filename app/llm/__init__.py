@@ -55,8 +55,9 @@ def model_path(cfg: Config) -> Path:
 
 
 def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
-    """The configured model on its worker thread. `beside_capture`: the recorder shares the CPU, so the
-    in-process model gets one thread unless llm.threads says otherwise."""
+    """The configured model on its worker thread. `beside_capture`: the recorder shares the CPU, so background
+    work gets one thread unless llm.threads says otherwise; a reply someone waits for gets llm.dialog_threads
+    (every core: the recorder only listens while they wait)."""
     c = cfg.llm
     if c.backend == "openai":
         from app.llm.server import ServerBackend
@@ -67,17 +68,22 @@ def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
 
     path = model_path(cfg)
     threads = c.threads or (1 if beside_capture else cfg.device.threads)
+    dialog = c.dialog_threads or cfg.device.threads  # someone waits: the recorder only listens meanwhile
     if c.process == "child":
         from app.llm.child import ChildBackend, ModelSpec
 
         check_gguf(path)
         spec = ModelSpec(str(path), c.context, threads, c.gpu_layers, c.prefix_cache, c.nice, cfg.device.kind)
         _LOGGER.info("language model %s in a process of its own: %d threads", path.name, threads)
-        return LLMWorker(lambda: ChildBackend(spec, c.max_deaths), nice=c.nice)
+        return LLMWorker(lambda: ChildBackend(spec, c.max_deaths), nice=c.nice, dialog_threads=dialog)
     import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
     layers = c.gpu_layers if c.gpu_layers >= 0 else llama_gpu_layers(cfg.device.kind)
     _LOGGER.info("language model %s: %d threads, %d GPU layers", path.name, threads, layers)
-    return LLMWorker(lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache), nice=c.nice)
+    return LLMWorker(
+        lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache),
+        nice=c.nice,
+        dialog_threads=dialog,
+    )
 
 
 class SharedLLM:

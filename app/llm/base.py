@@ -26,6 +26,7 @@ class Request:
     schema: dict[str, Any] | None = None
     stop: tuple[str, ...] = ()
     cache_prefix: int = 0
+    threads: int = 0  # CPU threads for this request (a local model); 0: the backend's own
 
 
 @dataclass

@@ -59,6 +59,7 @@ class LlamaBackend:
         check_gguf(path)
         llama_cpp, chat_format = import_llama_cpp()
         self.path, self.threads, self.gpu_layers = path, threads, gpu_layers
+        self._threads_now = threads
         self._stack = contextlib.ExitStack()
         try:
             self.llm = llama_cpp.Llama(
@@ -149,6 +150,10 @@ class LlamaBackend:
                 f"{limit} tokens; raise llm.context or ask something shorter"
             )
         usage.prompt_tokens = len(tokens)
+        threads = request.threads or self.threads
+        if threads != self._threads_now:  # a reply someone waits for may use more cores than background work
+            self.llm._ctx.set_n_threads(threads, threads)
+            self._threads_now = threads
         try:
             usage.cached_tokens = self._prepare(tokens, n_prefix, cancel)
         except _Stopped:

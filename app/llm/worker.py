@@ -96,7 +96,9 @@ class LLMWorker:
     """Owns one backend on one thread. `factory` builds the backend on that thread (so llama.cpp's own
     threads inherit its priority)."""
 
-    def __init__(self, factory: Callable[[], Backend], nice: int = 0, name: str = "llm") -> None:
+    def __init__(
+        self, factory: Callable[[], Backend], nice: int = 0, name: str = "llm", dialog_threads: int = 0
+    ) -> None:
         self.faults: list[str] = []  # one line per death of the model's process, in order
         self._listeners: list[Callable[[str], None]] = []
         self._queue: queue.PriorityQueue[tuple[int, int, Any]] = queue.PriorityQueue()
@@ -105,6 +107,7 @@ class LLMWorker:
         self._lock = threading.Lock()
         self._ready: concurrent.futures.Future[Backend] = concurrent.futures.Future()
         self._nice = nice
+        self._dialog_threads = dialog_threads  # a reply someone waits for gets these (0: the backend's own)
         self._thread = threading.Thread(target=self._run, args=(factory,), name=name, daemon=True)
         self._thread.start()
         self.backend = self._ready.result()  # a load error is raised here, in the caller's thread
@@ -217,6 +220,8 @@ class LLMWorker:
         usage = Usage(queued_s=time.perf_counter() - job.submitted)
         started = time.perf_counter()
         request = job.request
+        if job.priority == DIALOG and self._dialog_threads and not request.threads:
+            request = replace(request, threads=self._dialog_threads)
         for attempt in (1, 2):
             text: list[str] = []
             try:
