@@ -50,6 +50,22 @@ READ = (
     f"say. When the lines do not answer the question, answer exactly: {UNKNOWN}"
 )
 
+VERIFY = (
+    "You check an answer against a line of a conversation. Reply in JSON: true when the line says what the "
+    "answer says and it answers the question asked, false when it does not."
+)
+VERIFY_SCHEMA = {
+    "type": "object",
+    "properties": {"supported": {"type": "boolean"}},
+    "required": ["supported"],
+    "additionalProperties": False,
+}
+
+
+def verify_messages(question: str, answer: str, line: Line) -> tuple[dict, ...]:
+    user = f"Line: {line.render()}\nQuestion: {question}\nAnswer: {answer}"
+    return {"role": "system", "content": VERIFY}, {"role": "user", "content": user}
+
 
 def says_unknown(answer: str) -> bool:
     text = answer.strip().lower()
@@ -189,6 +205,8 @@ class Answerer:
         joined = list(found.joined.values())
         held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
         out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
+        if held and self._to_verify(text) and not self._verified(question, text, held[0], out, timeout_s, on_job):
+            held, out.why_unknown = [], "not confirmed"
         if held:
             out.answer, out.known = text, True
             cited = [line.id for line in held]
@@ -237,6 +255,31 @@ class Answerer:
         for line in lines:  # a reply that copies a whole line with its speaker keeps the line
             text = text.removeprefix(f"{line.person}: ") if line.person else text
         return text
+
+    def _to_verify(self, answer: str) -> bool:
+        """Whether the answer is asked about again (`answer.verify`): with `names`, one that only names people —
+        the word check finds a name in the line whatever its role there ("What should nobody bring?" → "David",
+        from David's own line)."""
+        mode = self.cfg.answer.verify
+        if mode != "names":
+            return mode == "all"
+        people = {w for n in self.memory.people_names() for w in re.findall(r"[\w']+", n.lower())}
+        words = [w for w in re.findall(r"[\w']+", answer.lower()) if w not in ("and", "or", "both")]
+        return bool(words) and all(w.removesuffix("'s") in people for w in words)
+
+    def _verified(self, question: str, answer: str, line: Line, out: Answer, timeout_s: float | None, on_job) -> bool:
+        """Whether the model, asked yes or no, finds that `line` says that `answer` answers `question`."""
+        t0 = time.perf_counter()
+        request = Request(
+            verify_messages(question, answer, line),
+            max_tokens=12,
+            schema=VERIFY_SCHEMA,
+            cache_prefix=1,
+            temperature=0.0,
+        )
+        reply = self._run(request, timeout_s, on_job, out)
+        out.timings_ms["verify"] = (time.perf_counter() - t0) * 1e3
+        return bool((reply.data or {}).get("supported"))
 
     def _run(self, request: Request, timeout_s: float | None, on_job, out: Answer, first: list | None = None):
         """Submit at dialog priority; its tokens (the first one's time into `first`) and token counts into `out`."""

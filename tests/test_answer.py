@@ -52,6 +52,26 @@ def test_warming_evaluates_the_reading_instructions_the_first_question_uses(llm,
     assert answer.cached_tokens >= instructions // 3, answer
 
 
+def test_an_answer_that_only_names_people_is_asked_about_again(llm, memory, perception, cfg):
+    """The word check finds a name in a line whatever its role there, so an answer that is only people's names
+    is put to the model once more (`answer.verify: names`: true or false under a grammar); other answers are not
+    (`all` asks about every answer, `off` none)."""
+    m, uids = memory
+    answerer = Answerer(llm, m, perception.text, cfg)
+    assert answerer._to_verify("Caroline") and answerer._to_verify("Caroline and Melanie.")
+    assert answerer._to_verify("Melanie's") and not answerer._to_verify("Luna")
+    assert not answerer._to_verify("Caroline's puppy") and not answerer._to_verify("")
+    every = Answerer(llm, m, perception.text, replace(cfg, answer=replace(cfg.answer, verify="all")))
+    assert every._to_verify("Luna")
+    answer = every("Who went camping in the mountains with her kids?", NOW)  # the 0.5B answers in a sentence
+    assert answer.known and "Melanie" in answer.answer and "verify" in answer.timings_ms, answer
+    assert [c["id"] for c in answer.citations] == [uids[3]]
+    off = Answerer(llm, m, perception.text, replace(cfg, answer=replace(cfg.answer, verify="off")))
+    assert not off._to_verify("Caroline")
+    puppy = off("What is the name of Caroline's puppy?", NOW)
+    assert puppy.known and "verify" not in puppy.timings_ms
+
+
 def test_says_it_does_not_know_when_the_memory_holds_nothing(llm, cfg, tmp_path, perception):
     with Memory.open(tmp_path / "empty.db", Secret(b"k", "t"), cfg.store, create=True) as m:
         answer = Answerer(llm, m, perception.text, cfg)("What is Melanie's favourite opera?", NOW)
