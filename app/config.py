@@ -233,7 +233,7 @@ class PrivacyConfig:
 
 @dataclass(frozen=True)
 class RecallConfig:
-    """Hybrid dense + BM25 search (app/recall.py); weights chosen on LoCoMo (eval locomo)."""
+    """Hybrid dense + BM25 search (app/ask/recall.py); weights chosen on LoCoMo (eval locomo)."""
 
     top_k: int = _opt(5, "results returned by ask", lo=1, hi=100)
     candidates: int = _opt(100, "candidates taken from each of dense and BM25 search", lo=1, hi=1000)
@@ -325,7 +325,7 @@ class LLMConfig:
 
 @dataclass(frozen=True)
 class AnswerConfig:
-    """Grounded answers (app/answer.py): code gathers, ranks and checks the lines; the model reads a few of them."""
+    """Grounded answers (app/ask/answer.py): code gathers, ranks and checks the lines; the model reads a few of them."""
 
     candidates: int = _opt(6, "lines gathered and ranked for a question", lo=1, hi=20)
     chosen: int = _opt(2, "lines the answer is read from (the best-ranked ones, or those the model picks)", lo=1, hi=6)

@@ -153,7 +153,7 @@ def _llm(cfg: Config) -> dict:
 
 def _roles(cfg: Config) -> dict[str, str]:
     """The model (or backend) serving each role, `auto` resolved."""
-    from app.perception import face_backend
+    from app.recorder.perception import face_backend
 
     return {
         "vad": cfg.models.vad,

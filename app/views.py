@@ -79,8 +79,8 @@ def ask(
 ):
     """What `ask` finds: {"query", "at", "time_filter", "results": [...]} (and "context"); also returns the
     evidence and the time window for the CLI's text rendering."""
-    from app.context import context, find
-    from app.recall import Retriever
+    from app.ask.context import context, find
+    from app.ask.recall import Retriever
 
     if person:
         person_id(memory, person)
@@ -110,7 +110,7 @@ def ask(
 
 
 def context(memory, embedder, cfg: Config, question: str, now: dt.datetime, person: str | None = None) -> dict:
-    from app.context import context as build
+    from app.ask.context import context as build
 
     if person:
         person_id(memory, person)

@@ -17,8 +17,8 @@ from app.audio.media import write_media
 from app.config import Config, load_config
 from app.errors import ModelError
 from app.events import PipelineEvent
-from app.pipeline import Recorder
-from app.sources import FileSource
+from app.recorder.pipeline import Recorder
+from app.recorder.sources import FileSource
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 
@@ -88,7 +88,7 @@ def llm(cfg):
 @pytest.fixture(scope="session")
 def perception(cfg):
     need_models("silero-vad", "whisper-base", "resemblyzer", "dlib", "minilm-l6-int8")
-    from app.perception import load_perception
+    from app.recorder.perception import load_perception
 
     return load_perception(cfg)
 

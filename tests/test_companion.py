@@ -314,7 +314,7 @@ def test_live_microphone_and_speaker_through_the_duplex(cfg, memory, perception,
     import time
 
     from app.companion import session
-    from app.sources import MicSource
+    from app.recorder.sources import MicSource
     from tests.conftest import need_default_llm, need_models
     from tests.test_sources import FakeInputStream
 

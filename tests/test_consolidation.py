@@ -33,7 +33,7 @@ from app.store.forget import forget_person, forget_session
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from app.store.writing import Line
-from app.timeexpr import plan_window
+from app.text.timeexpr import plan_window
 from tests.conftest import ROOT, need_llm
 
 T0 = datetime.fromisoformat(CREATION_TIME).timestamp()  # Thursday 14 May 2026
@@ -520,12 +520,12 @@ def test_the_demo_conversation_becomes_facts_relations_and_a_summary(cfg, percep
         (summary,) = m.rows("summaries")
         assert summary["kind"] == "session" and summary["text"]
         # the L1 profile shows them, with their ids
-        from app.context import render_profile
+        from app.ask.context import render_profile
 
         profile, cited, _ = render_profile(m, m.person_id("David"), perception.text.count_tokens)
         assert "peanuts" in profile and any(c.kind == "fact" for c in cited)
         # the colleague question reaches Maria's mention through the graph
-        from app.recall import Retriever
+        from app.ask.recall import Retriever
 
         assert Retriever(m, perception.text, cfg.recall).graph_weights([], "does any of my colleagues love tennis")
         # deleting what it came from deletes what was derived

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from app.context import PROFILE_TOKENS, RETRIEVED_TOKENS, DialogContext, context
-from app.recall import search
+from app.ask.context import PROFILE_TOKENS, RETRIEVED_TOKENS, DialogContext, context
+from app.ask.recall import search
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from tests.conftest import DAY, MAY_8
@@ -29,7 +29,7 @@ def test_budgets_are_never_exceeded(memory, perception, cfg):
 
 
 def test_tiny_budgets_hold_too(memory, perception, cfg):
-    from app.context import render_profile, retrieve
+    from app.ask.context import render_profile, retrieve
 
     m, _ = memory
     pid = m.person_id("Caroline")
@@ -87,7 +87,7 @@ def test_relation_words_and_graph_expansion(cfg, perception, tmp_path):
         m.add_relation(ids["Anna"], "friend", ids["Emily"], [uids["Emily"]])
         top = search(m, perception.text, "Does any of my colleagues love tennis?", cfg.recall, top_k=3)
         assert top[0].person == "John"
-        from app.recall import Retriever
+        from app.ask.recall import Retriever
 
         weights = Retriever(m, perception.text, cfg.recall).graph_weights(["Emily"], "who plays tennis")
         assert weights["Emily"] == 1.0 and abs(weights["John"] - 0.7) < 1e-9 and abs(weights["Anna"] - 0.7) < 1e-9
@@ -149,7 +149,7 @@ def test_a_written_fact_counts_for_the_turn_it_cites(memory, perception, cfg):
     the hit lifts the turn it cites (recall.written_weight), and with the weight at 0 it does not."""
     import dataclasses
 
-    from app.recall import Retriever
+    from app.ask.recall import Retriever
 
     m, uids = memory
     question = "who has a new pet at home?"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from app.errors import ModelError
-from app.perception import face_backend, load_faces
+from app.recorder.perception import face_backend, load_faces
 from app.vision.blazeface import anchors, decode
 from app.vision.insight import STRIDES, scrfd_decode
 from tests.conftest import MODELS, need_models

@@ -9,7 +9,7 @@ import numpy as np
 
 from app.audio.media import read_audio, write_media
 from app.cli import main
-from app.recall import keywords
+from app.text.words import keywords
 
 PAUSE_S = 1.5
 

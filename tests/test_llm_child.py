@@ -145,8 +145,8 @@ def test_the_recorder_outlives_a_killed_model_and_writes_memory_once(cfg, percep
     demo = MODELS / "demo"
     if not (demo / "demo.mkv").is_file():
         pytest.skip("the demo recording is missing (run `python3 build.py`)")
-    from app.pipeline import Recorder
-    from app.sources import open_source
+    from app.recorder.pipeline import Recorder
+    from app.recorder.sources import open_source
     from app.store.keys import Secret
     from app.store.memory import Memory
 

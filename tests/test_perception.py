@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from app.perception import single_thread_numpy_blas
+from app.recorder.perception import single_thread_numpy_blas
 
 
 def _numpy_blas() -> list[dict]:

@@ -7,10 +7,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.recall import fuse, in_context, keywords, search
+from app.ask.recall import fuse, in_context, search
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from app.store.search import fts_match
+from app.text.words import keywords
 
 
 def test_keywords_drop_stopwords_keep_order():
@@ -118,7 +119,7 @@ def test_ask_finds_a_stored_utterance(cfg, perception, tmp_path):
 
 
 def test_session_bm25_favours_the_conversation_whose_turns_hold_the_words_between_them(cfg, tmp_path):
-    from app.recall import session_bm25
+    from app.ask.recall import session_bm25
 
     conversations = [
         ["we booked the ferry", "the island hotel has a pool", "see you at the harbour"],  # both words, two turns

@@ -13,7 +13,7 @@ import pytest
 from app.config import Config
 from app.errors import DeviceError
 from app.events import AudioChunk, VideoFrame
-from app.sources import CameraSource, MicSource
+from app.recorder.sources import CameraSource, MicSource
 from tests.conftest import run_async
 
 

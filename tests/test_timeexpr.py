@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from app.timeexpr import time_window
+from app.text.timeexpr import time_window
 
 NOW = datetime(2023, 5, 17, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
 

@@ -44,7 +44,7 @@ def make_tiny_wespeaker(dest: Path, **meta: str) -> Path:
 
 def test_a_sherpa_speaker_model_loads_and_embeds(cfg, tmp_path):
     from app.config import load_config
-    from app.perception import load_voice
+    from app.recorder.perception import load_voice
     from tests.conftest import ROOT
 
     make_tiny_wespeaker(tmp_path / NAME)

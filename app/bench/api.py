@@ -54,7 +54,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def _memory(cfg: Config, data: Path, key: str) -> None:
     from app.demo import CREATION_TIME, SCRIPT
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
@@ -197,7 +197,7 @@ def serving(data: Path, key: str, token: str) -> Iterator[tuple[subprocess.Popen
 def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float = 0.0) -> dict:
     from app.audio.media import iter_media
     from app.events import AudioChunk
-    from app.sources import DEMO_FILE
+    from app.recorder.sources import DEMO_FILE
 
     demo = cfg.models_dir / DEMO_FILE
     pcm = np.concatenate([c.samples for c in iter_media(demo, with_video=False) if isinstance(c, AudioChunk)])

@@ -193,9 +193,9 @@ def _scene(cfg: Config, questions: int, interruptions: int, passages: int) -> di
     from app.companion import session
     from app.companion.echo import EchoPath, erle_db
     from app.demo import COMPANION_TIME
-    from app.perception import load_perception
-    from app.pipeline import Recorder
-    from app.sources import open_source
+    from app.recorder.perception import load_perception
+    from app.recorder.pipeline import Recorder
+    from app.recorder.sources import open_source
     from app.store.keys import Secret
     from app.store.memory import Memory
 

@@ -151,7 +151,7 @@ def _written_once(memory: Memory) -> tuple[int, int]:
 
 def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
     from app.demo import SCRIPT
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
 
     rng = np.random.default_rng(seed)
     embedder = load_text_embedder(cfg)

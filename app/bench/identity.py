@@ -129,7 +129,7 @@ def _assigner(cfg: Config, faces_model, seen: Face, heard: np.ndarray, people: i
 def bench_identity(cfg: Config, people: int = PEOPLE, polls: int = POLLS) -> dict:
     from app.demo import face_cards, group_photo
     from app.identity.tracker import IdentityTracker
-    from app.perception import face_backend, load_faces, load_voice, single_thread_numpy_blas
+    from app.recorder.perception import face_backend, load_faces, load_voice, single_thread_numpy_blas
     from app.vision.faces import NoveltyGate
 
     single_thread_numpy_blas()  # as the recorder runs (load_perception)

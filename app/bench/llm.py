@@ -69,8 +69,8 @@ def _status_mb(pid: int | str, field: str) -> float | None:
 def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
     """`ask --answer` on a small memory of two people with facts: the first question also evaluates the fixed
     instructions (then kept in the prefix cache); the later ones pay only for their own lines."""
-    from app.answer import Answerer
-    from app.perception import load_text_embedder
+    from app.ask.answer import Answerer
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 

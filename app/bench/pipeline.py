@@ -47,7 +47,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def _demo(cfg: Config) -> tuple[np.ndarray, dict, Path]:
     from app.audio.media import read_audio
-    from app.sources import DEMO_FILE
+    from app.recorder.sources import DEMO_FILE
 
     path = cfg.models_dir / DEMO_FILE
     if not path.is_file():
@@ -58,7 +58,7 @@ def _demo(cfg: Config) -> tuple[np.ndarray, dict, Path]:
 
 def _stage_latencies(cfg: Config, audio: np.ndarray, script: dict) -> dict:
     from app.demo import face_cards, group_photo
-    from app.perception import load_perception
+    from app.recorder.perception import load_perception
 
     models = load_perception(cfg)
     turns = [audio[int(t["t_start_s"] * SAMPLE_RATE_HZ) : int(t["t_end_s"] * SAMPLE_RATE_HZ)] for t in script["turns"]]
@@ -92,8 +92,8 @@ def _stage_latencies(cfg: Config, audio: np.ndarray, script: dict) -> dict:
 
 
 def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
-    from app.perception import load_text_embedder
-    from app.recall import search
+    from app.ask.recall import search
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 
@@ -124,9 +124,9 @@ def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
 
 
 def _end_to_end(cfg: Config, data: Path) -> dict:
-    from app.perception import load_perception
-    from app.pipeline import Recorder
-    from app.sources import open_source
+    from app.recorder.perception import load_perception
+    from app.recorder.pipeline import Recorder
+    from app.recorder.sources import open_source
     from app.store.keys import Secret
     from app.store.memory import Memory
 

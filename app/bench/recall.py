@@ -39,7 +39,7 @@ def _ingest(memory: Memory, embed, texts: list[str]) -> float:
 
 def _timed(memory: Memory, embed, cfg: Config, questions: list[str], now: datetime) -> list[float]:
     """Milliseconds per question, end to end (the Level-2 context as a dialog model would get it)."""
-    from app.context import retrieve
+    from app.ask.context import retrieve
 
     times = []
     for q in questions:
@@ -50,7 +50,7 @@ def _timed(memory: Memory, embed, cfg: Config, questions: list[str], now: dateti
 
 
 def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
 
     texts, questions = _base_texts()
     embed = load_text_embedder(cfg)

@@ -142,7 +142,7 @@ class Timed:
 
 def _recorder(cfg: Config, memory, models, source, on_progress=None):
     """The real recorder, with its storing step timed per utterance (thread CPU and wall)."""
-    from app.pipeline import Recorder
+    from app.recorder.pipeline import Recorder
 
     class TimedRecorder(Recorder):
         stored: list[tuple[float, float, float]] = []  # (stream time, cpu s, wall s)
@@ -187,7 +187,7 @@ def _tenths(values: list[float]) -> list[float]:
 
 
 def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHARED) -> dict:
-    from app.perception import load_perception
+    from app.recorder.perception import load_perception
     from app.store.keys import Secret
     from app.store.memory import Memory
 

@@ -149,7 +149,7 @@ def _measure(memory: Memory, X: np.ndarray, Q: np.ndarray, slow_queries: int) ->
 
 
 def bench_store(cfg: Config, n: int, queries: int = 50, slow_queries: int = 8) -> dict:
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
 
     texts, questions = _base_texts()
     embed = load_text_embedder(cfg)

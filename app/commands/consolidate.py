@@ -26,7 +26,7 @@ def cmd_consolidate(args: argparse.Namespace, cfg: Config) -> int:
 
     from app.consolidation.consolidator import Consolidator
     from app.llm import load_llm
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
 
     with open_memory(args, cfg) as memory:
         if args.retry:

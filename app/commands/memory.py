@@ -64,7 +64,7 @@ def _asked_at(text: str | None) -> datetime:
 
 def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
     from app import views
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
 
     now = _asked_at(args.at)
     embedder = load_text_embedder(cfg)
@@ -98,7 +98,7 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
 
 def _answer(args: argparse.Namespace, cfg: Config, memory, embedder, now: datetime) -> int:
     """ask --answer: the answer streamed to the terminal with its citations, or one JSON object."""
-    from app.answer import Answerer
+    from app.ask.answer import Answerer
     from app.llm import load_llm
 
     llm = load_llm(cfg)
@@ -146,7 +146,7 @@ def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:
     with open_memory(args, cfg) as memory:
         embedder = None
         if args.person is not None:
-            from app.perception import load_text_embedder
+            from app.recorder.perception import load_text_embedder
 
             embedder = load_text_embedder(cfg)
         between = (parse_time(args.between[0]), parse_time(args.between[1])) if args.between else None

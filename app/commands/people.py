@@ -101,7 +101,7 @@ def _show(args: argparse.Namespace, memory) -> int:
 def _voice_key(cfg: Config, path: Path) -> tuple[np.ndarray, float]:
     from app.audio.media import read_audio
     from app.audio.vad import Reframer, SpeechSegmenter
-    from app.perception import load_vad, load_voice
+    from app.recorder.perception import load_vad, load_voice
 
     audio = read_audio(path, cfg.audio.min_rate_hz)
     vad = load_vad(cfg)
@@ -119,7 +119,7 @@ def _voice_key(cfg: Config, path: Path) -> tuple[np.ndarray, float]:
 def _face_key(cfg: Config, path: Path):
     import cv2
 
-    from app.perception import load_faces
+    from app.recorder.perception import load_faces
 
     image = cv2.imread(str(path)) if path.is_file() else None
     if image is None:

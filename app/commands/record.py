@@ -36,9 +36,9 @@ def register(add) -> None:
 def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from tqdm import tqdm
 
-    from app.perception import load_perception
-    from app.pipeline import Recorder
-    from app.sources import open_source
+    from app.recorder.perception import load_perception
+    from app.recorder.pipeline import Recorder
+    from app.recorder.sources import open_source
 
     if args.companion and not args.serve:
         return cmd_companion(args, cfg)
@@ -107,9 +107,9 @@ def summary_lines(out: dict) -> list[str]:
 def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
     """`run --companion`: record with the voice companion answering what is addressed to it, aloud."""
     from app.companion import session
-    from app.perception import load_perception
-    from app.pipeline import Recorder
-    from app.sources import companion_scene, open_source
+    from app.recorder.perception import load_perception
+    from app.recorder.pipeline import Recorder
+    from app.recorder.sources import companion_scene, open_source
 
     scene = args.source == "demo"
     if scene and not cfg.companion.wearer:  # in the scene Emily wears the glasses

@@ -41,7 +41,7 @@ def register(add) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
     from app.service.server import serve
 
     listen = serving_address(args, cfg)
@@ -49,7 +49,7 @@ def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
     if args.no_ingest:
         embedder = load_text_embedder(cfg)
     else:
-        from app.perception import load_perception
+        from app.recorder.perception import load_perception
         from app.service.ingest import IngestSource
 
         source = IngestSource(cfg)

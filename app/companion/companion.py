@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from app.answer import Answerer, cited_lines
+from app.ask.answer import Answerer, cited_lines
 from app.companion.duplex import Playback, Played
 from app.companion.tts import SentenceBuffer, split_sentences
 from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State, TurnTaking, wake_phrases

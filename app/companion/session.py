@@ -90,7 +90,7 @@ def build(
     from app.companion.companion import Companion
     from app.companion.tts import load_voice
     from app.llm import SharedLLM
-    from app.pipeline import Recorder
+    from app.recorder.pipeline import Recorder
 
     voice = load_voice(cfg.models_dir, cfg.companion.voice)
     canceller = None

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from app.store.writing import Line
-from app.timeexpr import plan_window
+from app.text.timeexpr import plan_window
 
 FAMILY = (
     "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "

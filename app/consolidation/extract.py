@@ -30,9 +30,9 @@ from app.consolidation.atoms import (
 )
 from app.errors import LLMCutOff
 from app.llm import BACKGROUND, LLMWorker, Request
-from app.recall import keywords
 from app.store.writing import Line
-from app.timeexpr import day_words, plan_window, spoken_time
+from app.text.timeexpr import day_words, plan_window, spoken_time
+from app.text.words import keywords
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts

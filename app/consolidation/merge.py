@@ -19,7 +19,7 @@ import numpy as np
 
 from app.consolidation.extract import SINGLE, Item
 from app.store.writing import HeldFact
-from app.timeexpr import COUNTS, MONTHS
+from app.text.timeexpr import COUNTS, MONTHS
 
 ADD, UPDATE, SUPERSEDE, NOOP = "add", "update", "supersede", "noop"
 _NEGATIONS = frozenset(

@@ -72,9 +72,9 @@ def build(
 def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = None, held_out: bool = False) -> dict:
     """Every gold question (the first `limit`; `held_out`: the held-out ones) answered with the configured
     model; the tally and, in `out_dir`, each answer in answers.jsonl."""
-    from app.answer import Answerer
+    from app.ask.answer import Answerer
     from app.llm import load_llm
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory
 

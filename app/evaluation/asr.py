@@ -69,7 +69,7 @@ def _digits(folder: Path, limit: int) -> Iterator[Clip]:
 
 def _demo(cfg: Config) -> Iterator[Clip]:
     from app.audio.media import read_audio
-    from app.sources import DEMO_FILE
+    from app.recorder.sources import DEMO_FILE
 
     path = cfg.models_dir / DEMO_FILE
     if not path.is_file():

@@ -30,15 +30,14 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
-from app.errors import ConfigError, MediaError
+from app.errors import ConfigError
 from app.evaluation.datasets import SHAPE_ERRORS, shape_error
-from app.evaluation.locomo import _EVIDENCE, Turn, add_session, load, read_samples
+from app.evaluation.locomo import _EVIDENCE, ingest, load, open_memory, read_samples
 
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 THRESHOLD = 0.65  # the one reported as the headline
 DUPLICATE = 0.90
 WORDS_PER_MINUTE = 150
-EVAL_KEY = b"locomo extraction eval"  # public data: the memories under --out share one fixed key
 
 
 def observations(path: Path) -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
@@ -66,37 +65,6 @@ def _observed(observation: dict) -> list[tuple[str, str, tuple[str, ...]]]:
                 if ids:
                     rows.append((speaker, text, ids))
     return rows
-
-
-def memory_path(out_dir: Path, sample_id: str) -> Path:
-    return out_dir / "memory" / f"{sample_id}.db"
-
-
-def open_memory(cfg: Config, out_dir: Path, sample_id: str):
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
-    path = memory_path(out_dir, sample_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return Memory.open(path, Secret(EVAL_KEY, "eval"), cfg.store, True)
-
-
-def ingest(mem, sample_id: str, turns: list[Turn], speakers: tuple[str, str], embedder) -> dict[str, int]:
-    """The conversation into `mem` once, each session queued for writing: {dia_id: utterance id}. A memory
-    that already holds it (a resumed run) is only read back."""
-    have = [r[0] for r in mem.con.execute("SELECT id FROM utterances ORDER BY id")]
-    if len(have) == len(turns):
-        return {t.dia_id: uid for t, uid in zip(turns, have, strict=True)}
-    if have:
-        raise MediaError(f"{sample_id}: the memory under --out holds another conversation; delete it")
-    people = {name: mem.add_person(name).id for name in speakers}
-    vectors = embedder([t.text for t in turns])
-    uid_of: dict[str, int] = {}
-    for session in sorted({t.session for t in turns}):
-        idx = [i for i, t in enumerate(turns) if t.session == session]
-        uid_of.update(add_session(mem, sample_id, [turns[i] for i in idx], people, vectors[idx]))
-    mem.enqueue_backlog()
-    return uid_of
 
 
 def written(mem) -> list[tuple[str, str, set[int], bool]]:
@@ -175,7 +143,7 @@ def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int =
 
     from app.consolidation.consolidator import Consolidator
     from app.llm import load_llm
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
 
     gold_of = observations(data)
     every = load(data)

@@ -44,7 +44,7 @@ def _read_image(path: Path):
 
 
 def eval_faces(cfg: Config, data: Path, out_dir: Path | None = None) -> dict:
-    from app.perception import face_backend, load_faces
+    from app.recorder.perception import face_backend, load_faces
 
     items = _load(data)
     analyzer = load_faces(cfg)

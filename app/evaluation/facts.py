@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,21 +28,11 @@ import numpy as np
 
 from app.config import Config
 from app.evaluation.answers import build, share
-from app.evaluation.gold import SCENES
+from app.evaluation.gold import SCENES, GoldFact
 
 THRESHOLD = 0.65
 # the store's kinds as the gold set names them (relations are rows of their own: "relation")
 KINDS = {"attribute": "attribute", "likes": "preference", "dislikes": "preference", "event": "event", "plan": "plan"}
-
-
-@dataclass(frozen=True)
-class GoldFact:
-    scene: str
-    line: int
-    person: str  # whom it is about
-    text: str
-    kind: str  # attribute | preference | habit | relation | plan | event
-    date: str | None = None  # plans and events: YYYY-MM-DD or YYYY-MM
 
 
 def _f(line: int, person: str, text: str, kind: str, date: str | None = None, scene: str = "demo") -> GoldFact:
@@ -205,7 +194,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False,
     else:
         which, scenes, gold_facts = "gold", SCENES, GOLD_FACTS
     from app.llm import load_llm
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory
 

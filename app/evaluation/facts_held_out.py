@@ -7,8 +7,7 @@ gold set instead.
 
 from __future__ import annotations
 
-from app.evaluation.facts import GoldFact
-from app.evaluation.gold import Scene
+from app.evaluation.gold import GoldFact, Scene
 
 SCENES: dict[str, Scene] = {
     # Thursday 2026-03-12

@@ -11,8 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from app.errors import MediaError
-from app.evaluation.facts import GoldFact
-from app.evaluation.gold import Scene
+from app.evaluation.gold import GoldFact, Scene
 from app.evaluation.locomo import read_samples, session_time, turn_text
 
 SESSIONS: tuple[tuple[str, int], ...] = (("conv-41", 1), ("conv-49", 1))

@@ -40,6 +40,16 @@ SCENES = {
 
 
 @dataclass(frozen=True)
+class GoldFact:
+    scene: str
+    line: int
+    person: str  # whom it is about
+    text: str
+    kind: str  # attribute | preference | habit | relation | plan | event
+    date: str | None = None  # plans and events: YYYY-MM-DD or YYYY-MM
+
+
+@dataclass(frozen=True)
 class Gold:
     question: str
     memory: str  # demo | scene

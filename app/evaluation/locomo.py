@@ -52,6 +52,7 @@ class Question:
 
 SESSION_TIME_FORMATS = ("%I:%M %p on %d %B, %Y", "%d.%m.%Y, %H:%M:%S", "%d.%m.%Y, %H:%M")
 EXPECTED = "a LoCoMo file (a JSON list of conversations, as locomo10.json)"
+EVAL_KEY = b"locomo extraction eval"  # public data: the memories under --out share one fixed key
 
 
 def session_time(text: str) -> float:
@@ -145,6 +146,37 @@ def add_session(mem, source: str, turns: list[Turn], people: dict[str, int], vec
         }
 
 
+def memory_path(out_dir: Path, sample_id: str) -> Path:
+    return out_dir / "memory" / f"{sample_id}.db"
+
+
+def open_memory(cfg: Config, out_dir: Path, sample_id: str):
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    path = memory_path(out_dir, sample_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return Memory.open(path, Secret(EVAL_KEY, "eval"), cfg.store, True)
+
+
+def ingest(mem, sample_id: str, turns: list[Turn], speakers: tuple[str, str], embedder) -> dict[str, int]:
+    """The conversation into `mem` once, each session queued for writing: {dia_id: utterance id}. A memory
+    that already holds it (a resumed run) is only read back."""
+    have = [r[0] for r in mem.con.execute("SELECT id FROM utterances ORDER BY id")]
+    if len(have) == len(turns):
+        return {t.dia_id: uid for t, uid in zip(turns, have, strict=True)}
+    if have:
+        raise MediaError(f"{sample_id}: the memory under --out holds another conversation; delete it")
+    people = {name: mem.add_person(name).id for name in speakers}
+    vectors = embedder([t.text for t in turns])
+    uid_of: dict[str, int] = {}
+    for session in sorted({t.session for t in turns}):
+        idx = [i for i, t in enumerate(turns) if t.session == session]
+        uid_of.update(add_session(mem, sample_id, [turns[i] for i in idx], people, vectors[idx]))
+    mem.enqueue_backlog()
+    return uid_of
+
+
 def _recall(ranked: list[int], evidence: set[int], k: int) -> float:
     return len(evidence.intersection(ranked[:k])) / len(evidence)
 
@@ -179,8 +211,8 @@ class _Scores:
 def eval_locomo(
     cfg: Config, data: Path, ks: list[int], mode: str = "offline", out_dir: Path | None = None, limit: int = 0
 ) -> dict:
-    from app.perception import load_text_embedder
-    from app.recall import Retriever
+    from app.ask.recall import Retriever
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory
 
@@ -251,9 +283,8 @@ def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], out_dir: Pat
     "turns"), in one pass over the same databases."""
     import dataclasses
 
-    from app.evaluation.extraction import ingest, memory_path, open_memory
-    from app.perception import load_text_embedder
-    from app.recall import Retriever
+    from app.ask.recall import Retriever
+    from app.recorder.perception import load_text_embedder
 
     conversations = [c for c in load(data) if memory_path(out_dir, c[0]).exists()]
     if not conversations:
@@ -306,7 +337,7 @@ class _Asker:
         self.ingested: list[int] = []  # indices of the turns in the memory so far
 
     def ask(self, q: Question, scores: _Scores) -> None:
-        from app.context import find
+        from app.ask.context import find
 
         now = datetime.fromtimestamp(self.turns[self.ingested[-1]].t + TURN_S, timezone.utc)
         seen = np.array(self.ingested)

@@ -71,9 +71,9 @@ def eval_memorybank(
     """The evidence each probing question finds; `with_memory`: each user's memory is written first (as
     `consolidate` does) and the facts and summaries nearest each question are listed too; `out_dir`: the
     evidence's scores by rank in memorybank.png."""
-    from app.context import find
-    from app.perception import load_text_embedder
-    from app.recall import Retriever
+    from app.ask.context import find
+    from app.ask.recall import Retriever
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory, NewUtterance
 

@@ -62,10 +62,3 @@ def cv_accuracy(scores: np.ndarray, labels: np.ndarray, folds: int = 10, seed: i
         threshold, _ = best_threshold(scores[~test], labels[~test])
         correct += int(np.sum((scores[test] >= threshold) == labels[test]))
     return correct / len(scores)
-
-
-def save_roc_plot(path, curves: dict[str, Roc], title: str) -> str | None:
-    """ROC and DET curves as a PNG (`plots.roc_det`); None when matplotlib is not installed."""
-    from app.evaluation.plots import roc_det
-
-    return roc_det(path, curves, title)

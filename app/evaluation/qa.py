@@ -2,7 +2,7 @@
 
 A stratified sample (the same number of questions from each category 1-5, drawn with `seed`) is asked of
 each conversation's memory, ingested whole into its own temporary encrypted database, as of the end of the
-conversation, and answered as `ask --answer` answers (`answer`: gather, choose, read, check; app/answer.py).
+conversation, and answered as `ask --answer` answers (`answer`: gather, choose, read, check; app/ask/answer.py).
 Beside LoCoMo's score: the citations' precision (cited lines within the annotated evidence) and the share of
 answers that are only a date a session of the conversation happened on, which the annotated answer is not.
 
@@ -155,14 +155,14 @@ def eval_qa(
     also answered from its written memory (`memory`), so with and without memory compare on the same questions."""
     import json
 
-    from app.answer import Answerer
-    from app.evaluation.extraction import memory_path
-    from app.evaluation.extraction import open_memory as open_written
+    from app.ask.answer import Answerer
+    from app.evaluation.locomo import memory_path
+    from app.evaluation.locomo import open_memory as open_written
     from app.llm import load_llm
-    from app.perception import load_text_embedder
+    from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
     from app.store.memory import Memory
-    from app.timeexpr import spoken_time
+    from app.text.timeexpr import spoken_time
 
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)

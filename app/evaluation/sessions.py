@@ -20,7 +20,7 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
-from app.evaluation.speakers import attributed, render_people, speaker_counts, summed
+from app.evaluation.speakers import assign_turns, attributed, render_people, speaker_counts, summed
 from app.events import SAMPLE_RATE_HZ
 from app.identity.sessions import Session, Turn, boundary_prf, frame_labels, jaccard, segment
 
@@ -94,51 +94,14 @@ def _noised(audio: np.ndarray, clips: dict[str, list[np.ndarray]], rng: np.rando
     return (out + noise).astype(np.float32)
 
 
-def assign_turns(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Turn]:
-    """Turns as the recorder hears them: VAD segments, voice embeddings, online speaker assignment with no
-    one known at the start (a turn settled by the previous speaker has speaker None)."""
-    from app.audio.vad import Reframer, SpeechSegmenter
-    from app.identity.speakers import SpeakerAssigner
-    from app.pipeline import MIN_EMBED_S
-
-    vad.reset()
-    segmenter = SpeechSegmenter(cfg.vad, vad.window_samples)
-    segments = []
-    for window in Reframer(vad.window_samples).push(audio):
-        segments += segmenter.push(window, vad(window))
-    segments += segmenter.flush()
-    assigner = SpeakerAssigner(cfg.identity, {}, {})
-    pad = cfg.vad.pad_ms / 1000
-    turns, previous, new_id = [], None, 0
-    for seg in segments:
-        voice = encoder(seg.audio) if seg.duration_s >= MIN_EMBED_S else None
-        utt = _as_utterance(seg, voice)
-        decision = assigner.decide(utt, previous)
-        pid = decision.person_id
-        if decision.by == "new":
-            new_id += 1
-            pid = new_id
-        if pid is not None and assigner.adds_voice_key(decision, utt):
-            assigner.remember("voice", pid, voice, cfg.identity.max_keys, seg.duration_s)
-        previous = pid if pid is not None else previous
-        turns.append(Turn(seg.t_start_s + pad, seg.t_end_s - pad, pid if decision.by != "previous" else None, voice))
-    return turns
-
-
 def predict(turns: list[Turn], cfg: Config) -> list[Session]:
     """Sessions as the recorder would cut them from its turns."""
     s = cfg.session
     return segment(turns, s.gap_s, s.change_gap_s, s.window_turns, s.min_speech_s, s.same_voice)
 
 
-def _as_utterance(seg, voice):
-    from app.events import Utterance
-
-    return Utterance("", seg.t_start_s, seg.t_end_s, 1.0, voice, None)
-
-
 def eval_sessions(cfg: Config, data: Path, out_dir: Path | None = None, streams: int = STREAMS) -> dict:
-    from app.perception import load_vad, load_voice, single_thread_numpy_blas
+    from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
 
     single_thread_numpy_blas()  # as the recorder runs
     vad, encoder = load_vad(cfg), load_voice(cfg)

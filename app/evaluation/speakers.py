@@ -26,8 +26,10 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
-from app.evaluation.metrics import eer, roc, save_roc_plot
+from app.evaluation.metrics import eer, roc
+from app.evaluation.plots import roc_det
 from app.events import SAMPLE_RATE_HZ
+from app.identity.sessions import Turn
 from app.identity.snorm import AdaptiveSNorm
 
 GAP = np.zeros(1600, np.float32)  # 0.1 s between joined clips
@@ -118,7 +120,7 @@ def _dataset(name, units, emb: np.ndarray, cohorts: dict[str, np.ndarray]) -> di
 
 def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None) -> dict:
     from app.identity.cohort import load_seed
-    from app.perception import load_voice, single_thread_numpy_blas
+    from app.recorder.perception import load_voice, single_thread_numpy_blas
 
     single_thread_numpy_blas()  # as the recorder runs
     encoder = load_voice(cfg)
@@ -141,9 +143,7 @@ def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None
         result["datasets"][name] = scores
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
-            scores["plot"] = save_roc_plot(
-                out_dir / f"speakers_{name}_roc.png", curves, f"speaker verification, {name}"
-            )
+            scores["plot"] = roc_det(out_dir / f"speakers_{name}_roc.png", curves, f"speaker verification, {name}")
     first = result["datasets"][next(iter(result["datasets"]))]
     used = first["snorm"].get("seed + met people", first["snorm"]["seed"])
     result.update(
@@ -221,10 +221,46 @@ def back_to_back(clips: dict[str, list[np.ndarray]]) -> tuple[np.ndarray, list[t
     return np.concatenate(parts), spans
 
 
+def assign_turns(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Turn]:
+    """Turns as the recorder hears them: VAD segments, voice embeddings, online speaker assignment with no
+    one known at the start (a turn settled by the previous speaker has speaker None)."""
+    from app.audio.vad import Reframer, SpeechSegmenter
+    from app.identity.speakers import SpeakerAssigner
+    from app.recorder.pipeline import MIN_EMBED_S
+
+    vad.reset()
+    segmenter = SpeechSegmenter(cfg.vad, vad.window_samples)
+    segments = []
+    for window in Reframer(vad.window_samples).push(audio):
+        segments += segmenter.push(window, vad(window))
+    segments += segmenter.flush()
+    assigner = SpeakerAssigner(cfg.identity, {}, {})
+    pad = cfg.vad.pad_ms / 1000
+    turns, previous, new_id = [], None, 0
+    for seg in segments:
+        voice = encoder(seg.audio) if seg.duration_s >= MIN_EMBED_S else None
+        utt = _as_utterance(seg, voice)
+        decision = assigner.decide(utt, previous)
+        pid = decision.person_id
+        if decision.by == "new":
+            new_id += 1
+            pid = new_id
+        if pid is not None and assigner.adds_voice_key(decision, utt):
+            assigner.remember("voice", pid, voice, cfg.identity.max_keys, seg.duration_s)
+        previous = pid if pid is not None else previous
+        turns.append(Turn(seg.t_start_s + pad, seg.t_end_s - pad, pid if decision.by != "previous" else None, voice))
+    return turns
+
+
+def _as_utterance(seg, voice):
+    from app.events import Utterance
+
+    return Utterance("", seg.t_start_s, seg.t_end_s, 1.0, voice, None)
+
+
 def stream_people(cfg: Config, streams: dict[str, dict[str, list[np.ndarray]]]) -> dict[str, dict]:
     """People counted on each stream of real clips, heard through the recorder's own parts."""
-    from app.evaluation.sessions import assign_turns
-    from app.perception import load_vad, load_voice
+    from app.recorder.perception import load_vad, load_voice
 
     vad, encoder = load_vad(cfg), load_voice(cfg)
     out = {}

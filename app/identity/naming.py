@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 
-from app.recall import STOPWORDS
+from app.text.words import STOPWORDS
 
 AUTO_NAME = re.compile(r"unknown_\d+")  # what the recorder calls people until they are named
 

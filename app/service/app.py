@@ -30,7 +30,7 @@ from app import __version__, views
 from app.config import Config
 from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
 from app.service.auth import Guard
-from app.service.events import EventLog, sse_response
+from app.service.events import EventLog
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -207,7 +207,7 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
         return await _answer(body, now)
 
     async def _answer(body: AskBody, now: datetime):
-        from app.answer import Answerer
+        from app.ask.answer import Answerer
 
         llm = await asyncio.to_thread(service.llm)
         if body.person:
@@ -270,7 +270,7 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
     async def events(request: Request, after: int | None = Query(None, ge=0, le=views.MAX_ID)):
         last = views.number(request.headers.get("last-event-id"))
         last = after if last is None else last
-        return sse_response(service.events, request, last)
+        return service.events.sse(request, last)
 
     @app.websocket("/v1/ingest")
     async def ingest(ws: WebSocket) -> None:

@@ -1,5 +1,5 @@
 """The OpenAI-compatible endpoint: `/v1/chat/completions` (streaming or not), answered from memory by the same
-grounding as `ask --answer` (app/answer.py: lines gathered and checked by code, read by the model): the last
+grounding as `ask --answer` (app/ask/answer.py: lines gathered and checked by code, read by the model): the last
 user message is the question, `person` (else `companion.wearer`) who asks; the reply is the checked answer or
 "I don't know", its `citations` the lines it was read from, beside the standard fields."""
 
@@ -53,7 +53,7 @@ def router(service) -> APIRouter:
 
     @api.post("/v1/chat/completions", summary="OpenAI-compatible chat: the last question answered from memory")
     async def chat(body: ChatBody):
-        from app.answer import Answerer
+        from app.ask.answer import Answerer
 
         question = next((_text(m.content) for m in reversed(body.messages) if m.role == "user"), "").strip()
         if not question:

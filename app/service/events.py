@@ -36,6 +36,14 @@ class EventLog:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
 
+    def sse(self, request, last: int | None):
+        """The events after `last` as a Server-Sent Events response (`/v1/events` and the web page's `/live`)."""
+        from fastapi.responses import StreamingResponse  # the recorder uses the log without the web stack
+
+        return StreamingResponse(
+            sse_stream(self, request, last), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._changed = asyncio.Event()
@@ -110,15 +118,6 @@ def _session_job(data: dict, sessions: set[int]) -> bool:
 
 
 KEEPALIVE_S = 15.0
-
-
-def sse_response(log: EventLog, request, last: int | None):
-    """The events after `last` as a Server-Sent Events response (`/v1/events` and the web page's `/live`)."""
-    from fastapi.responses import StreamingResponse
-
-    return StreamingResponse(
-        sse_stream(log, request, last), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
-    )
 
 
 async def sse_stream(log: EventLog, request, last: int | None) -> AsyncIterator[str]:

@@ -83,7 +83,7 @@ async def serve(
     import uvicorn
 
     from app.llm import SharedLLM
-    from app.pipeline import Recorder
+    from app.recorder.pipeline import Recorder
     from app.service.ingest import IngestSource
 
     events = EventLog(cfg.service.events_kept)

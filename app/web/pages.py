@@ -16,7 +16,6 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response, Streamin
 
 from app import views
 from app.errors import AppError, LLMError, NotFoundError
-from app.service.events import sse_response
 from app.store import browse
 from app.web import faces, reads
 from app.web.render import SECURITY_HEADERS, TEMPLATES, show
@@ -167,7 +166,7 @@ def router(service) -> APIRouter:
     @r.get("/live")
     async def live(request: Request):
         last = views.number(request.headers.get("last-event-id"))
-        return sse_response(service.events, request, last)
+        return service.events.sse(request, last)
 
     return r
 
@@ -186,7 +185,7 @@ def _between(start: dt.date | None, end: dt.date | None) -> tuple[float, float] 
 async def _answer(service, question: str, on_text: Callable[[str], None] | None = None) -> dict:
     """The language model's grounded answer as the answer fragment's data ({answer, known, citations} or
     {error})."""
-    from app.answer import Answerer
+    from app.ask.answer import Answerer
 
     try:
         llm = await asyncio.to_thread(service.llm)

@@ -128,7 +128,7 @@ def search(memory, embedder, cfg: Config, query: str, between: tuple[float, floa
     """Hybrid recall's results for `query`: within `between` (epoch seconds) when given, else as `ask` finds
     them (a time expression in the question filters by itself)."""
     if between is not None:
-        from app.recall import Retriever
+        from app.ask.recall import Retriever
 
         evidence = Retriever(memory, embedder, cfg.recall).search(query, RESULTS, between=between)
         window = between

@@ -32,12 +32,12 @@ from app.events import (
     VideoFrame,
 )
 from app.identity.tracker import IdentityTracker, Presence
-from app.perception import Perception
+from app.recorder.perception import Perception
+from app.recorder.writer import UtteranceWriter
 from app.store.memory import Memory
 from app.store.retention import sweep
 from app.vision.faces import FaceTracker
 from app.vision.timeline import FaceTimeline
-from app.writer import UtteranceWriter
 
 _LOGGER = logging.getLogger(__name__)
 _END = None  # end-of-stream marker on every queue

@@ -16,11 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from app.ask.recall import Evidence, Retriever
 from app.config import RecallConfig
-from app.recall import Evidence, Retriever, keywords, singular
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.timeexpr import TimeWindow, time_window
+from app.text.timeexpr import TimeWindow, time_window
+from app.text.words import keywords, singular
 
 PROFILE_TOKENS = 512
 RETRIEVED_TOKENS = 256

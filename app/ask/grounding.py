@@ -1,5 +1,5 @@
 """What an answer may be read from, and whether it was: code gathers, ranks and checks; a model only reads
-(app/answer.py).
+(app/ask/answer.py).
 
 - `gather`: the lines a question's answer may be in — the retriever's best turns, the lines that mention the
   people it names (who may never have spoken: "my wife Sarah"), the lines the matching facts were read from,
@@ -24,12 +24,13 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from app.ask.recall import Retriever
 from app.config import RecallConfig
 from app.consolidation.atoms import FAMILY, SOCIAL, third_person
-from app.recall import Retriever, keywords, singular
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.timeexpr import COUNTS, MONTHS, WEEKDAYS, day_words, plan_window
+from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS, day_words, plan_window
+from app.text.words import WORD, keywords, singular
 
 FIRST_PERSON = re.compile(
     r"\b(?:my|mine|myself)\b|\b(?:did|do|does|have|had|was|am|should|can|could|will|would)\s+i\b|^\s*i\b", re.I
@@ -46,7 +47,6 @@ MENTION_WEIGHT, TOPIC_WEIGHT, FACT_WEIGHT = 1.0, 0.5, 0.2
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
 SIMILAR = 0.65
 _MY = re.compile(r"\bmy\s+(?:(?:new|old|best|little|older|younger|dear)\s+)?([a-z-]+)", re.I)
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # as keywords() splits: "o'clock" is a word
 # past forms that share no prefix with their verb: "who grew up in Boston" is held by "we grew up", "grow up" too
 _IRREGULAR = """
 grow grew grown, go went gone going goes, buy bought, eat ate eaten, meet met, see saw seen, make made,
@@ -161,7 +161,7 @@ def gather(
     limit: int,
 ) -> Gathered:
     """The candidate lines for `question` asked by `asker` at `now`, best first, at most `limit`."""
-    from app.context import find
+    from app.ask.context import find
 
     retriever = Retriever(memory, embedder, cfg)
     when_said = asks_when_said(question)
@@ -245,7 +245,7 @@ def _canonical(word: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {_canonical(w.removesuffix("'s")) for w in _WORD.findall(text.lower())}
+    return {_canonical(w.removesuffix("'s")) for w in WORD.findall(text.lower())}
 
 
 def _held(word: str, words: set[str]) -> bool:

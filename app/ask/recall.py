@@ -12,21 +12,10 @@ import numpy as np
 from app.config import RecallConfig
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-
-_STOPWORD_TEXT = """
-a about above after again against all am an and any are as at be because been before being below between
-both but by can could did do does doing down during each few for from further had has have having he her
-here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
-not now of off on once only or other our ours ourselves out over own same she should so some such than
-that the their theirs them themselves then there these they this those through to too under until up
-very was we were what when where which while who whom why will with would you your yours yourself
-yourselves said say says tell told remember know anyone anybody someone something ever
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+from app.text.words import keywords, singular
 
 WINDOW_EXACT = 5000  # a time window with at most this many utterances is searched exhaustively
 BM25_POSTINGS = 3000  # BM25 scores at most about this many (utterance, word) matches per query
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -38,15 +27,6 @@ class Evidence:
     t_end: float
     session: int
     score: float  # fused: cosine similarity + weighted relative BM25 + person boost
-
-
-def keywords(text: str) -> list[str]:
-    """Content words of a query, lower-cased, in order, without duplicates; a possessive is the word
-    ("caroline's" -> "caroline": FTS5 would look for the phrase "caroline s", which costs a scan of both
-    words' positions and misses "caroline" alone), and a negation ("hadn't") a stopword."""
-    words = [w.lower().removesuffix("'s") for w in _WORD.findall(text)]
-    content = [w for w in words if w not in STOPWORDS and len(w) > 1 and not w.endswith("n't")]
-    return list(dict.fromkeys(content or words))
 
 
 EXPAND = 50  # the turns around this many of the nearest utterances join the candidates
@@ -123,10 +103,6 @@ def session_bm25(memory: Memory, holders: dict[str, np.ndarray]) -> dict[int, fl
     score = np.bincount(where, idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length)), minlength=len(held))
     top = score.max()
     return dict(zip(held.tolist(), (score / top).tolist(), strict=True)) if top > 0 else {}
-
-
-def singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
 
 
 class Retriever:

@@ -1,12 +1,12 @@
 """Grounded answers: retrieval and code choose and check; the model only reads a few short lines.
 
-1. gather (app/grounding.py): at most `answer.candidates` lines the answer may be in, ranked by the retriever
+1. gather (app/ask/grounding.py): at most `answer.candidates` lines the answer may be in, ranked by the retriever
    and by whether they mention the people the question names and hold its topic words; each "who: what",
    in the third person, with its time words resolved against the day it was said.
 2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default), or those the model
    picks by number (`model`: measured worse and slower; README, Answers).
 3. read: the model answers from the chosen lines alone, in a few words.
-4. check (app/grounding.py): the line that holds the answer's own words (and the people, relation words and
+4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold.
 
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.ask.grounding import Line, asker_needed, gather, holding
 from app.config import Config
 from app.consolidation import forgetting
-from app.grounding import Line, asker_needed, gather, holding
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder

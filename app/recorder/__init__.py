@@ -1,0 +1,1 @@
+"""The recorder: capture, speech, identity and storing, as one pipeline (pipeline.py) over sources."""

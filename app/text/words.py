@@ -1,0 +1,31 @@
+"""Words: the stopwords, a text's content words and a plural's singular, as retrieval, answers, naming and
+memory writing read them."""
+
+from __future__ import annotations
+
+import re
+
+_STOPWORD_TEXT = """
+a about above after again against all am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her
+here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
+not now of off on once only or other our ours ourselves out over own same she should so some such than
+that the their theirs them themselves then there these they this those through to too under until up
+very was we were what when where which while who whom why will with would you your yours yourself
+yourselves said say says tell told remember know anyone anybody someone something ever
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # "o'clock" and "caroline's" are one word
+
+
+def keywords(text: str) -> list[str]:
+    """Content words of a query, lower-cased, in order, without duplicates; a possessive is the word
+    ("caroline's" -> "caroline": FTS5 would look for the phrase "caroline s", which costs a scan of both
+    words' positions and misses "caroline" alone), and a negation ("hadn't") a stopword."""
+    words = [w.lower().removesuffix("'s") for w in WORD.findall(text)]
+    content = [w for w in words if w not in STOPWORDS and len(w) > 1 and not w.endswith("n't")]
+    return list(dict.fromkeys(content or words))
+
+
+def singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
