@@ -168,10 +168,16 @@ def test_playback_runs_on_the_input_clock_and_stops_at_once():
 class _Chunks:
     """A replay of fixed chunks (a stand-in for a file: only the chunk stream matters here)."""
 
-    name, has_video, origin_epoch_s = "chunks", False, 0.0
+    name, has_video, origin_epoch_s, realtime = "chunks", False, 0.0, False
 
     def __init__(self, chunks):
         self.chunks, self.duration_s, self.stopped = chunks, sum(len(c) for c in chunks) / 16000, False
+
+    def check(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.stopped = True
 
     async def stream(self):
         t = 0.0

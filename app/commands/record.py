@@ -44,7 +44,7 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         return cmd_companion(args, cfg)
     source = open_source(args.source, cfg)
     source.check()  # a missing device fails here, before a key or a database is made
-    if args.realtime and hasattr(source, "realtime"):
+    if args.realtime:
         source.realtime = True
     models = load_perception(cfg, with_faces=source.has_video)
     if args.serve:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
+from app.recorder.sources import Source
 
 TAIL_CHUNK_S = 0.064
 
@@ -118,7 +119,7 @@ class DuplexSource:
 
     def __init__(
         self,
-        source,
+        source: Source,
         playback: Playback,
         canceller=None,
         echo_path=None,
@@ -135,14 +136,36 @@ class DuplexSource:
         )
         self.duration_s = source.duration_s  # a replay's grows by the silence heard after the file
 
-    def __getattr__(self, name: str):  # name, has_video, origin_epoch_s, check, stop, stopped: the source's
-        return getattr(self.source, name)
+    # the rest of the `Source` is the source's own
+    @property
+    def name(self) -> str:
+        return self.source.name
 
-    def __setattr__(self, name: str, value) -> None:
-        if name == "realtime":
-            setattr(self.source, name, value)
-        else:
-            super().__setattr__(name, value)
+    @property
+    def has_video(self) -> bool:
+        return self.source.has_video
+
+    @property
+    def origin_epoch_s(self) -> float | None:
+        return self.source.origin_epoch_s
+
+    @property
+    def realtime(self) -> bool:
+        return self.source.realtime
+
+    @realtime.setter
+    def realtime(self, value: bool) -> None:
+        self.source.realtime = value
+
+    @property
+    def stopped(self) -> bool:
+        return self.source.stopped
+
+    def check(self) -> None:
+        self.source.check()
+
+    def stop(self) -> None:
+        self.source.stop()
 
     def through(self, chunk: AudioChunk) -> AudioChunk:
         """Play the chunk's length of output, add its echo when simulated, cancel the echo."""
@@ -164,7 +187,7 @@ class DuplexSource:
     async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
         async for item in self.source.stream():
             yield self.through(item) if isinstance(item, AudioChunk) else item
-        if self.source.duration_s is None or getattr(self.source, "stopped", False):
+        if self.source.duration_s is None or self.source.stopped:
             return
         # a file ended: keep the clock running on silence (paced at real time) while the companion talks
         n = int(TAIL_CHUNK_S * SAMPLE_RATE_HZ)

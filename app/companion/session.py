@@ -149,8 +149,7 @@ async def run(
 ) -> CompanionRun:
     """Record `source` with the companion listening and talking; a replay is paced at real time (the companion
     talks on the clock of what it hears) and, with `wav`, what was heard and said is written there."""
-    if hasattr(source, "realtime"):
-        source.realtime = True
+    source.realtime = True
     live = source.duration_s is None
     speaker = open_speaker(cfg) if live and wav is None else None
     recorder, companion, duplex = build(

@@ -33,6 +33,7 @@ from app.events import (
 )
 from app.identity.tracker import IdentityTracker, Presence
 from app.recorder.perception import Perception
+from app.recorder.sources import Source
 from app.recorder.writer import UtteranceWriter
 from app.store.memory import Memory
 from app.store.retention import sweep
@@ -101,7 +102,7 @@ class Recorder:
         cfg: Config,
         memory: Memory,
         models: Perception,
-        source,
+        source: Source,
         on_event: Callable[[PipelineEvent], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
         llm=None,
@@ -207,7 +208,7 @@ class Recorder:
                 pool.shutdown(wait=True)
             self.summary.wall_s = time.monotonic() - started
             if self.background is not None:  # a replay that ended gets its memory written; a stop stops
-                ended = self.source.duration_s is not None and not getattr(self.source, "stopped", False)
+                ended = self.source.duration_s is not None and not self.source.stopped
                 report = await asyncio.to_thread(self.background.finish if ended else self.background.stop)
                 self.summary.memory_jobs, self.summary.memory_s = report.jobs, round(report.seconds, 1)
                 self.summary.memory_error = self.background.error
@@ -215,7 +216,7 @@ class Recorder:
 
     async def _capture(self) -> None:
         # a live source cannot wait for the face stage: drop the oldest frames; a replay waits instead
-        lossy_video = self.source.duration_s is None or getattr(self.source, "realtime", False)
+        lossy_video = self.source.duration_s is None or self.source.realtime
         try:
             async for item in self.source.stream():
                 if isinstance(item, AudioChunk) or not lossy_video:

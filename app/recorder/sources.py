@@ -1,7 +1,9 @@
 """Where audio and frames come from: a recorded file (or the demo) replayed, the microphone, the camera.
 
-Every source is an async iterator of AudioChunk / VideoFrame with stream times from 0, plus the wall-clock
-`origin_epoch_s` of stream time 0.
+Every source is a `Source`: `stream()` yields AudioChunk / VideoFrame with stream times from 0, and
+`origin_epoch_s` is the wall-clock time of stream time 0. The glasses' stream (`app/service/ingest.py`), the
+companion's duplex around a source (`app/companion/duplex.py`) and the benchmarks' scripted sources are
+sources too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -25,6 +28,29 @@ _LOGGER = logging.getLogger(__name__)
 _BATCH = 64  # items pulled from the decoder per hop to a worker thread
 DEMO_FILE = Path("demo") / "demo.mkv"
 COMPANION_FILE = Path("demo") / "companion.mkv"  # the companion scene: the day after the demo
+
+
+class Source(Protocol):
+    """What the recorder reads from."""
+
+    name: str
+    duration_s: float | None  # None: live, until stopped
+    has_video: bool
+    origin_epoch_s: float | None  # the wall-clock time of stream time 0
+    realtime: bool  # paced at the speed it was recorded (a live source always is)
+
+    def check(self) -> None:
+        """One clear error (a missing device, an unreadable file) before anything starts."""
+
+    def stop(self) -> None:
+        """End the stream soon; what was already handed over is kept."""
+
+    @property
+    def stopped(self) -> bool:
+        """Whether `stop` was called (a replay that ended by itself was not stopped)."""
+
+    def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
+        """The chunks and frames in time order."""
 
 
 def _creation_time(path: Path) -> float | None:
@@ -113,6 +139,7 @@ class MicSource:
         self.name = "mic"
         self.duration_s = None
         self.has_video = False
+        self.realtime = True
         self.origin_epoch_s = time.time()
         self.dropped_s = 0.0
         self._factory = stream_factory
@@ -214,6 +241,7 @@ class CameraSource:
         self.name = "camera"
         self.duration_s = None
         self.has_video = True
+        self.realtime = True
         self._factory = capture_factory
         self.origin_epoch_s = self.mic.origin_epoch_s
 

@@ -70,6 +70,7 @@ class IngestSource:
     name = "glasses"
     duration_s = None
     has_video = True
+    realtime = True
 
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg

@@ -97,8 +97,7 @@ async def serve(
             speaker = ingest.speak
         else:
             speaker = session.open_speaker(cfg) if source.duration_s is None else None
-            if hasattr(source, "realtime"):
-                source.realtime = True  # a replay: the companion talks on the clock of what it hears
+            source.realtime = True  # a replay: the companion talks on the clock of what it hears
         recorder, _, _ = session.build(cfg, memory, models, source, events.pipeline, speaker=speaker, llm=llm)
     else:
         recorder = Recorder(cfg, memory, models, source, on_event=events.pipeline, llm=llm) if source else None
