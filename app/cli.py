@@ -12,7 +12,7 @@ from pathlib import Path
 from app import __version__
 from app.commands import consolidate, evaluate, memory, people, record, serve, system
 from app.config import Config, load_config
-from app.errors import AppError, NotFoundError
+from app.errors import AppError
 
 Command = Callable[[argparse.Namespace, Config], int]
 
@@ -91,8 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args, _config(args))
     except AppError as e:
-        listed = isinstance(e, NotFoundError) and e.listed_by
-        sys.stderr.write(f"error: {e}" + (f" (see `python -m app {e.listed_by}`)" if listed else "") + "\n")
+        sys.stderr.write(f"error: {e}" + (f" (see `python -m app {e.see}`)" if e.see else "") + "\n")
         return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")

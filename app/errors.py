@@ -2,10 +2,16 @@
 
 
 class AppError(Exception):
-    """Base error. `str(err)` is the one line shown to the user; `code` is stable for scripts."""
+    """Base error. `str(err)` is the one line shown to the user; `code` is stable for scripts. `see`: the
+    command that helps (`people`, `people merge`), which the command line names after the message and an HTTP
+    answer leaves out."""
 
     code = "error"
     exit_code = 1
+
+    def __init__(self, message: str = "", see: str | None = None) -> None:
+        super().__init__(message)
+        self.see = see
 
 
 class ConfigError(AppError):
@@ -35,14 +41,9 @@ class StoreError(AppError):
 
 
 class NotFoundError(StoreError):
-    """No such person, session or item in the memory (HTTP 404). `listed_by`: the command that lists what there
-    is ("people", "sessions"), which the command line names after the message."""
+    """No such person, session or item in the memory (HTTP 404)."""
 
     code = "not_found"
-
-    def __init__(self, message: str, listed_by: str | None = None) -> None:
-        super().__init__(message)
-        self.listed_by = listed_by
 
 
 class StoreKeyError(StoreError):

@@ -119,7 +119,7 @@ class PeopleMixin:
     def rename_person(self, old: str, new: str) -> None:
         pid = self._pid(old)
         if self.person_id(new) is not None:
-            raise StoreError(f"{new!r} is already someone's name (merge them with `people merge`)")
+            raise StoreError(f"{new!r} is already someone's name: merge them instead", "people merge")
         with transaction(self.con):
             self.con.execute("UPDATE people SET name = ? WHERE id = ?", (new, pid))
             # what memory writing wrote with the old label ("Unknown_3 is allergic to peanuts") says the name now
@@ -164,7 +164,7 @@ class PeopleMixin:
             )
         ]
         if not owned or len(owned) != len(set(utterance_ids)):
-            raise StoreError(f"not all of those utterances are {name}'s (see `python -m app export`)")
+            raise StoreError(f"not all of those utterances are {name}'s", "export")
         with transaction(self.con):
             person = self.add_person(new_name)
             args = [person.id, pid, *owned]
