@@ -371,7 +371,7 @@ def prepare_cohort() -> None:
 
     from app.config import load_config
     from app.identity.cohort import build_seed, seed_path
-    from app.perception import load_voice
+    from app.recorder.perception import load_voice
 
     path = seed_path(MODELS, "resemblyzer")
     if path.is_file():
