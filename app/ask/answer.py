@@ -30,6 +30,7 @@ from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
+from app.text.words import WORD
 
 __all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
 UNKNOWN = "I don't know."
@@ -263,8 +264,8 @@ class Answerer:
         mode = self.cfg.answer.verify
         if mode != "names":
             return mode == "all"
-        people = {w for n in self.memory.people_names() for w in re.findall(r"[\w']+", n.lower())}
-        words = [w for w in re.findall(r"[\w']+", answer.lower()) if w not in ("and", "or", "both")]
+        people = {w for n in self.memory.people_names() for w in WORD.findall(n.lower())}
+        words = [w for w in WORD.findall(answer.lower()) if w not in ("and", "or", "both")]
         return bool(words) and all(w.removesuffix("'s") in people for w in words)
 
     def _verified(self, question: str, answer: str, line: Line, out: Answer, timeout_s: float | None, on_job) -> bool:

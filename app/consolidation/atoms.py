@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from app.store.writing import Line
+from app.store.writing import DAY_S, Line
 from app.text.timeexpr import plan_window
 
 FAMILY = (
@@ -154,7 +154,7 @@ def planned_span(plan: str, said: float, planned_for: float | None) -> tuple[flo
     if window is not None:
         start, end, text = window[0].start.timestamp(), window[0].end.timestamp(), window[1].strip(" ,")
     elif planned_for is not None:
-        start, end, text = planned_for, planned_for + 86400.0, plan
+        start, end, text = planned_for, planned_for + DAY_S, plan
     else:
         return None
     text = was_planned(text)

@@ -185,22 +185,17 @@ class Consolidator:
         day and resting on the same lines; the plan is closed when its day ended and stays as history. Returns
         the people whose facts changed."""
         m, touched = self.memory, set()
-        for plan in m.plans_held():
-            span = planned_span(plan.value, plan.said, plan.valid_from)
-            if span is None or span[1] > now:
-                continue  # no day (it holds until something supersedes it), or not over yet
-            start, end, text = span
+        over = [
+            (plan, span)
+            for plan in m.plans_held()
+            if (span := planned_span(plan.value, plan.said, plan.valid_from)) is not None and span[1] <= now
+        ]  # a plan with no day holds until something supersedes it
+        if not over:
+            return touched
+        round_, vectors = m.memory_round(), self.embedder([text for _, (_, _, text) in over])
+        for (plan, (start, end, text)), vector in zip(over, vectors, strict=True):
             fid = m.insert_fact(
-                plan.person_id,
-                "event",
-                plan.key,
-                text,
-                plan.polarity,
-                plan.sources,
-                start,
-                plan.said,
-                m.memory_round(),
-                self.embedder([text])[0],
+                plan.person_id, "event", plan.key, text, plan.polarity, plan.sources, start, plan.said, round_, vector
             )
             m.supersede_fact(plan.id, fid, end)
             if plan.person_id is not None:

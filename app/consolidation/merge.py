@@ -22,6 +22,7 @@ from app.store.writing import HeldFact
 from app.text.timeexpr import COUNTS, MONTHS
 
 ADD, UPDATE, SUPERSEDE, NOOP = "add", "update", "supersede", "noop"
+_ONE_OFF = frozenset(("event", "plan"))  # "played tennis this morning" does not restate "loves playing tennis"
 _NEGATIONS = frozenset(
     "not no never nothing nobody none stopped quit gave n't nor neither hate hates hated dislike dislikes "
     "without anymore longer".split()
@@ -68,8 +69,7 @@ def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: f
         )
         if changed:  # facts of one line are siblings, never replacements
             return Decision(ADD) if item.line.id in best.sources else Decision(SUPERSEDE, best)
-        one_off = ("event", "plan")  # "played tennis this morning" does not restate "loves playing tennis"
-        if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & set(one_off)):
+        if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & _ONE_OFF):
             news = item.line.id not in best.sources or len(item.what) > len(best.value)
             return Decision(UPDATE if news else NOOP, best)
     if item.key in SINGLE and item.kind == "attribute":
