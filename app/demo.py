@@ -22,7 +22,7 @@ import numpy as np
 
 from app.config import child_env
 from app.errors import MediaError
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 
 _LOGGER = logging.getLogger(__name__)
 GROUP_PHOTO_SHA256 = "47f682e945b659f93a9e490b9c9c4a2a864abe64dace9e1a2893845ddfd69489"

@@ -16,7 +16,7 @@ from app import registry
 from app.audio.media import write_media
 from app.config import Config, load_config
 from app.errors import ModelError
-from app.events import PipelineEvent
+from app.events import Event
 from app.recorder.pipeline import Recorder
 from app.recorder.sources import FileSource
 from app.store.keys import Secret
@@ -151,8 +151,8 @@ def conversation(tmp_path_factory, speech) -> tuple[Path, list[tuple[float, floa
     return path, spans
 
 
-def record(cfg, perception, path: Path, db: Path) -> tuple[list[PipelineEvent], object]:
-    events: list[PipelineEvent] = []
+def record(cfg, perception, path: Path, db: Path) -> tuple[list[Event], object]:
+    events: list[Event] = []
     source = FileSource(path, cfg, origin_epoch_s=1_750_000_000.0)
     with Memory.open(db, Secret(b"k", "test"), cfg.store, create=True) as memory:
         summary = run_async(Recorder(cfg, memory, perception, source, on_event=events.append).run())

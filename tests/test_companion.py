@@ -20,7 +20,7 @@ from app.companion.turns import (
     addressed,
     wake_phrases,
 )
-from app.events import AudioChunk
+from app.frames import AudioChunk
 
 PHRASES = wake_phrases("hey memory, okay memory, hey computer")
 
@@ -264,7 +264,8 @@ def test_a_language_model_server_that_is_down_gets_one_spoken_line(cfg, memory, 
 
     from app.companion.companion import Companion
     from app.companion.tts import CommandVoice
-    from app.events import PipelineEvent, Utterance
+    from app.events import Bus, Stored
+    from app.frames import Utterance
     from app.llm import SharedLLM
     from tests.conftest import DAY, MAY_8
 
@@ -277,14 +278,15 @@ def test_a_language_model_server_that_is_down_gets_one_spoken_line(cfg, memory, 
         pytest.skip("espeak-ng is not installed")
     events: list[tuple[str, dict]] = []
     playback = Playback()
+    bus = Bus()
+    bus.subscribe(lambda e: events.append((e.kind, e.detail)))
     companion = Companion(
-        down, m, perception.text, voice, None, SharedLLM(down), playback, lambda: 10.0, MAY_8 + 3 * DAY,
-        lambda kind, t_s, **detail: events.append((kind, detail)), 0.032,
+        down, m, perception.text, voice, None, SharedLLM(down), playback, lambda: 10.0, MAY_8 + 3 * DAY, bus, 0.032,
     )  # fmt: skip
     try:
         utt = Utterance("hey memory what is Caroline thinking about studying", 8.0, 10.0, 1.0, None, None)
-        assert companion.accept(utt)
-        companion.event(PipelineEvent("stored", 8.0, {"person": "Melanie"}))
+        assert companion.refusal(utt) is None
+        bus.publish(Stored(8.0, None, "Melanie", "voice", True))  # as the recorder would, once it stored it
         deadline = time.monotonic() + 60
         while not any(kind == "reply" for kind, _ in events) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -319,8 +321,8 @@ def test_live_microphone_and_speaker_through_the_duplex(cfg, memory, perception,
     import asyncio
     import time
 
-    from app.companion import session
     from app.recorder.sources import MicSource
+    from app.runtime import Runtime
     from tests.conftest import need_default_llm, need_models
     from tests.test_sources import FakeInputStream
 
@@ -331,21 +333,21 @@ def test_live_microphone_and_speaker_through_the_duplex(cfg, memory, perception,
     audio = np.concatenate([np.zeros(16000), question, np.zeros(16000 * 30)]).astype(np.float32)
     mic = MicSource(cfg, stream_factory=lambda cb: FakeInputStream(cb, audio, 16000, 512, realtime=True))
     played: list[tuple[float, np.ndarray]] = []
-    recorder, companion, _ = session.build(cfg, m, perception, mic, speaker=lambda b, t: played.append((t, b.copy())))
+    runtime = Runtime(cfg, m, perception, mic, companion=True, speaker=lambda b, t: played.append((t, b.copy())))
 
     async def go():
-        task = asyncio.create_task(recorder.run())
+        task = asyncio.create_task(runtime.run())
         deadline = time.monotonic() + 40
-        while time.monotonic() < deadline and not (companion.replies and not companion.busy):
+        while time.monotonic() < deadline and not (
+            runtime.companion and runtime.companion.replies and not runtime.companion.busy
+        ):
             await asyncio.sleep(0.2)
         mic.stop()
         return await task
 
-    try:
-        summary = asyncio.run(go())
-    finally:
-        companion.close()
-        companion.llm.close()
+    summary = asyncio.run(go())
+    companion = runtime.companion
+    assert runtime.state == "stopped"
     (reply,) = companion.replies
     assert reply.kind == "answer" and "caroline" in reply.question.lower()
     assert reply.first_audio_s is not None and reply.first_audio_s > reply.asked_s

@@ -8,7 +8,7 @@ import pytest
 
 from app.audio.media import write_media
 from app.config import IdentityConfig
-from app.events import Face
+from app.frames import Face
 from app.identity.speakers import SpeakerAssigner
 from app.identity.tracker import NOBODY, IdentityTracker
 from tests.conftest import record

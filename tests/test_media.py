@@ -11,7 +11,7 @@ import pytest
 
 from app.audio.media import iter_media, probe, read_audio, write_media
 from app.errors import MediaError
-from app.events import AudioChunk, VideoFrame
+from app.frames import AudioChunk, VideoFrame
 
 
 def _tone(seconds: float, rate: int = 16000) -> np.ndarray:

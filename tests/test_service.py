@@ -200,7 +200,7 @@ def test_non_loopback_needs_public(cfg):
 # the glasses: the demo's audio and frames over the ingest WebSocket
 def _demo_media():
     from app.audio.media import iter_media
-    from app.events import AudioChunk
+    from app.frames import AudioChunk
 
     path = MODELS / "demo" / "demo.mkv"
     if not path.is_file():

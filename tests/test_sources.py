@@ -12,7 +12,7 @@ import pytest
 
 from app.config import Config
 from app.errors import DeviceError
-from app.events import AudioChunk, VideoFrame
+from app.frames import AudioChunk, VideoFrame
 from app.recorder.sources import CameraSource, MicSource
 from tests.conftest import run_async
 

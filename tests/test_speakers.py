@@ -8,7 +8,7 @@ import pytest
 
 from app.audio.media import read_audio, write_media
 from app.config import IdentityConfig
-from app.events import Utterance
+from app.frames import Utterance
 from app.identity.speakers import Decision, KeyBank, SpeakerAssigner, voice_threshold
 from tests.conftest import record
 

@@ -7,7 +7,7 @@ import pytest
 
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import VadConfig
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 
 WIN = 512
 

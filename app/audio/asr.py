@@ -19,7 +19,7 @@ import numpy as np
 
 from app import registry
 from app.errors import ModelError
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 
 _LOGGER = logging.getLogger(__name__)
 _FILLERS = {"<s>", "</s>", "<sil>", "[NOISE]", "[BREATH]", "[COUGH]", "[UM]", "[UH]", "[SMACK]"}

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from app.errors import MediaError
-from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
+from app.frames import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 
 _LOGGER = logging.getLogger(__name__)
 _TRUNCATED_FRACTION = 0.97  # decoded/declared duration below this means the file was cut short

@@ -10,7 +10,7 @@ import numpy as np
 from app.config import VadConfig
 from app.devices import onnx_session
 from app.errors import ModelError
-from app.events import SAMPLE_RATE_HZ, SpeechSegment
+from app.frames import SAMPLE_RATE_HZ, SpeechSegment
 
 _CONTEXT_SAMPLES = 64  # Silero v5/v6 expect the previous 64 samples before each window
 

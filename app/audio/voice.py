@@ -8,7 +8,7 @@ import numpy as np
 
 from app.devices import onnx_session
 from app.errors import ModelError
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 
 N_FFT = 400  # 25 ms window
 HOP = 160  # 10 ms step

@@ -196,7 +196,7 @@ def serving(data: Path, key: str, token: str) -> Iterator[tuple[subprocess.Popen
 
 def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float = 0.0) -> dict:
     from app.audio.media import iter_media
-    from app.events import AudioChunk
+    from app.frames import AudioChunk
     from app.recorder.sources import DEMO_FILE
 
     demo = cfg.models_dir / DEMO_FILE

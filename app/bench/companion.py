@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
-from app.events import SAMPLE_RATE_HZ, AudioChunk
+from app.frames import SAMPLE_RATE_HZ, AudioChunk
 
 CHUNK = 512
 GREETING_LINE = ("David", "Good morning, my name is David, remember me? I just came back from my trip yesterday.")
@@ -90,7 +90,7 @@ class ScriptedScene:
         self.duration_s = 0.0  # a replay: the recorder finishes what it heard when the scene ends
         self.clips = {(s.speaker, s.text): speak(s.text, voices[s.speaker]) for s in script if s.kind != "passage"}
         self.interruption = speak(INTERRUPTION, voices["Emily"])
-        self.companion = None  # set once built
+        self.runtime = None  # the runtime it is recorded by: its companion is there once started
         self.onsets: list[float] = []  # true speech onsets of the interruptions while it speaks (stream s)
         self.thinking_onsets: list[float] = []  # ... and while it generates
         self.passages: list[tuple[float, float]] = []  # (start, end) of each read passage
@@ -120,7 +120,7 @@ class ScriptedScene:
                 yield chunk
 
     async def stream(self):
-        companion = self.companion
+        companion = self.runtime.companion if self.runtime is not None else None
         assert companion is not None
         started = time.monotonic()
         second = np.zeros(SAMPLE_RATE_HZ, np.float32)
@@ -190,12 +190,11 @@ def bench_companion(cfg: Config, questions: int = 4, interruptions: int = 3, pas
 
 
 def _scene(cfg: Config, questions: int, interruptions: int, passages: int) -> dict:
-    from app.companion import session
     from app.companion.echo import EchoPath, erle_db
     from app.demo import COMPANION_TIME
     from app.recorder.perception import load_perception
-    from app.recorder.pipeline import Recorder
     from app.recorder.sources import open_source
+    from app.runtime import Runtime
     from app.store.keys import Secret
     from app.store.memory import Memory
 
@@ -204,7 +203,7 @@ def _scene(cfg: Config, questions: int, interruptions: int, passages: int) -> di
     secret = Secret(secrets.token_hex(16).encode(), "bench")
     events: list = []
     with tempfile.TemporaryDirectory() as tmp, Memory.open(Path(tmp) / "bench.db", secret, cfg.store, True) as mem:
-        asyncio.run(Recorder(cfg, mem, models, demo).run())
+        asyncio.run(Runtime(cfg, mem, models, demo).run())
         scene_cfg = dataclasses.replace(
             cfg,
             memory=dataclasses.replace(cfg.memory, background=False),  # memory writing has its own bench
@@ -214,17 +213,14 @@ def _scene(cfg: Config, questions: int, interruptions: int, passages: int) -> di
             steps(questions, interruptions, passages), datetime.fromisoformat(COMPANION_TIME).timestamp()
         )
         echo = EchoPath(**ECHO_PATH)
-        recorder, companion, duplex = session.build(
-            scene_cfg, mem, models, scene, events.append, simulate_echo=echo, keep_tracks=True
+        runtime = Runtime(
+            scene_cfg, mem, models, scene, companion=True, simulate_echo=echo, keep_tracks=True, on_event=events.append
         )
-        scene.companion = companion
+        scene.runtime = runtime
         wall = time.monotonic()
-        try:
-            summary = asyncio.run(recorder.run())
-        finally:
-            companion.close()
-            companion.llm.close()
+        summary = asyncio.run(runtime.run())
         wall = time.monotonic() - wall
+        companion, duplex = runtime.companion, runtime.duplex
     return _report(scene, companion, duplex, events, summary, wall, erle_db)
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from app.config import Config
-from app.events import SAMPLE_RATE_HZ, Face
+from app.frames import SAMPLE_RATE_HZ, Face
 
 PEOPLE = 1000
 POLLS = 30

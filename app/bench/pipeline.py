@@ -18,7 +18,7 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 
 QUERIES = (
     "who is allergic to peanuts",

@@ -31,7 +31,7 @@ import numpy as np
 
 from app.config import Config
 from app.errors import MediaError
-from app.events import SAMPLE_RATE_HZ, AudioChunk
+from app.frames import SAMPLE_RATE_HZ, AudioChunk
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 CHUNK_S = 0.256

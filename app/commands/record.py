@@ -1,11 +1,11 @@
-"""`run`: record from a source into the encrypted memory."""
+"""`run`: record from a source into the encrypted memory (the runtime's parts are imported when a command runs:
+`python -m app --help` and the memory's commands should not load the recorder, the model and the web stack)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import dataclasses
-import signal
 import sys
 from pathlib import Path
 
@@ -37,8 +37,8 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from tqdm import tqdm
 
     from app.recorder.perception import load_perception
-    from app.recorder.pipeline import Recorder
     from app.recorder.sources import open_source
+    from app.runtime import Runtime
 
     if args.companion and not args.serve:
         return cmd_companion(args, cfg)
@@ -49,20 +49,18 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     models = load_perception(cfg, with_faces=source.has_video)
     if args.serve:
         from app.commands import db_path
-        from app.commands.serve import serving_address
-        from app.service.server import serve
+        from app.commands.serve import serving_address, serving_speaker
 
         listen = serving_address(args, cfg)
         with open_memory(args, cfg, create=True) as memory:
-            return asyncio.run(
-                serve(cfg, memory, models.text, db_path(args).parent, listen, source, models, args.companion)
-            )
+            speaker = serving_speaker(cfg, source) if args.companion else None
+            runtime = Runtime(cfg, memory, models, source, companion=args.companion, speaker=speaker)
+            return asyncio.run(runtime.serve(listen, models.text, db_path(args).parent))
     with open_memory(args, cfg, create=True) as memory:
         total = round(source.duration_s or 0, 1) or None
         bar = tqdm(total=total, unit="s", desc=source.name, disable=None, leave=False, file=sys.stderr)
-        recorder = Recorder(cfg, memory, models, source, on_progress=lambda s: bar.update(round(s, 3)))
-
-        summary = asyncio.run(_stoppable(source, recorder.run()))
+        runtime = Runtime(cfg, memory, models, source, on_progress=lambda s: bar.update(round(s, 3)))
+        summary = asyncio.run(runtime.run())
         bar.close()
     out = summary.as_dict()
     if args.json:
@@ -70,17 +68,6 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     else:
         sys.stdout.write("\n".join(summary_lines(out)) + "\n")
     return summary.exit_code
-
-
-async def _stoppable(source, work):
-    """Run `work` with SIGINT/SIGTERM stopping the source (what was captured is kept)."""
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, source.stop)
-        loop.add_signal_handler(signal.SIGTERM, source.stop)
-    except (NotImplementedError, RuntimeError):  # not the main thread (tests) or no signals
-        pass
-    return await work
 
 
 def summary_lines(out: dict) -> list[str]:
@@ -106,10 +93,9 @@ def summary_lines(out: dict) -> list[str]:
 
 def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
     """`run --companion`: record with the voice companion answering what is addressed to it, aloud."""
-    from app.companion import session
     from app.recorder.perception import load_perception
-    from app.recorder.pipeline import Recorder
     from app.recorder.sources import companion_scene, open_source
+    from app.runtime import Runtime
 
     scene = args.source == "demo"
     if scene and not cfg.companion.wearer:  # in the scene Emily wears the glasses
@@ -126,8 +112,8 @@ def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
     with open_memory(args, cfg, create=True) as memory:
         if scene and not memory.has_source("demo"):  # the scene is the day after the demo: remember it first
             sys.stderr.write("recording the demo conversation first (the companion scene is the day after it)\n")
-            asyncio.run(Recorder(cfg, memory, models, open_source("demo", cfg)).run())
-        run = asyncio.run(_stoppable(source, session.run(cfg, memory, models, source, wav, simulate_echo=echo)))
+            asyncio.run(Runtime(cfg, memory, models, open_source("demo", cfg)).run())
+        run = asyncio.run(_companion_run(cfg, memory, models, source, wav, echo))
     out = run.as_dict()
     if args.json:
         print_json(out)
@@ -143,3 +129,30 @@ def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
         lines.append(f"spoken            {run.wav} (left: microphone, right: the companion; voice {run.voice})")
     sys.stdout.write("\n".join(lines) + "\n")
     return run.summary.exit_code  # type: ignore[attr-defined]
+
+
+async def _companion_run(cfg: Config, memory, models, source, wav: Path | None, echo):
+    """Record `source` with the companion listening and talking; a replay is paced at real time (the companion
+    talks on the clock of what it hears) and, with `wav`, what was heard and said is written there."""
+    from app.companion.session import CompanionRun, open_speaker, write_wav
+    from app.runtime import Runtime
+
+    source.realtime = True
+    speaker = open_speaker(cfg) if source.duration_s is None and wav is None else None
+    runtime = Runtime(
+        cfg, memory, models, source, companion=True, speaker=speaker, simulate_echo=echo, keep_tracks=wav is not None
+    )
+    summary = await runtime.run()
+    companion, duplex = runtime.companion, runtime.duplex
+    assert companion is not None and duplex is not None
+    out = CompanionRun(
+        summary,
+        [r.as_dict() for r in companion.replies],
+        companion.barge_ins,
+        len(companion.refused),
+        companion.voice.name,
+    )
+    if wav is not None:
+        write_wav(wav, duplex.track("mic"), duplex.track("played"))
+        out.wav = str(wav)
+    return out

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.commands import db_path, open_memory
 from app.config import Config
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def add_serving(p) -> None:
@@ -42,7 +47,7 @@ def register(add) -> None:
 
 def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
     from app.recorder.perception import load_text_embedder
-    from app.service.server import serve
+    from app.runtime import Runtime
 
     listen = serving_address(args, cfg)
     source = models = None
@@ -56,6 +61,29 @@ def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
         models = load_perception(cfg, with_faces=True)
         embedder = models.text
     with open_memory(args, cfg, create=True) as memory:
-        return asyncio.run(
-            serve(cfg, memory, embedder, db_path(args).parent, listen, source, models, args.companion and bool(source))
+        companion = args.companion and source is not None
+        runtime = Runtime(
+            cfg,
+            memory,
+            models,
+            source,
+            companion=companion,
+            speaker=serving_speaker(cfg, source) if companion else None,
         )
+        return asyncio.run(runtime.serve(listen, embedder, db_path(args).parent))
+
+
+def serving_speaker(cfg: Config, source) -> Callable[[np.ndarray, float], None] | None:
+    """Where the companion's voice goes while serving: back to the glasses (ingest), the default output device
+    (a live source), nowhere for a replay — paced at real time, the companion talks on the clock of what it
+    hears."""
+    from app.companion.session import open_speaker
+    from app.service.ingest import IngestSource
+
+    if isinstance(source, IngestSource):
+        return source.speak
+    if source is None or source.duration_s is not None:
+        if source is not None:
+            source.realtime = True
+        return None
+    return open_speaker(cfg)

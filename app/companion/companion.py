@@ -1,9 +1,9 @@
 """The voice companion inside the recorder: it answers what is addressed to it, aloud, from memory; stops when
 spoken over; greets a known person who comes back; and never takes its own voice for someone's speech.
 
-The recorder calls three hooks on its loop: `vad` for every VAD window (speech onsets: barge-in), `accept` for
-every utterance before it is stored (the companion's own echo is refused), and `event` for what it emits
-(`stored` utterances are heard by the turn-taking machine, `identity` changes may bring a greeting). Replies
+It listens on the recorder's event bus (app/events.py): `VoiceActivity` for every VAD window (speech onsets:
+barge-in), `Stored` utterances for the turn-taking machine, `Identity` changes that may bring a greeting; the
+recorder asks `refusal` about every utterance before it stores it (the companion's own echo is refused). Replies
 run on the companion's own thread with its own memory connection: the answer streams out of the shared LLM
 sentence by sentence into text-to-speech and onto the `Playback` queue, which the duplex audio plays on the
 microphone's clock. A barge-in stops playback at once (on the loop) and cancels the generation.
@@ -29,7 +29,26 @@ from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State,
 from app.config import Config
 from app.consolidation.atoms import planned_span
 from app.errors import AppError, LLMCrashed, LLMUnavailable
-from app.events import PipelineEvent, Utterance
+from app.events import (
+    BargeIn,
+    Bus,
+    Error,
+    Event,
+    EventKind,
+    Greeting,
+    GreetingStart,
+    Identity,
+    PersonNamed,
+    ReplyStart,
+    Said,
+    SayStart,
+    SessionStart,
+    Speech,
+    Stored,
+    VoiceActivity,
+)
+from app.events import Reply as ReplyEvent
+from app.frames import Utterance
 
 _LOGGER = logging.getLogger(__name__)
 _WORD = re.compile(r"[a-z']+")
@@ -114,9 +133,9 @@ def second_person(fact: str, name: str) -> str:
 
 
 class Companion:
-    """Hooks for the recorder plus the reply thread. `voice` is a text-to-speech voice (app.companion.tts),
-    `llm` a SharedLLM, `clock` the duplex stream time, `emit(kind, t_s, **detail)` the recorder's events,
-    `window_s` the VAD's window."""
+    """A subscriber to the recorder's bus plus the reply thread. `voice` is a text-to-speech voice
+    (app.companion.tts), `llm` a SharedLLM, `clock` the duplex stream time, `bus` where the recorder's events
+    come from and the companion's go, `window_s` the VAD's window."""
 
     def __init__(
         self,
@@ -129,12 +148,12 @@ class Companion:
         playback: Playback,
         clock: Callable[[], float],
         origin_epoch_s: float,
-        emit: Callable[..., None],
+        bus: Bus,
         window_s: float,
     ) -> None:
         c = cfg.companion
         self.cfg, self.memory, self.embedder, self.voice, self.llm = cfg, memory, embedder, voice, llm
-        self.playback, self.clock, self.origin, self.emit = playback, clock, origin_epoch_s, emit
+        self.playback, self.clock, self.origin, self.bus = playback, clock, origin_epoch_s, bus
         playback.on_start, playback.on_end = self._started, self._ended
         self.turns = TurnTaking(wake_phrases(c.wake), c.barge_in)
         self.policy = GreetingPolicy(
@@ -162,6 +181,11 @@ class Companion:
         self._idle.set()
         self._thread = threading.Thread(target=self._run, name="companion", daemon=True)
         self._thread.start()
+        heard = (EventKind.SPEECH, EventKind.SESSION_START, EventKind.STORED, EventKind.IDENTITY)
+        self._unsubscribe = (
+            bus.subscribe(self._voice_activity, EventKind.VOICE_ACTIVITY),
+            bus.subscribe(self._heard_event, *heard, EventKind.PERSON_NAMED),
+        )
 
     @staticmethod
     def _own_key(voice, voice_encoder) -> np.ndarray | None:
@@ -171,11 +195,13 @@ class Companion:
         key = np.asarray(voice_encoder(voice.speak_16k(SELF_SAMPLE)), np.float32)
         return key / (np.linalg.norm(key) or 1.0)
 
-    # ------------------------------------------------------------------ the recorder's hooks (its loop)
-    def vad(self, t_s: float, prob: float) -> None:
+    # ------------------------------------------------------------------ the recorder's events (its threads)
+    def _voice_activity(self, ev: Event) -> None:
         """Every VAD window (ending at `t_s`): enough speech in a row is an onset, and an onset over a reply is
         a barge-in."""
-        if prob >= self.cfg.vad.threshold:
+        assert isinstance(ev, VoiceActivity)
+        t_s = ev.t_s
+        if ev.probability >= self.cfg.vad.threshold:
             self._run_len += 1
             if self._run_len == self._onset_windows:
                 with self._lock:
@@ -185,8 +211,8 @@ class Companion:
         else:
             self._run_len = 0
 
-    def accept(self, utt: Utterance) -> bool:
-        """False for the companion's own voice coming back through the microphone (it is not stored)."""
+    def refusal(self, utt: Utterance) -> str | None:
+        """Why `utt` is not to be stored: the companion's own voice coming back through the microphone."""
         played = [p for p in self.playback.playing_at(utt.t_start_s, utt.t_end_s) if p.tag in SPOKEN]
         if played:
             similarity = None
@@ -199,28 +225,28 @@ class Companion:
             if (similarity is not None and similarity >= self.cfg.companion.self_voice) or overlap >= 0.5:
                 self.refused.append({"t_s": utt.t_start_s, "similarity": similarity, "overlap": round(overlap, 2)})
                 _LOGGER.info("refused an utterance at %.1f s as the companion's own voice", utt.t_start_s)
-                return False
+                return "the companion's own voice"
         self._pending = {t: u for t, u in self._pending.items() if t > utt.t_start_s - KEEP_S}
         self._pending[round(utt.t_start_s, 3)] = utt
-        return True
+        return None
 
-    def event(self, ev: PipelineEvent) -> None:
-        if ev.kind == "speech":
-            end = round(ev.detail["end_s"], 3)
+    def _heard_event(self, ev: Event) -> None:
+        if isinstance(ev, Speech):
+            end = round(ev.end_s, 3)
             self._segments = {t: c for t, c in self._segments.items() if t > end - KEEP_S}
             self._segments[end] = self.clock()
-        elif ev.kind == "session_start":
+        elif isinstance(ev, SessionStart):
             self._session_start = self.origin + ev.t_s
-        elif ev.kind == "stored":
+        elif isinstance(ev, Stored):
             utt = self._pending.pop(ev.t_s, None)
             if utt is not None:
-                self._heard(utt, ev.detail.get("person"), ev.detail.get("utterance"))
-        elif ev.kind == "identity":
-            self._present = ev.detail.get("person")
+                self._heard(utt, ev.person, ev.utterance)
+        elif isinstance(ev, Identity):
+            self._present = ev.person
             if self._present:
                 self._requests.put(("returned", self._present, self.clock()))
-        elif ev.kind == "person_named" and ev.detail.get("was") == self._present:  # the one there said their name
-            self._present = ev.detail["person"]
+        elif isinstance(ev, PersonNamed) and ev.was == self._present:  # the one there said their name
+            self._present = ev.person
             self._requests.put(("returned", self._present, self.clock()))
 
     def _heard(self, utt: Utterance, person: str | None, uid: int | None = None) -> None:
@@ -248,15 +274,16 @@ class Companion:
             reply.interrupted = True
         if job is not None:
             job.cancel()
-        record = {
-            "onset_s": round(action.t_s, 3),
-            "stopped_s": round(now, 3),
-            "was": action.was.value,
-            "latency_ms": round((now - action.t_s) * 1e3, 1),
-            "items_stopped": len(stopped),
-        }
-        self.barge_ins.append(record)
-        self.emit("barge_in", action.t_s, **record)
+        event = BargeIn(
+            action.t_s,
+            round(action.t_s, 3),
+            round(now, 3),
+            action.was.value,
+            round((now - action.t_s) * 1e3, 1),
+            len(stopped),
+        )
+        self.barge_ins.append(event.detail)
+        self.bus.publish(event)
 
     # ------------------------------------------------------------------ playback callbacks (the loop)
     def _started(self, item: Played) -> None:
@@ -292,6 +319,8 @@ class Companion:
             self.turns.push_to_talk()
 
     def close(self, timeout: float = 5.0) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
         if self._job is not None:
             self._job.cancel()
         self._requests.put(None)
@@ -304,7 +333,7 @@ class Companion:
             answerer = Answerer(self.llm.get(), memory, self.embedder, self.cfg)
         except AppError as e:
             _LOGGER.error("the companion cannot answer: %s", e)
-            self.emit("error", self.clock(), stage="companion", message=str(e))
+            self.bus.publish(Error(self.clock(), "companion", str(e)))
             answerer = None
         if answerer is not None and self.cfg.companion.wearer:  # the wearer asks most: their profile now
             try:
@@ -326,7 +355,7 @@ class Companion:
                         self._end(reply)
                 except AppError as e:  # one line; the recorder goes on
                     _LOGGER.error("companion: %s", e)
-                    self.emit("error", self.clock(), stage="companion", message=str(e))
+                    self.bus.publish(Error(self.clock(), "companion", str(e)))
                 except Exception:
                     _LOGGER.exception("companion reply failed")
                 finally:
@@ -425,7 +454,8 @@ class Companion:
     def _begin(self, reply: Reply) -> None:
         self._current = reply
         self.replies.append(reply)
-        self.emit(f"{reply.kind}_start", reply.asked_s, question=reply.question, person=reply.person)
+        start = {"answer": ReplyStart, "greeting": GreetingStart, "say": SayStart}[reply.kind]
+        self.bus.publish(start(reply.asked_s, reply.question, reply.person))
 
     def _say(self, reply: Reply, sentence: str) -> None:
         sentence = _CITED.sub("", sentence).strip()  # "[fact 7]", "[12]": for the eyes, not the ears
@@ -447,4 +477,5 @@ class Companion:
                 self.turns.finished(self.clock())
         detail = reply.as_dict()
         del detail["kind"]  # the event's kind says it
-        self.emit({"answer": "reply"}.get(reply.kind, reply.kind), reply.asked_s, **detail)
+        done = {"answer": ReplyEvent, "greeting": Greeting, "say": Said}[reply.kind]
+        self.bus.publish(done(reply.asked_s, **detail))

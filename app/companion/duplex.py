@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
+from app.frames import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 from app.recorder.sources import Source
 
 TAIL_CHUNK_S = 0.064

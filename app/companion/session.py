@@ -1,6 +1,6 @@
-"""A recording with the companion in it: the source through the duplex (play, echo, cancel), the recorder with
-the companion's hooks, the shared LLM for answers and memory writing, and, for a replay, the WAV of what was
-heard and said."""
+"""What a recording with the companion in it needs besides the runtime (app/runtime.py builds the duplex and
+the companion): its report, the speaker it talks through, and, for a replay, the WAV of what was heard and
+said."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.companion.duplex import DuplexSource, Playback
 from app.config import Config
-from app.errors import AppError
-from app.events import SAMPLE_RATE_HZ, PipelineEvent
+from app.frames import SAMPLE_RATE_HZ
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -72,102 +70,3 @@ def write_wav(path: Path, mic: np.ndarray, played: np.ndarray) -> None:
         w.setsampwidth(2)
         w.setframerate(SAMPLE_RATE_HZ)
         w.writeframes(pcm.tobytes())
-
-
-def build(
-    cfg: Config,
-    memory,
-    models,
-    source,
-    on_event: Callable[[PipelineEvent], None] | None = None,
-    simulate_echo=None,
-    keep_tracks: bool = False,
-    speaker: Callable[[np.ndarray, float], None] | None = None,
-    llm=None,
-):
-    """(recorder, companion, duplex source) ready to run. `simulate_echo`: an EchoPath added to the microphone
-    (replays and the benchmark); `llm`: a SharedLLM to use (else one shared by the companion and memory writing)."""
-    from app.companion.companion import Companion
-    from app.companion.tts import load_voice
-    from app.llm import SharedLLM
-    from app.recorder.pipeline import Recorder
-
-    voice = load_voice(cfg.models_dir, cfg.companion.voice)
-    canceller = None
-    if cfg.companion.echo_cancel:
-        from app.companion.echo import EchoCanceller
-
-        canceller = EchoCanceller()
-    playback = Playback()
-    holder: dict = {}
-
-    def emit(kind: str, t_s: float, **detail) -> None:  # the recorder is made after the companion
-        holder["recorder"]._emit(kind, t_s, **detail)
-
-    duplex = DuplexSource(
-        source,
-        playback,
-        canceller,
-        simulate_echo,
-        speaker,
-        busy=lambda: holder["companion"].busy,
-        tail_s=cfg.companion.tail_s,
-        keep_tracks=keep_tracks,
-    )
-    llm = llm or SharedLLM(cfg)
-    try:  # loaded now, before anything runs beside it: llama.cpp silences stdout and stderr while it loads
-        llm.get()
-    except AppError as e:  # the companion says it cannot answer; recording goes on
-        _LOGGER.error("the companion cannot answer: %s", e)
-    companion = Companion(
-        cfg,
-        memory,
-        models.text,
-        voice,
-        models.voice,
-        llm,
-        playback,
-        lambda: duplex.clock_s,
-        source.origin_epoch_s,
-        emit,
-        models.vad.window_samples / SAMPLE_RATE_HZ,
-    )
-    holder["companion"] = companion
-    recorder = Recorder(cfg, memory, models, duplex, on_event=on_event, llm=llm, companion=companion)
-    holder["recorder"] = recorder
-    return recorder, companion, duplex
-
-
-async def run(
-    cfg: Config,
-    memory,
-    models,
-    source,
-    wav: Path | None = None,
-    on_event: Callable[[PipelineEvent], None] | None = None,
-    simulate_echo=None,
-) -> CompanionRun:
-    """Record `source` with the companion listening and talking; a replay is paced at real time (the companion
-    talks on the clock of what it hears) and, with `wav`, what was heard and said is written there."""
-    source.realtime = True
-    live = source.duration_s is None
-    speaker = open_speaker(cfg) if live and wav is None else None
-    recorder, companion, duplex = build(
-        cfg, memory, models, source, on_event, simulate_echo, keep_tracks=wav is not None, speaker=speaker
-    )
-    try:
-        summary = await recorder.run()
-    finally:
-        companion.close()
-        companion.llm.close()
-    out = CompanionRun(
-        summary,
-        [r.as_dict() for r in companion.replies],
-        companion.barge_ins,
-        len(companion.refused),
-        companion.voice.name,
-    )
-    if wav is not None:
-        write_wav(wav, duplex.track("mic"), duplex.track("played"))
-        out.wav = str(wav)
-    return out

@@ -27,7 +27,7 @@ import numpy as np
 from app import registry
 from app.config import Config
 from app.errors import ConfigError, MediaError, ModelError
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 
 _LOGGER = logging.getLogger(__name__)
 JFK_REFERENCE = (

@@ -21,7 +21,7 @@ import numpy as np
 from app.config import Config
 from app.errors import MediaError
 from app.evaluation.speakers import assign_turns, attributed, render_people, speaker_counts, summed
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 from app.identity.sessions import Session, Turn, boundary_prf, frame_labels, jaccard, segment
 
 STREAMS = 10

@@ -28,7 +28,7 @@ from app.config import Config
 from app.errors import MediaError
 from app.evaluation.metrics import eer, roc
 from app.evaluation.plots import roc_det
-from app.events import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ
 from app.identity.sessions import Turn
 from app.identity.snorm import AdaptiveSNorm
 
@@ -253,7 +253,7 @@ def assign_turns(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Turn]:
 
 
 def _as_utterance(seg, voice):
-    from app.events import Utterance
+    from app.frames import Utterance
 
     return Utterance("", seg.t_start_s, seg.t_end_s, 1.0, voice, None)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.config import IdentityConfig
-from app.events import Utterance
+from app.frames import Utterance
 from app.vision.faces import distances
 
 REDUNDANT = 0.3  # a face key within this fraction of the threshold of an existing own key adds nothing

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.config import IdentityConfig
-from app.events import Face
+from app.frames import Face
 from app.identity.speakers import SpeakerAssigner, best_voice, face_distances
 from app.vision.faces import distances
 

@@ -14,29 +14,33 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
+from app.consolidation.background import BackgroundWriter
 from app.errors import AppError, DiskFullError
 from app.events import (
-    SAMPLE_RATE_HZ,
-    AudioChunk,
-    Face,
-    FaceObservation,
-    PipelineEvent,
-    SpeechSegment,
-    Utterance,
-    VideoFrame,
+    Bus,
+    Error,
+    Event,
+    EventKind,
+    Identity,
+    MemoryWritten,
+    Skipped,
+    Speech,
+    VoiceActivity,
 )
-from app.identity.tracker import IdentityTracker, Presence
+from app.frames import SAMPLE_RATE_HZ, AudioChunk, Face, FaceObservation, SpeechSegment, Utterance, VideoFrame
+from app.identity.tracker import IdentityTracker
 from app.recorder.perception import Perception
 from app.recorder.sources import Source
+from app.recorder.summary import RunSummary
 from app.recorder.writer import UtteranceWriter
 from app.store.memory import Memory
 from app.store.retention import sweep
+from app.supervision import supervised
 from app.vision.faces import FaceTracker
 from app.vision.timeline import FaceTimeline
 
@@ -45,53 +49,6 @@ _END = None  # end-of-stream marker on every queue
 MIN_EMBED_S = 0.5  # segments shorter than this get no voice embedding
 VIDEO_QUEUE = 8
 SEGMENT_QUEUE = 16
-
-
-@dataclass
-class RunSummary:
-    source: str
-    duration_s: float = 0.0  # audio seen
-    speech_s: float = 0.0
-    utterances: int = 0
-    people: int = 0  # distinct people heard in this run
-    new_people: int = 0
-    skipped: int = 0  # segments or utterances dropped after a failure (each logged)
-    unstored: int = 0  # utterances heard after the disk filled up, which could not be kept
-    frames_analysed: int = 0
-    frames_dropped: int = 0
-    wall_s: float = 0.0
-    memory_jobs: int = 0  # memory-writing jobs done in the background (memory.background)
-    memory_s: float = 0.0
-    memory_error: str | None = None  # why background memory writing stopped, if it did
-    llm_faults: list[str] = field(default_factory=list)  # the language model's failures: its process died, ...
-    errors: list[str] = field(default_factory=list)
-    exit_code: int = 0  # the CLI's exit status: 0, or the code of the first error
-
-    @property
-    def rtf(self) -> float:
-        """Processing time over audio time: below 1 keeps up with real time."""
-        return self.wall_s / self.duration_s if self.duration_s else 0.0
-
-    def as_dict(self) -> dict:
-        return {
-            "source": self.source,
-            "duration_s": round(self.duration_s, 2),
-            "speech_s": round(self.speech_s, 2),
-            "utterances": self.utterances,
-            "people": self.people,
-            "new_people": self.new_people,
-            "skipped": self.skipped,
-            "unstored": self.unstored,
-            "frames_analysed": self.frames_analysed,
-            "frames_dropped": self.frames_dropped,
-            "wall_s": round(self.wall_s, 2),
-            "real_time_factor": round(self.rtf, 3),
-            "memory_jobs": self.memory_jobs,
-            "memory_s": self.memory_s,
-            "memory_error": self.memory_error,
-            "llm_faults": self.llm_faults,
-            "errors": self.errors,
-        }
 
 
 class Recorder:
@@ -103,20 +60,22 @@ class Recorder:
         memory: Memory,
         models: Perception,
         source: Source,
-        on_event: Callable[[PipelineEvent], None] | None = None,
+        on_event: Callable[[Event], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
         llm=None,
-        companion=None,
+        bus: Bus | None = None,
+        refuse: Callable[[Utterance], str | None] | None = None,
     ) -> None:
         self.cfg = cfg
-        # the voice companion's hooks (app/companion): VAD windows, utterances before storing, every event
-        self.companion = companion
+        self.bus = bus or Bus()  # what it reports (app/events.py); `on_event` is one more subscriber
+        if on_event is not None:
+            self.bus.subscribe(on_event)
+        self._refuse = refuse  # why an utterance is not to be stored (the companion's own voice), else None
         self._llm = llm  # a SharedLLM for background memory writing (the service's), else it loads its own
         self.memory = memory
         self.models = models
         self.source = source
         self.summary = RunSummary(source.name)
-        self._on_event = on_event
         self._on_progress = on_progress
         self._pools = {
             name: ThreadPoolExecutor(1, thread_name_prefix=name)
@@ -145,19 +104,8 @@ class Recorder:
             faces.name if faces else "",
             faces.metric if faces else "l2",
             faces.threshold if faces else 0.0,
-            self._emit,
+            self.bus.publish,
         )
-
-    def _emit(self, kind: str, t_s: float, **detail) -> None:
-        if kind in ("session_end", "session_split") and self.background is not None:
-            self.background.wake()  # a closed session is queued: its memory can be written
-        if self._on_event is None and self.companion is None:
-            return
-        event = PipelineEvent(kind, round(t_s, 3), detail)
-        if self.companion is not None:
-            self.companion.event(event)
-        if self._on_event is not None:
-            self._on_event(event)
 
     async def _in(self, pool: str, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pools[pool], fn, *args)
@@ -179,20 +127,23 @@ class Recorder:
         started = time.monotonic()
         self.running = True
         await self._in("store", self.writer.load)
+        woken = None
         if self.cfg.memory.background:
-            from app.consolidation.background import BackgroundWriter
-
             self.background = BackgroundWriter(
                 self.memory, self.models.text, self.cfg, self._written, self._llm, self._llm_fault
             )
+            # a closed session is queued: its memory can be written
+            woken = self.bus.subscribe(lambda _: self.background.wake(), EventKind.SESSION_END, EventKind.SESSION_SPLIT)
         assert self.writer.assigner is not None
         self.tracker = IdentityTracker(self.cfg.identity, self.writer.assigner)
+        # every stage is supervised (app/supervision.py): a failure is logged, the stage restarted with fresh
+        # state after a back-off; capture is not restarted (a file would play again) but ends the stream
         stages = {
             "capture": self._capture(),
-            "vad": self._vad(),
-            "asr": self._asr(),
-            "faces": self._face_stage(),
-            "identity": self._identity(),
+            "vad": supervised("vad", self._vad),
+            "asr": supervised("asr", self._asr),
+            "faces": supervised("faces", self._face_stage),
+            "identity": supervised("identity", self._identity),
             "store": self._store(),
             "retention": self._retention(),
         }
@@ -201,6 +152,8 @@ class Recorder:
             await asyncio.gather(*tasks)
         finally:
             self.running = False
+            if woken is not None:
+                woken()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -230,7 +183,11 @@ class Recorder:
         except AppError as e:  # reported in the run summary; everything before it is still processed
             _LOGGER.info("capture ended: %s", e)
             self._fail(e)
-            self._emit("error", self.summary.duration_s, stage="capture", message=str(e))
+            self.bus.publish(Error(self.summary.duration_s, "capture", str(e)))
+        except Exception as e:  # the source broke: what it gave is still processed
+            _LOGGER.exception("capture failed; the stream ends here")
+            self.summary.errors.append(f"capture failed: {e}")
+            self.bus.publish(Error(self.summary.duration_s, "capture", str(e)))
         finally:
             await self._audio_q.put(_END)
             await self._video_q.put(_END)
@@ -246,6 +203,7 @@ class Recorder:
 
         window_s = vad.window_samples / SAMPLE_RATE_HZ
         ident = self.cfg.identity
+        voiced = self.bus.wants(EventKind.VOICE_ACTIVITY)  # barge-in listens to every window
         speech: collections.deque[tuple[float, np.ndarray]] = collections.deque()  # (end time, window)
         t, next_poll = 0.0, ident.poll_s
         first = True
@@ -263,8 +221,8 @@ class Recorder:
                 self._on_progress(chunk.duration_s)
             for window, p in zip(windows, await self._in("vad", probs, windows), strict=True):
                 t += window_s
-                if self.companion is not None:
-                    self.companion.vad(t, p)
+                if voiced:
+                    self.bus.publish(VoiceActivity(t, p))
                 if p >= self.cfg.vad.threshold:
                     speech.append((t, window))
                 for seg in segmenter.push(window, p):
@@ -317,23 +275,19 @@ class Recorder:
         for face in new_faces:
             self.writer.add_face_person(face, t_s)
         if change is not None:
-            self._emit(
-                "identity",
-                t_s,
-                person=self.writer.names.get(change.now.person_id),
-                was=self.writer.names.get(change.before.person_id),
-                by=change.now.by,
-                score=change.now.score,
-            )
+            names = self.writer.names
+            now, before = change.now, change.before
+            self.bus.publish(Identity(t_s, names.get(now.person_id), names.get(before.person_id), now.by, now.score))
 
     @property
-    def present(self) -> Presence | None:
-        """Who is there now, by the last confirmed poll (None before the first)."""
-        return self.tracker.current if self.tracker is not None else None
+    def present(self) -> str | None:
+        """Who is there now by name, by the last confirmed poll (None before the first, or nobody known)."""
+        seen = self.tracker.current if self.tracker is not None else None
+        return self.writer.names.get(seen.person_id) if seen is not None and seen.person_id is not None else None
 
     async def _segment(self, seg: SpeechSegment) -> None:
         self.summary.speech_s += seg.duration_s
-        self._emit("speech", seg.t_start_s, end_s=round(seg.t_end_s, 3))
+        self.bus.publish(Speech(seg.t_start_s, round(seg.t_end_s, 3)))
         await self._segment_q.put(seg)
 
     def _recognize(self, seg: SpeechSegment) -> tuple:
@@ -348,10 +302,10 @@ class Recorder:
             except Exception:
                 _LOGGER.exception("speech recognition failed on the segment at %.1f s; skipped", seg.t_start_s)
                 self.summary.skipped += 1
-                self._emit("skipped", seg.t_start_s, stage="asr")
+                self.bus.publish(Skipped(seg.t_start_s, "asr"))
                 continue
             if not transcript.text:
-                self._emit("skipped", seg.t_start_s, stage="asr", reason="no words")
+                self.bus.publish(Skipped(seg.t_start_s, "asr", "no words"))
                 continue
             _LOGGER.debug("heard %r at %.1f s", transcript.text, seg.t_start_s)
             await self._utterance_q.put(
@@ -397,7 +351,7 @@ class Recorder:
 
     async def _store(self) -> None:
         try:
-            await self._store_loop()
+            await supervised("store", self._store_loop)
             if not self._full:
                 await self._in("store", self.writer.close)
         finally:
@@ -413,8 +367,8 @@ class Recorder:
             if self._full:
                 self.summary.unstored += 1
                 continue
-            if self.companion is not None and not self.companion.accept(utt):
-                self._emit("skipped", utt.t_start_s, stage="companion", reason="the companion's own voice")
+            if self._refuse is not None and (why := self._refuse(utt)) is not None:
+                self.bus.publish(Skipped(utt.t_start_s, "refused", why))
                 continue
             try:
                 await self._in("store", self._write, utt)
@@ -427,17 +381,17 @@ class Recorder:
             except Exception:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
                 self.summary.skipped += 1
-                self._emit("skipped", utt.t_start_s, stage="store")
+                self.bus.publish(Skipped(utt.t_start_s, "store"))
 
     def _written(self, kind: str, ref: int) -> None:
         """From the memory writer's thread: a job's facts, relations and summary are committed."""
-        self._emit("memory_written", self.summary.duration_s, job=kind, ref=ref)
+        self.bus.publish(MemoryWritten(self.summary.duration_s, kind, ref))
 
     def _llm_fault(self, line: str) -> None:
         """From the model's worker thread: the model failed (its process died, or it cannot load); recording
         goes on, the job is retried or waits in the queue."""
         self.summary.llm_faults.append(line)
-        self._emit("error", self.summary.duration_s, stage="llm", message=line)
+        self.bus.publish(Error(self.summary.duration_s, "llm", line))
 
     def _disk_full(self, err: DiskFullError) -> None:
         """Stop recording; what was committed is intact."""

@@ -22,7 +22,7 @@ import numpy as np
 from app.audio.media import iter_media, probe
 from app.config import Config
 from app.errors import DeviceError, MediaError
-from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
+from app.frames import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 
 _LOGGER = logging.getLogger(__name__)
 _BATCH = 64  # items pulled from the decoder per hop to a worker thread

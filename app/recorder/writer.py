@@ -15,7 +15,8 @@ import numpy as np
 
 from app.audio.media import encode_wav
 from app.config import Config
-from app.events import Face, Utterance
+from app.events import Event, PersonNamed, PersonNew, SessionEnd, SessionSplit, SessionStart, Stored
+from app.frames import Face, Utterance
 from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import Decision, SpeakerAssigner
@@ -37,7 +38,7 @@ class UtteranceWriter:
         face_space: str,
         face_metric: str,
         face_threshold: float,
-        emit: Callable[..., None],
+        publish: Callable[[Event], None],
     ) -> None:
         self.cfg = cfg
         self.memory = memory
@@ -48,7 +49,7 @@ class UtteranceWriter:
         self.voice_model = cfg.models.voice
         self.face_model = face_space
         self._face = (face_metric, face_threshold)
-        self._emit = emit
+        self._publish = publish
         self.required = cfg.privacy.consent == "required"
         self.assigner: SpeakerAssigner | None = None
         self.names: dict[int, str] = {}
@@ -156,9 +157,9 @@ class UtteranceWriter:
                     self.memory.add_key(kind, pid, key, quality, cap, model, uid)
                 self._keep_media(utt, uid, pid, session, t0, t1, keys)
         if closed is not None:
-            self._emit("session_end", utt.t_start_s, session=closed)
+            self._publish(SessionEnd(utt.t_start_s, closed))
         if new_session:
-            self._emit("session_start", utt.t_start_s, session=session)
+            self._publish(SessionStart(utt.t_start_s, session))
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
         self._name_from_speech(utt, pid)
         self._split_if_participants_changed(
@@ -177,7 +178,7 @@ class UtteranceWriter:
         if self.session is not None:
             self._split_closing_session()
             self.memory.enqueue("session", self.session[0])
-            self._emit("session_end", self.session[1] - self.origin, session=self.session[0])
+            self._publish(SessionEnd(self.session[1] - self.origin, self.session[0]))
 
     def add_face_person(self, face: Face, t_s: float) -> int | None:
         """A face that stayed unknown in view becomes a new person keyed by it (not in consent mode, where
@@ -195,7 +196,7 @@ class UtteranceWriter:
         self._claim_frames(person.id, face)
         self.names[person.id] = person.name
         self.new_people += 1
-        self._emit("person_new", t_s, person=person.name, by="face")
+        self._publish(PersonNew(t_s, person.name, "face"))
         return person.id
 
     def _claim_frames(self, person_id: int, face: Face) -> None:
@@ -219,7 +220,7 @@ class UtteranceWriter:
             return
         self.memory.rename_person(self.names[pid], name)
         _LOGGER.debug("%s is %s", self.names[pid], name)
-        self._emit("person_named", utt.t_start_s, was=self.names[pid], person=name)
+        self._publish(PersonNamed(utt.t_start_s, self.names[pid], name))
         self.names[pid] = name
 
     def _split_if_participants_changed(self, turn: Turn, uid: int, new_session: bool) -> None:
@@ -252,7 +253,7 @@ class UtteranceWriter:
             self.memory.enqueue("session", self.session[0])
         self.session = (new, self.session[1])
         self.recent = self.recent[k:]
-        self._emit("session_split", turns[k].t_start - self.origin, session=new)
+        self._publish(SessionSplit(turns[k].t_start - self.origin, new))
 
     def _committed(
         self, utt: Utterance, uid: int, session: int, t1: float, pid: int | None, person, keys, decision: Decision
@@ -266,16 +267,14 @@ class UtteranceWriter:
             self.names[person.id] = person.name
         if decision.by == "new":
             self.new_people += 1
-            self._emit("person_new", utt.t_start_s, person=self.names[pid])
+            self._publish(PersonNew(utt.t_start_s, self.names[pid], "speech"))
         for kind, key, quality in keys:
             self.assigner.remember(kind, pid, key, self.cfg.identity.max_keys, quality)
         if pid is not None:
             self.people_seen.add(pid)
             self.previous = pid
         self.utterances += 1
-        self._emit(
-            "stored", utt.t_start_s, utterance=uid, person=self.names.get(pid), by=decision.by, kept=self._keeps(pid)
-        )
+        self._publish(Stored(utt.t_start_s, uid, self.names.get(pid), decision.by, self._keeps(pid)))
 
     def _keep_media(
         self, utt: Utterance, uid: int, pid: int | None, session: int, t0: float, t1: float, keys: list

@@ -31,6 +31,7 @@ from app.config import Config
 from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
 from app.service.auth import Guard
 from app.service.events import EventLog
+from app.streaming import Ended, from_thread
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class Service:
         self.shared.forget_prefixes()
 
     def close(self) -> None:
-        self.shared.close()
+        """Its connections; the model is the runtime's to close."""
         self.answers.close()
         self.host.close()
 
@@ -219,27 +220,21 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
 
             result = await service.answers(run)
             return {"query": body.question, "at": now.isoformat(), **result.as_dict(views.when)}
-        loop = asyncio.get_running_loop()
-        pieces: asyncio.Queue = asyncio.Queue()
 
-        def streamed(mem):
-            on_text = lambda text: loop.call_soon_threadsafe(pieces.put_nowait, text)  # noqa: E731
-            try:
-                return Answerer(llm, mem, service.embedder, service.cfg)(body.question, now, body.person, on_text)
-            finally:
-                loop.call_soon_threadsafe(pieces.put_nowait, None)
+        def streamed(on_text):
+            return service.answers(
+                lambda mem: Answerer(llm, mem, service.embedder, service.cfg)(body.question, now, body.person, on_text)
+            )
 
         async def events() -> AsyncIterator[str]:
-            task = asyncio.ensure_future(service.answers(streamed))
-            while (text := await pieces.get()) is not None:
-                yield f"event: token\ndata: {json.dumps({'text': text})}\n\n"
-            try:
-                result = await task
-            except AppError as e:
-                yield f"event: error\ndata: {json.dumps({'error': str(e)})}\n\n"
-                return
-            out = {"query": body.question, "at": now.isoformat(), **result.as_dict(views.when)}
-            yield f"event: result\ndata: {json.dumps(out, ensure_ascii=False)}\n\n"
+            async for item in from_thread(streamed):
+                if not isinstance(item, Ended):
+                    yield f"event: token\ndata: {json.dumps({'text': item})}\n\n"
+                elif item.error is not None:
+                    yield f"event: error\ndata: {json.dumps({'error': item.error})}\n\n"
+                else:
+                    out = {"query": body.question, "at": now.isoformat(), **item.result.as_dict(views.when)}
+                    yield f"event: result\ndata: {json.dumps(out, ensure_ascii=False)}\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream")
 

@@ -1,6 +1,7 @@
-"""The recorder's events for subscribers: numbered, kept in RAM (the last `service.events_kept`), so a
-subscriber that reconnects with the id of the last event it saw (SSE's Last-Event-ID) gets every later one.
-Published from any thread (the recorder's store thread writes); read on the asyncio loop."""
+"""The bus's events for HTTP subscribers (`/v1/events`, the web page's live view): numbered, kept in RAM (the
+last `service.events_kept`), so a subscriber that reconnects with the id of the last event it saw (SSE's
+Last-Event-ID) gets every later one. Published from any thread (the recorder's store thread writes); read on
+the asyncio loop."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from app.events import PipelineEvent
+from app.events import Event as BusEvent
 from app.store.names import mentions
 from app.views import when
 
@@ -86,9 +87,9 @@ class EventLog:
             self._events.extend(kept)
         return dropped
 
-    def pipeline(self, event: PipelineEvent) -> None:
-        """The recorder's `on_event`."""
-        self.publish(event.kind, dict(event.detail), event.t_s)
+    def add(self, event: BusEvent) -> None:
+        """A subscriber to the runtime's bus: every ordinary event, numbered and kept."""
+        self.publish(event.kind.value, event.detail, event.t_s)
 
     @property
     def last_id(self) -> int:

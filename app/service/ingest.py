@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator
 import numpy as np
 
 from app.config import Config
-from app.events import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
+from app.frames import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 
 _LOGGER = logging.getLogger(__name__)
 RATES = range(8000, 48001)

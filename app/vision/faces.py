@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from app.errors import ModelError
-from app.events import Face
+from app.frames import Face
 from app.vision.dlibnet import DlibResNet
 
 THUMB_PX = 32

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 
-from app.events import Face, FaceObservation
+from app.frames import Face, FaceObservation
 
 
 class FaceTimeline:

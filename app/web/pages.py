@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response, Streamin
 from app import views
 from app.errors import AppError, LLMError, NotFoundError
 from app.store import browse
+from app.streaming import Ended, from_thread
 from app.web import faces, reads
 from app.web.render import SECURITY_HEADERS, TEMPLATES, show
 
@@ -203,27 +204,16 @@ async def _answer(service, question: str, on_text: Callable[[str], None] | None 
 async def _answer_events(service, question: str) -> AsyncIterator[str]:
     """Server-Sent Events: `token` pieces of the answer as the model writes them, then `result` (or `failed`)
     with the answer fragment's HTML."""
-    loop = asyncio.get_running_loop()
-    pieces: asyncio.Queue = asyncio.Queue()
-
-    def on_text(text: str) -> None:
-        loop.call_soon_threadsafe(pieces.put_nowait, text)
-
-    async def answered() -> dict:
-        try:
-            return await _answer(service, question, on_text)
-        finally:
-            loop.call_soon_threadsafe(pieces.put_nowait, None)
-
     if not question:
         yield _event("failed", {"html": "<p>Ask something first.</p>"})
         return
-    task = asyncio.ensure_future(answered())
-    while (text := await pieces.get()) is not None:
-        yield _event("token", {"text": text})
-    done = await task
-    html = TEMPLATES.get_template("answer.html").render(answered=done)
-    yield _event("failed" if "error" in done else "result", {"html": html})
+    async for item in from_thread(lambda on_text: _answer(service, question, on_text)):
+        if not isinstance(item, Ended):
+            yield _event("token", {"text": item})
+            continue
+        done = item.result if item.error is None else {"error": item.error}
+        html = TEMPLATES.get_template("answer.html").render(answered=done)
+        yield _event("failed" if "error" in done else "result", {"html": html})
 
 
 def _event(kind: str, data: dict) -> str:
