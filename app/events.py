@@ -16,8 +16,9 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from enum import StrEnum
 from typing import Any, ClassVar
+
+from app.compat import StrEnum
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -18,7 +18,6 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from app.companion.companion import Companion
 from app.companion.duplex import DuplexSource, Playback
 from app.companion.echo import EchoCanceller, EchoPath
 from app.companion.tts import load_voice
+from app.compat import StrEnum
 from app.config import Config
 from app.errors import AppError
 from app.events import Bus, Event

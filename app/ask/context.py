@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 
 from app.ask.recall import Evidence, Retriever
 from app.config import RecallConfig
+from app.facts import FactKind
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.text.timeexpr import TimeWindow, time_window
@@ -93,7 +94,7 @@ def render_profile(
         f"first {_iso(p['first_seen'])}, last {_iso(p['last_seen'])}."
     )
     for f in p["facts"]:
-        label = {"plan": "planned for", "event": "on"}.get(f["kind"], "from")
+        label = (FactKind.read(f["kind"]) or FactKind.ATTRIBUTE).context_date  # a kind no member has: "from"
         since = f" ({label} {_iso(f['valid_from'])[:10]})" if f["valid_from"] else ""
         if budget.add(f"- {f['kind']}, {f['key']}: {f['value']}{since} [fact {f['id']}]"):
             cited.append(Citation("fact", f["id"], p["name"]))

@@ -48,6 +48,7 @@ from app.events import (
     VoiceActivity,
 )
 from app.events import Reply as ReplyEvent
+from app.facts import FactKind
 from app.frames import Utterance
 
 _LOGGER = logging.getLogger(__name__)
@@ -104,13 +105,13 @@ def greeting(profile: dict, now: float) -> tuple[str, list[int]]:
     name = profile["name"]
     ahead, past = [], []
     for fact in profile["facts"]:
-        if fact["kind"] == "plan" and fact["value"]:
+        if fact["kind"] == FactKind.PLAN and fact["value"]:
             span = planned_span(fact["value"], fact["said"], fact["valid_from"])
             if span is not None and span[1] <= now:
                 past.append((span[2], fact["source"]))
             else:
                 ahead.append((fact["value"], fact["source"]))
-        elif fact["kind"] == "event" and fact["value"]:
+        elif fact["kind"] == FactKind.EVENT and fact["value"]:
             past.append((fact["value"], fact["source"]))
     for said, source in ahead + past:
         return f"Hi {name}, good to see you again. Last time you told me {second_person(said, name)}.", [source]

@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
+from app.facts import type_of
 from app.store.writing import DAY_S, Line
 from app.text.timeexpr import plan_window
 
@@ -38,36 +39,6 @@ RELATION_WORDS = "|".join(FAMILY + SOCIAL)
 _ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
 
 
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_KINDS = (  # type -> words that mark it, first match wins
-    (
-        "dislikes",
-        re.compile(
-            r"\b(hate[sd]?|dislike[sd]?|can't stand|cannot stand|(do|does|did)(n't| not) like|not a fan)\b", re.I
-        ),
-    ),
-    (
-        "likes",
-        re.compile(r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|into|passionate)\b", re.I),
-    ),
-    (
-        "habit",
-        re.compile(
-            rf"\b((every|each)\s+(other\s+)?(day|morning|afternoon|evening|night|week|weekend|month|year|{_DAYS})"
-            rf"|usually|always(?! (?:wanted|been|had|loved|liked|thought|dreamed))|often|regularly|daily|weekly"
-            rf"|on weekends|on ({_DAYS})s)\b",
-            re.I,
-        ),
-    ),
-    (
-        "plan",
-        re.compile(r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hope to|want to|thinking about)\b", re.I),
-    ),
-    (
-        "event",
-        re.compile(r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|got|took|did|had)\b", re.I),
-    ),
-)
 TOPICS = (  # key -> words that mark it, first match wins
     ("health", r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain|doctor's|hospitali[sz]ed|diet|vegetarian|vegan"),
     ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
@@ -97,12 +68,11 @@ def past_tense(fact: str) -> bool:
 
 
 def typed(fact: str) -> tuple[str, str]:
-    """(type, key) of a fact sentence, from the words it uses: the 0.5B model labelled every item of a session
-    'attribute', so typing is done here, where it can be tested. A time the fact names can still make an
-    attribute or an event a plan (`extract.check`)."""
-    kind = next((k for k, pattern in _KINDS if pattern.search(fact)), "attribute")
+    """(type, key) of a fact sentence, from the words it uses (the type's words are its kind's, `app.facts.TYPES`):
+    the 0.5B model labelled every item of a session 'attribute', so typing is done here, where it can be tested.
+    A time the fact names can still make an attribute or an event a plan (`extract.check`)."""
     key = next((k for k, pattern in TOPICS if re.search(pattern, fact, re.IGNORECASE)), "other")
-    return kind, key
+    return type_of(fact), key
 
 
 _WAS = {"is": "was", "are": "were", "am": "was", "has": "had", "have": "had"}

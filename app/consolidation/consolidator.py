@@ -21,6 +21,7 @@ from app.consolidation.atoms import planned_span
 from app.consolidation.extract import Extracted, Item, extract, whole_sentences
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
 from app.errors import AppError, LLMCancelled, LLMUnavailable
+from app.facts import FactKind
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.memory import Memory
 from app.store.writing import DAY_S, Line, QueuedJob
@@ -143,7 +144,7 @@ class Consolidator:
         """Write one checked item; returns the person it is about."""
         m, round_ = self.memory, self.memory.memory_round()
         pid = item.line.person_id if item.line.person == item.who else m.mentioned_person(item.who)
-        if item.kind == "relation":
+        if item.kind is FactKind.RELATION:
             other = item.line.person_id if item.line.person == item.other else m.mentioned_person(item.other)
             _, new = m.write_relation(pid, item.what.lower(), other, [item.line.id], item.valid_from)
             self.report.relations += new
@@ -195,7 +196,16 @@ class Consolidator:
         round_, vectors = m.memory_round(), self.embedder([text for _, (_, _, text) in over])
         for (plan, (start, end, text)), vector in zip(over, vectors, strict=True):
             fid = m.insert_fact(
-                plan.person_id, "event", plan.key, text, plan.polarity, plan.sources, start, plan.said, round_, vector
+                plan.person_id,
+                FactKind.EVENT,
+                plan.key,
+                text,
+                plan.polarity,
+                plan.sources,
+                start,
+                plan.said,
+                round_,
+                vector,
             )
             m.supersede_fact(plan.id, fid, end)
             if plan.person_id is not None:

@@ -29,6 +29,7 @@ from app.consolidation.atoms import (
     yours,
 )
 from app.errors import LLMCutOff
+from app.facts import FactKind, polarity
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.writing import Line
 from app.text.timeexpr import day_words, plan_window, spoken_time
@@ -36,7 +37,6 @@ from app.text.words import keywords
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts
-SINGLE = frozenset({"name", "age", "job", "home"})  # one value at a time: a new one supersedes (MOOM's replace)
 _MENTION = re.compile(rf"\b(?i:my|our|your|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b")
 SYSTEM = (
     "You read a transcript of a conversation and write down what it reveals about the people in it. Each line "
@@ -60,7 +60,7 @@ class Item:
     """One claim about a person, checked against its line."""
 
     who: str
-    type: str
+    type: str  # a `FactKind`, or "likes" / "dislikes": a preference and its polarity (`app.facts.TYPES`)
     key: str
     what: str
     line: Line
@@ -70,11 +70,11 @@ class Item:
 
     @property
     def polarity(self) -> int:
-        return {"likes": 1, "dislikes": -1}.get(self.type, 0)
+        return polarity(self.type)
 
     @property
-    def kind(self) -> str:
-        return {"likes": "preference", "dislikes": "preference"}.get(self.type, self.type)
+    def kind(self) -> FactKind:
+        return FactKind.of_type(self.type)
 
 
 def names_in(lines: list[Line], known: set[str]) -> list[str]:
@@ -108,10 +108,10 @@ def render(lines: list[Line]) -> str:
 
 DIGEST_FACTS = 12  # the most a session summary lists: plans first, then what happened, health, people, the rest
 _DIGEST = (  # heading, which items
-    ("Coming up", lambda it: it.kind == "plan"),
-    ("What happened", lambda it: it.kind == "event"),
+    ("Coming up", lambda it: it.kind is FactKind.PLAN),
+    ("What happened", lambda it: it.kind is FactKind.EVENT),
     ("Health", lambda it: it.key == "health"),
-    ("People", lambda it: it.kind == "relation" or it.key == "family"),
+    ("People", lambda it: it.kind is FactKind.RELATION or it.key == "family"),
     ("Also", lambda it: True),
 )
 
@@ -136,12 +136,12 @@ def digest(lines: list[Line], items: list[Item]) -> str:
         said = []
         for it in chosen:
             left.remove(it)
-            if it.kind == "relation":
+            if it.kind is FactKind.RELATION:
                 said.append(f"{it.who} is {it.other}'s {it.what}")
                 continue
             what = it.what if re.split(r"\W", it.what, maxsplit=1)[0] in people else it.what[:1].lower() + it.what[1:]
             whose = "" if re.search(rf"\b{re.escape(it.who)}\b", what) else f"{it.who}: "
-            when = f" ({it.when})" if it.kind in ("plan", "event") and it.when else ""
+            when = f" ({it.when})" if it.kind.one_off and it.when else ""
             said.append(f"{whose}{what}{when}")
         parts.append(f"{heading}: {'; '.join(said)}.")
         budget -= len(chosen)
@@ -260,8 +260,8 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
         named += [(r, n, listener) for r, n in yours(line.text, names) if listener and n != listener]
         for relation, other, whose in named:
             if whose and whose not in refused and other not in refused:
-                kind = "family" if relation in FAMILY else "social"
-                items.append(Item(other, "relation", kind, relation, line, whose))
+                circle = "family" if relation in FAMILY else "social"
+                items.append(Item(other, FactKind.RELATION, circle, relation, line, whose))
         for f in entry.get("facts", []):
             who, fact = str(f.get("who", "")), statement(" ".join(str(f.get("fact", "")).split()))
             if fact and len(keywords(fact)) < 2:  # nothing but a greeting, thanks or a name ("Sarah is a doctor": two)
@@ -280,18 +280,19 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
                 dropped += marker not in seen
                 continue
             seen.add(marker)
-            kind, key = typed(fact)
+            type_, key = typed(fact)
+            kind = FactKind.of_type(type_)
             now = datetime.fromtimestamp(line.t_start, timezone.utc)
             past = past_tense(fact)
             window = plan_window(fact, now, past) or (  # a model's rewording may leave its line's time out
-                plan_window(line.text, now, past) if kind in ("event", "plan") and "earlier" not in f else None
+                plan_window(line.text, now, past) if kind.one_off and "earlier" not in f else None
             )
             span = window[0] if window else None
-            if span and kind in ("attribute", "event", "plan"):  # the time it names says which: still ahead or past
-                kind = "event" if span.end <= now or (span.start <= now and past) else "plan"
+            if span and kind.takes_time:  # the time it names says which: still ahead or past
+                type_ = FactKind.EVENT if span.end <= now or (span.start <= now and past) else FactKind.PLAN
             start = span.start.timestamp() if span else None
             when = day_words(span.start, span.end) if span else None
-            items.append(Item(who, kind, key, fact, line, None, start, when))
+            items.append(Item(who, type_, key, fact, line, None, start, when))
     return items, dropped
 
 

@@ -4,10 +4,11 @@ person already holds and becomes ADD, UPDATE, SUPERSEDE or NOOP.
 - A restatement (similar enough, the same numbers, negation and polarity) UPDATEs the held fact: its line joins
   the provenance, a longer wording (more detail) replaces the old; NOOP when it brings neither.
 - A change (related, but a number, a negation or the polarity differs: "2 kids" → "3 kids", "loves tennis" →
-  "stopped playing tennis", likes → dislikes), or a new value of a one-at-a-time key (job, home, age, name),
-  SUPERSEDEs: the old fact's validity is closed where the new one starts, its row stays as history.
-- Anything else is ADDed. Numbers, negations and dates are never merged away, and an event or a plan never
-  restates a fact of another kind (what happened once is not what holds).
+  "stopped playing tennis", likes → dislikes), or a new value of a one-at-a-time key (`FactKind.single_keys`:
+  an attribute's job, home, age, name), SUPERSEDEs: the old fact's validity is closed where the new one starts,
+  its row stays as history.
+- Anything else is ADDed. Numbers, negations and dates are never merged away, and an event or a plan (the
+  `FactKind.one_off` kinds) never restates a fact of another kind (what happened once is not what holds).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.consolidation.extract import SINGLE, Item
+from app.consolidation.extract import Item
+from app.facts import FactKind
 from app.store.writing import HeldFact
 from app.text.timeexpr import COUNTS, MONTHS
 
 ADD, UPDATE, SUPERSEDE, NOOP = "add", "update", "supersede", "noop"
-_ONE_OFF = frozenset(("event", "plan"))  # "played tennis this morning" does not restate "loves playing tennis"
+_ONE_OFF = frozenset(k for k in FactKind if k.one_off)  # "played tennis this morning" is not "loves tennis"
 _NEGATIONS = frozenset(
     "not no never nothing nobody none stopped quit gave n't nor neither hate hates hated dislike dislikes "
     "without anymore longer".split()
@@ -55,7 +57,8 @@ def negated(text: str) -> bool:
 
 def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: float, related: float) -> Decision:
     """What the item does to the facts its person holds (`held`, with their embeddings)."""
-    candidates = [f for f in held if f.embedding is not None and (f.kind == "relation") == (item.kind == "relation")]
+    relation = item.kind is FactKind.RELATION
+    candidates = [f for f in held if f.embedding is not None and (f.kind == FactKind.RELATION) == relation]
     best, score = None, -1.0
     for f in candidates:
         s = float(np.dot(f.embedding, embedding))
@@ -72,8 +75,8 @@ def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: f
         if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & _ONE_OFF):
             news = item.line.id not in best.sources or len(item.what) > len(best.value)
             return Decision(UPDATE if news else NOOP, best)
-    if item.key in SINGLE and item.kind == "attribute":
-        same_key = [f for f in held if f.key == item.key and f.kind == "attribute" and item.line.id not in f.sources]
+    if item.key in item.kind.single_keys:  # a new job, home, age or name
+        same_key = [f for f in held if f.key == item.key and f.kind == item.kind and item.line.id not in f.sources]
         if same_key:
             return Decision(SUPERSEDE, same_key[-1])
     return Decision(ADD)

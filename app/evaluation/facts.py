@@ -29,10 +29,11 @@ import numpy as np
 from app.config import Config
 from app.evaluation.answers import build, share
 from app.evaluation.gold import SCENES, GoldFact
+from app.facts import DISLIKES, LIKES, FactKind
 
 THRESHOLD = 0.65
-# the store's kinds as the gold set names them (relations are rows of their own: "relation")
-KINDS = {"attribute": "attribute", "likes": "preference", "dislikes": "preference", "event": "event", "plan": "plan"}
+# the store's kinds (and the types of older stores' preferences) as the gold set names them: `FactKind`
+KINDS = {t: FactKind.of_type(t) for t in (*FactKind, LIKES, DISLIKES)}
 
 
 def _f(line: int, person: str, text: str, kind: str, date: str | None = None, scene: str = "demo") -> GoldFact:
@@ -88,7 +89,7 @@ def written(memory) -> list[dict]:
         {
             "person": r["subject"],
             "text": f"{r['subject']} is {r['object']}'s {r['relation']}",
-            "kind": "relation",
+            "kind": FactKind.RELATION,
             "valid_from": r["valid_from"],
             "sources": set(r["sources"]),
         }

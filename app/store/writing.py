@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from app.facts import FactKind
 from app.store.db import transaction, vector_blob
 
 
@@ -189,7 +190,8 @@ class WritingMixin:
         rows = self.con.execute(
             "SELECT f.id, f.person_id, f.key, f.value, f.polarity, f.valid_from, group_concat(s.utterance_id), "
             "min(u.t_start) FROM facts f JOIN fact_sources s ON s.fact_id = f.id JOIN utterances u ON "
-            "u.id = s.utterance_id WHERE f.kind = 'plan' AND f.valid_to IS NULL GROUP BY f.id ORDER BY f.id"
+            "u.id = s.utterance_id WHERE f.kind = ? AND f.valid_to IS NULL GROUP BY f.id ORDER BY f.id",
+            (FactKind.PLAN,),
         )
         return [
             HeldPlan(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], [int(x) for x in r[6].split(",")], float(r[7]))

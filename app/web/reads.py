@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from app import views
 from app.config import Config
 from app.errors import NotFoundError
+from app.facts import FactKind
 from app.store import browse
 from app.store.writing import DAY_S
 from app.web import graph
@@ -67,23 +68,19 @@ def people(memory, cfg: Config) -> dict:
     return {"people": browse.people(memory), "consent_mode": cfg.privacy.consent}
 
 
-PROFILE = (  # the current facts as a profile reads them: kind -> heading
-    ("attribute", "Who they are"),
-    ("preference", "Likes and dislikes"),
-    ("habit", "Habits"),
-    ("plan", "Plans"),
-    ("event", "What happened"),
-)
+PROFILE = tuple((k, k.heading) for k in FactKind if k.heading)  # the current facts as a profile reads them
 
 
 def sections(facts: list[dict], now: float) -> list[tuple[str, list[dict]]]:
     """`facts` under the headings of `PROFILE` (a kind it does not name goes under "Other"), in that order; a
-    plan whose day has passed is marked `passed`."""
+    plan whose day has passed is marked `passed`, and each fact has the words its date follows (`dated`)."""
     headings = dict(PROFILE)
     grouped: dict[str, list[dict]] = {}
     for f in facts:
-        passed = f["kind"] == "plan" and f["valid_from"] is not None and f["valid_from"] + DAY_S <= now
-        grouped.setdefault(headings.get(f["kind"], "Other"), []).append({**f, "passed": passed})
+        kind = FactKind.read(f["kind"])
+        passed = kind is FactKind.PLAN and f["valid_from"] is not None and f["valid_from"] + DAY_S <= now
+        dated = (kind or FactKind.ATTRIBUTE).page_date(passed)  # a kind no member has: dated as an attribute
+        grouped.setdefault(headings.get(f["kind"], "Other"), []).append({**f, "passed": passed, "dated": dated})
     order = [h for _, h in PROFILE] + ["Other"]
     return [(h, grouped[h]) for h in order if h in grouped]
 
