@@ -3,11 +3,12 @@ Standard library only: build.py imports this with the system Python, before .ven
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 from pathlib import Path
+
+from app.registry import sha256_file as sha256  # stdlib only, like this module
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MODELS = ROOT / "models"
@@ -21,14 +22,6 @@ def log(msg: str) -> None:
 def run(cmd: list[str], **kw) -> None:
     log("$ " + " ".join(cmd))
     subprocess.run(cmd, check=True, **kw)
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def copy_checked(src: Path, dest: Path, want: str | None) -> None:
