@@ -93,6 +93,13 @@ class Service:
     def llm(self):
         return self.shared.get()
 
+    async def change(self, fn: Callable, *args) -> Any:
+        """`fn(memory, *args)` where a change belongs: on the recorder's store thread while it records in this
+        process (it must see a deletion, a rename, a merge at once), else on one of the service's connections."""
+        if self.recorder is not None and self.recorder.running:
+            return await self.recorder.on_store_thread(fn, *args)
+        return await self.host(fn, *args)
+
     def forgotten(self, out: dict) -> None:
         """After a deletion (`views.forget`'s result): nothing in RAM may still serve what was deleted — the
         events that name or cite it, the face thumbnails, the model's evaluated profiles."""
@@ -247,11 +254,7 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
         if between is not None and between[1] <= between[0]:
             raise ConfigError("between: the end must come after the start")
         args = (service.embedder, body.person, body.session, between, body.anonymize)
-        recorder = service.recorder
-        if recorder is not None and recorder.running:  # it must stop using what is deleted at once
-            out = await recorder.on_store_thread(views.forget, *args)
-        else:
-            out = await memory(views.forget, *args)
+        out = await service.change(views.forget, *args)
         service.forgotten(out)
         return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse
@@ -66,18 +66,11 @@ def _who(memory, person_id: int) -> str:
 def router(service, sessions: WebSessions, token: str) -> APIRouter:
     r = APIRouter()
 
-    async def change(fn: Callable, *args) -> Any:
-        """`fn(memory, *args)` where a change belongs: the recorder's store thread while it records."""
-        recorder = service.recorder
-        if recorder is not None and recorder.running:
-            return await recorder.on_store_thread(fn, *args)
-        return await service.host(fn, *args)
-
     async def act(request: Request, back: str, fn: Callable, *args) -> RedirectResponse:
         """Run a change; its result's text (or its error) is the notice on the page it goes `back` to."""
         session: WebSession = request.state.web_session
         try:
-            session.notice(await change(fn, *args))
+            session.notice(await service.change(fn, *args))
         except NotFoundError as e:
             session.notice(str(e), "error")
             back = "/people"
