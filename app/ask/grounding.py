@@ -60,10 +60,12 @@ hold held, lead led, lend lent, light lit, mean meant, put put, feed fed, fight 
 """
 IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").split(",") if forms.strip()
              for form in forms.split()[1:]}  # fmt: skip
-# words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis"
+# words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis",
+# "daily" by "every day"
 _SAME = """
 like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
-kid kids child children, marry married marries marrying
+kid kids child children, marry married marries marrying,
+day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly
 """
 SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
         for form in forms.split()}  # fmt: skip
