@@ -9,6 +9,7 @@ the insightface wheel ships (data/images/t1.jpg).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.audio.media import write_media
 from app.config import child_env
 from app.errors import MediaError
 from app.frames import SAMPLE_RATE_HZ
@@ -92,8 +94,6 @@ def silence(seconds: float) -> np.ndarray:
 
 def group_photo() -> Path:
     """insightface's t1.jpg from the installed wheel, checked against its sha256."""
-    import importlib.util
-
     spec = importlib.util.find_spec("insightface")
     if spec is None or not spec.submodule_search_locations:
         raise MediaError("insightface is not installed; `python build.py` installs it (for its sample photo)")
@@ -105,6 +105,7 @@ def group_photo() -> Path:
 
 def face_cards(photo: Path) -> list[np.ndarray]:
     """One 640x480 frame per speaker, showing their face cropped from the group photo."""
+    # lazy: OpenCV and dlib are heavy; only the face cards need them
     import cv2
     import dlib
 
@@ -143,8 +144,6 @@ COMPANION_SCRIPT: tuple[tuple[str, str, float], ...] = (
 
 def _render(out_dir: Path, stem: str, lines: list[tuple[str, str, float]], creation_time: str) -> dict:
     """Write <stem>.mkv (the voices, and the speaker's face on camera) and <stem>.json (who said what, when)."""
-    from app.audio.media import write_media
-
     cards = dict(zip([s.name for s in SPEAKERS], face_cards(group_photo()), strict=True))
     voices = {s.name: s.voice for s in SPEAKERS}
     parts, frames, turns = [silence(1.0)], [(0.0, cards[lines[0][0]])], []

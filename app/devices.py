@@ -1,4 +1,6 @@
-"""Execution providers for --device cpu|cuda|jetson, with a logged fallback to CPU."""
+"""Execution providers for --device cpu|cuda|jetson, with a logged fallback to CPU. The runtimes
+(onnxruntime, CTranslate2, llama.cpp) are imported by the functions that ask them: they are heavy, and no
+process needs them all."""
 
 from __future__ import annotations
 

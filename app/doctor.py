@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import importlib.metadata
 import importlib.util
 import json
@@ -11,9 +12,14 @@ import sys
 from pathlib import Path
 
 from app import __version__, registry
+from app.bench.llm import measure_speed
 from app.config import Config
 from app.devices import available_providers, onnx_providers
 from app.errors import AppError
+from app.llm import load_llm
+from app.recorder.perception import face_backend
+from app.store.keys import resolve_secret
+from app.store.memory import Memory
 
 OPTIONAL_RUNTIMES = {
     "faster_whisper": "faster-whisper (models/whisper-*)",
@@ -48,6 +54,7 @@ def _runtimes(cfg: Config) -> dict:
 def _devices() -> dict:
     out: dict = {"flite": shutil.which("flite") is not None}
     try:
+        # lazy: sounddevice needs PortAudio; its absence is reported, not raised
         import sounddevice as sd
 
         inputs = [d["name"] for d in sd.query_devices() if d["max_input_channels"] > 0]
@@ -61,8 +68,7 @@ def _devices() -> dict:
 
 
 def _cameras() -> list[int]:
-    import glob
-
+    # lazy: OpenCV is heavy (~0.1 s); only the camera check needs it
     import cv2
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
@@ -79,9 +85,6 @@ def _cameras() -> list[int]:
 
 
 def _database(cfg: Config, path: Path, args) -> dict:
-    from app.store.keys import resolve_secret
-    from app.store.memory import Memory
-
     out: dict = {"path": str(path), "exists": path.exists()}
     if not path.exists():
         return out
@@ -134,9 +137,6 @@ def _cpu() -> dict:
 def _llm(cfg: Config) -> dict:
     """The language model: backend, model, size, and its measured prompt and generation speed. With llama.cpp
     the model runs in a child process (llm.process), so a native fault is reported here, not suffered."""
-    from app.bench.llm import measure_speed
-    from app.llm import load_llm
-
     out: dict = {"backend": cfg.llm.backend, "model": cfg.llm.model}
     try:
         llm = load_llm(cfg)
@@ -153,8 +153,6 @@ def _llm(cfg: Config) -> dict:
 
 def _roles(cfg: Config) -> dict[str, str]:
     """The model (or backend) serving each role, `auto` resolved."""
-    from app.recorder.perception import face_backend
-
     return {
         "vad": cfg.models.vad,
         "voice": cfg.models.voice,

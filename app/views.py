@@ -1,6 +1,7 @@
 """The JSON shapes of what the memory holds, shared by the CLI's `--json` and the service's routes: one
 function per answer, each taking an open memory and returning plain data (times as ISO 8601 in local time
-with their offset)."""
+with their offset). The recall and store modules are imported in the functions that use them: the CLI imports
+this module, and `python -m app --help` does without them."""
 
 from __future__ import annotations
 

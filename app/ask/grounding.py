@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from app.ask.context import find
 from app.ask.recall import Retriever
 from app.config import RecallConfig
 from app.consolidation.atoms import FAMILY, SOCIAL, third_person
@@ -163,8 +164,6 @@ def gather(
     limit: int,
 ) -> Gathered:
     """The candidate lines for `question` asked by `asker` at `now`, best first, at most `limit`."""
-    from app.ask.context import find
-
     retriever = Retriever(memory, embedder, cfg)
     when_said = asks_when_said(question)
     joined: dict[str, Line] = {}

@@ -4,6 +4,8 @@
   prepared and sha256-checked by build.py; any other whisper-* folder a user places under models/;
 - pocketsphinx-en-us: the smallest fallback (shipped with the pocketsphinx wheel);
 - sherpa-*: a sherpa-onnx offline model folder (transducer, Whisper, NeMo CTC or Paraformer) under models/.
+
+Each backend imports its library when it is built: they are heavy or optional, and one is used.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from app import registry
+from app.devices import ctranslate2_cuda, select
 from app.errors import ModelError
 from app.frames import SAMPLE_RATE_HZ
 
@@ -95,8 +98,6 @@ class WhisperAsr:
                 "CTranslate2 Whisper folder there (see README, Models)"
             )
         from faster_whisper import WhisperModel
-
-        from app.devices import ctranslate2_cuda, select
 
         profile = select(device, [], ctranslate2_cuda(), False)
         try:

@@ -36,6 +36,7 @@ class MediaInfo:
 
 def _av():
     try:
+        # lazy: PyAV (FFmpeg's libraries) is heavy; only decoding needs it
         import av
     except ImportError as e:  # pragma: no cover - a core dependency
         raise MediaError("PyAV is not installed: pip install av") from e

@@ -93,6 +93,7 @@ class SherpaVoiceEncoder:
         self.path = models[0]
         framework = _sherpa_framework(self.path)  # checked first: sherpa exits the process on a wrong model
         try:
+            # lazy: the optional asr-sherpa extra
             import sherpa_onnx
         except ImportError as e:
             raise ModelError("sherpa-onnx is not installed: pip install -e .[asr-sherpa]") from e
@@ -117,6 +118,7 @@ class SherpaVoiceEncoder:
 
 def _sherpa_framework(path: Path) -> str:
     """The model's `framework` metadata, with the fields sherpa-onnx reads for it; a clear error otherwise."""
+    # lazy: onnxruntime is heavy (~0.1 s); only a sherpa model is read here
     import onnxruntime as ort
 
     try:

@@ -28,7 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
+from app.audio.media import iter_media
 from app.config import Config
+from app.demo import CREATION_TIME, SCRIPT
+from app.frames import AudioChunk
+from app.recorder.perception import load_text_embedder
+from app.recorder.sources import DEMO_FILE
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
 
 QUESTIONS = (
     "who is allergic to peanuts",
@@ -53,11 +60,6 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _memory(cfg: Config, data: Path, key: str) -> None:
-    from app.demo import CREATION_TIME, SCRIPT
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
-
     t0 = datetime.fromisoformat(CREATION_TIME).timestamp()
     embedder = load_text_embedder(cfg)
     vectors = embedder([t for _, t in SCRIPT])
@@ -72,6 +74,7 @@ def _memory(cfg: Config, data: Path, key: str) -> None:
 
 
 async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndarray, rate: float) -> dict:
+    # lazy: httpx and websockets are heavy (~0.1 s each); only the load phase is a client
     import httpx
     from websockets.asyncio.client import connect
 
@@ -195,10 +198,6 @@ def serving(data: Path, key: str, token: str) -> Iterator[tuple[subprocess.Popen
 
 
 def bench_api(cfg: Config, seconds: float = 60.0, clients: int = 20, rate: float = 0.0) -> dict:
-    from app.audio.media import iter_media
-    from app.frames import AudioChunk
-    from app.recorder.sources import DEMO_FILE
-
     demo = cfg.models_dir / DEMO_FILE
     pcm = np.concatenate([c.samples for c in iter_media(demo, with_video=False) if isinstance(c, AudioChunk)])
     pcm = (pcm * 32767).astype("<i2")

@@ -21,8 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
+from app.companion.echo import EchoPath, erle_db
 from app.config import Config
+from app.demo import COMPANION_TIME, SPEAKERS, speak
 from app.frames import SAMPLE_RATE_HZ, AudioChunk
+from app.recorder.perception import load_perception
+from app.recorder.sources import open_source
+from app.runtime import Runtime
+from app.store.keys import Secret
+from app.store.memory import Memory
 
 CHUNK = 512
 GREETING_LINE = ("David", "Good morning, my name is David, remember me? I just came back from my trip yesterday.")
@@ -83,8 +90,6 @@ class ScriptedScene:
     # a person who waits for the companion where people would, and talks over it where the bench says
 
     def __init__(self, script: list[Step], origin_epoch_s: float) -> None:
-        from app.demo import SPEAKERS, speak
-
         voices = {s.name: s.voice for s in SPEAKERS}
         self.script, self.origin_epoch_s = script, origin_epoch_s
         self.duration_s = 0.0  # a replay: the recorder finishes what it heard when the scene ends
@@ -190,14 +195,6 @@ def bench_companion(cfg: Config, questions: int = 4, interruptions: int = 3, pas
 
 
 def _scene(cfg: Config, questions: int, interruptions: int, passages: int) -> dict:
-    from app.companion.echo import EchoPath, erle_db
-    from app.demo import COMPANION_TIME
-    from app.recorder.perception import load_perception
-    from app.recorder.sources import open_source
-    from app.runtime import Runtime
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     demo = open_source("demo", cfg)
     models = load_perception(cfg, with_faces=demo.has_video)  # the demo needs faces; the scene has no video
     secret = Secret(secrets.token_hex(16).encode(), "bench")

@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from app.config import StoreConfig
+from app.demo import SCRIPT
 from app.errors import DiskFullError
+from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 
@@ -150,9 +152,6 @@ def _written_once(memory: Memory) -> tuple[int, int]:
 
 
 def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
-    from app.demo import SCRIPT
-    from app.recorder.perception import load_text_embedder
-
     rng = np.random.default_rng(seed)
     embedder = load_text_embedder(cfg)
     sessions = 10 * kills  # more than the killed runs can finish: every kill lands mid-queue

@@ -30,6 +30,7 @@ EXTREME_TIMES = (float("nan"), float("inf"), -float("inf"), -1.0, 0.0, 1e12, 1e3
 
 
 def _jpeg() -> bytes:
+    # lazy: OpenCV is heavy (~0.1 s); one JPEG is all this needs
     import cv2
 
     ok, buf = cv2.imencode(".jpg", np.full((48, 64, 3), 128, np.uint8))
@@ -92,6 +93,7 @@ class _Messages:
 
 
 def bench_fuzz(cfg: Config, seconds: float = 60.0, messages: int = 20000, seed: int = 1) -> dict:
+    # lazy: httpx and websockets are heavy (~0.1 s each)
     import httpx
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect

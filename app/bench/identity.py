@@ -17,8 +17,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from app import registry
+from app.bench.pipeline import _demo
 from app.config import Config
+from app.demo import face_cards, group_photo
 from app.frames import SAMPLE_RATE_HZ, Face
+from app.identity.speakers import SpeakerAssigner
+from app.identity.tracker import IdentityTracker
+from app.recorder.perception import face_backend, load_faces, load_voice, single_thread_numpy_blas
+from app.vision.faces import FaceTracker, NoveltyGate
 
 PEOPLE = 1000
 POLLS = 30
@@ -46,6 +53,7 @@ def _keys(rng: np.random.Generator, people: int, per_person: int, dim: int, scal
 
 def _scene(card: np.ndarray, x: int, background: int) -> np.ndarray:
     """A 640x480 frame: the card's face square scaled to FACE_PX at column x, on a plain background."""
+    # lazy: OpenCV is heavy (~0.1 s)
     import cv2
 
     h, w = card.shape[:2]
@@ -69,9 +77,6 @@ def _run_polls(
 ) -> tuple[list[float], int]:
     """(CPU ms of each poll, faces embedded) over `frames`, one frame per poll: the recorder's face stage on
     the frame, then its identity poll."""
-    from app.identity.tracker import IdentityTracker
-    from app.vision.faces import FaceTracker, NoveltyGate
-
     gate, tracks = NoveltyGate(cfg.video.novelty), FaceTracker(faces_model)
     tracker = IdentityTracker(cfg.identity, assigner)
     gate(frames[0])
@@ -90,9 +95,8 @@ def _run_polls(
 
 def _dlib_wheel_ms(cfg: Config, frame: np.ndarray, faces_model) -> float | None:
     """The dlib wheel's own compute_face_descriptor on the same face, for comparison (None off the dlib path)."""
+    # lazy: the dlib wheel, for this comparison only
     import dlib
-
-    from app import registry
 
     if faces_model.name != "dlib":
         return None
@@ -106,8 +110,6 @@ def _dlib_wheel_ms(cfg: Config, frame: np.ndarray, faces_model) -> float | None:
 
 def _speech_window(cfg: Config) -> np.ndarray:
     """The poll's window of the demo's first turn."""
-    from app.bench.pipeline import _demo
-
     audio, script, _ = _demo(cfg)
     start = int(script["turns"][0]["t_start_s"] * SAMPLE_RATE_HZ)
     return audio[start : start + int(cfg.identity.window_s * SAMPLE_RATE_HZ)]
@@ -115,8 +117,6 @@ def _speech_window(cfg: Config) -> np.ndarray:
 
 def _assigner(cfg: Config, faces_model, seen: Face, heard: np.ndarray, people: int):
     """`people` people with random keys, one of whom has the seen face and the heard voice among theirs."""
-    from app.identity.speakers import SpeakerAssigner
-
     rng = np.random.default_rng(0)
     per = cfg.identity.max_keys
     face_scale = float(np.linalg.norm(seen.embedding)) if faces_model.metric == "l2" else 1.0
@@ -127,11 +127,6 @@ def _assigner(cfg: Config, faces_model, seen: Face, heard: np.ndarray, people: i
 
 
 def bench_identity(cfg: Config, people: int = PEOPLE, polls: int = POLLS) -> dict:
-    from app.demo import face_cards, group_photo
-    from app.identity.tracker import IdentityTracker
-    from app.recorder.perception import face_backend, load_faces, load_voice, single_thread_numpy_blas
-    from app.vision.faces import NoveltyGate
-
     single_thread_numpy_blas()  # as the recorder runs (load_perception)
     faces_model, voice_model = load_faces(cfg), load_voice(cfg)
     scenes = _scenes(face_cards(group_photo()), polls + 1)

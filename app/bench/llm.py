@@ -10,15 +10,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from app import registry
+from app.ask.answer import Answerer
 from app.config import Config, child_env
 from app.errors import AppError, LLMError, ModelError
 from app.llm import DIALOG, LLMWorker, Request, load_llm
+from app.recorder.perception import load_text_embedder
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
 
 # A neutral text to evaluate and continue: its facts are never asked about.
 _FILLER = (
@@ -69,11 +74,6 @@ def _status_mb(pid: int | str, field: str) -> float | None:
 def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
     """`ask --answer` on a small memory of two people with facts: the first question also evaluates the fixed
     instructions (then kept in the prefix cache); the later ones pay only for their own lines."""
-    from app.ask.answer import Answerer
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
-
     embedder = load_text_embedder(cfg)
     people = {
         "Anna": ["I moved to a flat by the harbour in March.", "I work as a nurse on night shifts at the clinic."],
@@ -121,8 +121,6 @@ def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
 
 def _local(cfg: Config, process: str) -> dict:
     """llama.cpp in a child process or in this one; peak RSS is the model's process's."""
-    from dataclasses import replace
-
     cfg = replace(cfg, llm=replace(cfg.llm, process=process))
     _hwm_reset()
     started = time.perf_counter()
@@ -145,6 +143,7 @@ def _free_port() -> int:
 
 def start_server(model: Path, threads: int, context: int, timeout_s: float = 120) -> tuple[subprocess.Popen, str]:
     """llama-cpp-python's OpenAI-compatible server on 127.0.0.1, ready to answer; (process, base URL)."""
+    # lazy: httpx is heavy (~0.1 s); only the server comparison needs it
     import httpx
 
     port = _free_port()
@@ -178,8 +177,6 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 def _through_server(cfg: Config, model: Path) -> dict:
-    from dataclasses import replace
-
     started = time.perf_counter()
     proc, url = start_server(model, cfg.device.threads, cfg.llm.context)
     load_s = time.perf_counter() - started
@@ -198,8 +195,6 @@ def _through_server(cfg: Config, model: Path) -> dict:
 
 def bench_llm(cfg: Config, server: bool = True) -> dict:
     """Every language model present (the configured one first), in process and through the local server."""
-    from dataclasses import replace
-
     names = [s.name for s in registry.REGISTRY.values() if s.role == "llm"]
     names.sort(key=lambda n: n != cfg.llm.model)
     results = []

@@ -11,14 +11,24 @@ import json
 import secrets
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
+from app.ask.recall import search
+from app.audio.media import read_audio
 from app.config import Config
+from app.demo import face_cards, group_photo
 from app.errors import MediaError
 from app.frames import SAMPLE_RATE_HZ
+from app.llm import BACKGROUND, Request, load_llm
+from app.recorder.perception import load_perception, load_text_embedder
+from app.recorder.pipeline import Recorder
+from app.recorder.sources import DEMO_FILE, open_source
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
 
 QUERIES = (
     "who is allergic to peanuts",
@@ -46,9 +56,6 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _demo(cfg: Config) -> tuple[np.ndarray, dict, Path]:
-    from app.audio.media import read_audio
-    from app.recorder.sources import DEMO_FILE
-
     path = cfg.models_dir / DEMO_FILE
     if not path.is_file():
         raise MediaError(f"{path} is missing: run `python build.py` to generate the demo")
@@ -57,9 +64,6 @@ def _demo(cfg: Config) -> tuple[np.ndarray, dict, Path]:
 
 
 def _stage_latencies(cfg: Config, audio: np.ndarray, script: dict) -> dict:
-    from app.demo import face_cards, group_photo
-    from app.recorder.perception import load_perception
-
     models = load_perception(cfg)
     turns = [audio[int(t["t_start_s"] * SAMPLE_RATE_HZ) : int(t["t_end_s"] * SAMPLE_RATE_HZ)] for t in script["turns"]]
     window = models.vad.window_samples
@@ -92,11 +96,6 @@ def _stage_latencies(cfg: Config, audio: np.ndarray, script: dict) -> dict:
 
 
 def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
-    from app.ask.recall import search
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
-
     embedder = load_text_embedder(cfg)
     rng = np.random.default_rng(0)
     words = "tennis paris doctor meeting school birthday bicycle peanuts pasta colleague brother park".split()
@@ -124,12 +123,6 @@ def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
 
 
 def _end_to_end(cfg: Config, data: Path) -> dict:
-    from app.recorder.perception import load_perception
-    from app.recorder.pipeline import Recorder
-    from app.recorder.sources import open_source
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     source = open_source("demo", cfg)
     models = load_perception(cfg)
     secret = Secret(secrets.token_hex(16).encode(), "bench")
@@ -147,10 +140,6 @@ def _end_to_end(cfg: Config, data: Path) -> dict:
 def _end_to_end_beside_llm(cfg: Config, data: Path) -> dict:
     """The demo again while the language model generates without pause, as background memory work would
     (one thread, lower priority: what `load_llm(beside_capture=True)` gives the recorder)."""
-    import threading
-
-    from app.llm import BACKGROUND, Request, load_llm
-
     llm = load_llm(cfg, beside_capture=True)
     stop, generated = threading.Event(), []
     request = Request(

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from app.ask.context import retrieve
 from app.bench.store import CHECKPOINTS, _base_texts, _corpus, insert_rows
 from app.config import Config
+from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
 from app.store.memory import Memory
 
@@ -39,8 +41,6 @@ def _ingest(memory: Memory, embed, texts: list[str]) -> float:
 
 def _timed(memory: Memory, embed, cfg: Config, questions: list[str], now: datetime) -> list[float]:
     """Milliseconds per question, end to end (the Level-2 context as a dialog model would get it)."""
-    from app.ask.context import retrieve
-
     times = []
     for q in questions:
         t = time.perf_counter()
@@ -50,8 +50,6 @@ def _timed(memory: Memory, embed, cfg: Config, questions: list[str], now: dateti
 
 
 def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
-    from app.recorder.perception import load_text_embedder
-
     texts, questions = _base_texts()
     embed = load_text_embedder(cfg)
     now = datetime.now(timezone.utc)

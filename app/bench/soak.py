@@ -29,9 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
+from app.audio.media import read_audio
+from app.bench.pipeline import _demo
 from app.config import Config
 from app.errors import MediaError
 from app.frames import SAMPLE_RATE_HZ, AudioChunk
+from app.recorder.perception import load_perception
+from app.recorder.pipeline import Recorder
+from app.store.keys import Secret
+from app.store.memory import Memory
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 CHUNK_S = 0.256
@@ -54,8 +60,6 @@ def _silence(seconds: float) -> np.ndarray:
 def real_loop(data: Path = SHARED) -> tuple[np.ndarray, int]:
     """One pass of real recordings and how many distinct voices it holds (LibriSpeech readers in turn, the
     LJSpeech reader, JFK)."""
-    from app.audio.media import read_audio
-
     parts, voices = [], 0
     manifest = data / "librispeech_test_other_resemblyzer" / "manifest.csv"
     if manifest.is_file():
@@ -142,7 +146,6 @@ class Timed:
 
 def _recorder(cfg: Config, memory, models, source, on_progress=None):
     """The real recorder, with its storing step timed per utterance (thread CPU and wall)."""
-    from app.recorder.pipeline import Recorder
 
     class TimedRecorder(Recorder):
         stored: list[tuple[float, float, float]] = []  # (stream time, cpu s, wall s)
@@ -162,9 +165,6 @@ def _perception_alone(cfg: Config) -> Config:
 
 def _idle(cfg: Config, models, seconds: float) -> dict:
     """The recorder's CPU share on silence replayed at real time (a wearable that hears nothing)."""
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     source = LoopSource(_silence(10.0), seconds, "silence", realtime=True)
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -187,10 +187,6 @@ def _tenths(values: list[float]) -> list[float]:
 
 
 def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHARED) -> dict:
-    from app.recorder.perception import load_perception
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     cfg = _perception_alone(cfg)
     rss_start = rss_mb()
     models = load_perception(cfg)
@@ -199,8 +195,6 @@ def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHA
         audio, voices = real_loop(data)
         recording = "real recordings"
     except MediaError:
-        from app.bench.pipeline import _demo
-
         audio, voices, recording = _demo(cfg)[0], 3, "the demo"
     timed = {"vad": Timed(models.vad), "asr": Timed(models.asr), "voice": Timed(models.voice)}
     models = dataclasses.replace(models, **timed)

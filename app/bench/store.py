@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
+from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
 from app.store.memory import Memory, NewUtterance
 from app.store.vector_index import IvfIndex
@@ -149,8 +150,6 @@ def _measure(memory: Memory, X: np.ndarray, Q: np.ndarray, slow_queries: int) ->
 
 
 def bench_store(cfg: Config, n: int, queries: int = 50, slow_queries: int = 8) -> dict:
-    from app.recorder.perception import load_text_embedder
-
     texts, questions = _base_texts()
     embed = load_text_embedder(cfg)
     base, Q = embed(texts), embed(questions[:queries])

@@ -1,4 +1,8 @@
-"""CLI commands, one module per area; each module's `register(add)` declares its subcommands."""
+"""CLI commands, one module per area; each module's `register(add)` declares its subcommands.
+
+Each command imports its machinery (the store, models, recorder, service, evaluations, benches) inside its
+function, so `python -m app --help` loads none of it and a light command (facts, people, sessions) only the
+store."""
 
 from __future__ import annotations
 

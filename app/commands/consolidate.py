@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app import views
 from app.commands import open_memory, print_json, when
 from app.config import Config
 
@@ -66,8 +67,6 @@ def _day(t: float | None) -> str:
 
 
 def cmd_facts(args: argparse.Namespace, cfg: Config) -> int:
-    from app import views
-
     with open_memory(args, cfg) as memory:
         out = views.facts(memory, args.person, args.history)
     facts, relations = out["facts"], out["relations"]

@@ -4,6 +4,7 @@ project's own gold questions), a table or `--json`."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -67,8 +68,6 @@ def register(add) -> None:
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
-    import json
-
     data = args.data or DEFAULT_DATA[args.what]
     _check_audio_data(args.what, data)
     _writable(args.out)

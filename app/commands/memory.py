@@ -9,6 +9,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from app import views
 from app.commands import db_path, open_memory, parse_time, print_json, when
 from app.config import Config
 from app.errors import ConfigError, StoreError, StoreKeyError
@@ -63,7 +64,6 @@ def _asked_at(text: str | None) -> datetime:
 
 
 def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
-    from app import views
     from app.recorder.perception import load_text_embedder
 
     now = _asked_at(args.at)
@@ -117,8 +117,6 @@ def _answer(args: argparse.Namespace, cfg: Config, memory, embedder, now: dateti
 
 
 def cmd_sessions(args: argparse.Namespace, cfg: Config) -> int:
-    from app import views
-
     with open_memory(args, cfg) as memory:
         out = views.sessions(memory)
     rows = out["sessions"]
@@ -141,8 +139,6 @@ def cmd_consent(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:
-    from app import views
-
     with open_memory(args, cfg) as memory:
         embedder = None
         if args.person is not None:
@@ -164,8 +160,6 @@ def cmd_forget(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def cmd_export(args: argparse.Namespace, cfg: Config) -> int:
-    from app import views
-
     with open_memory(args, cfg) as memory:
         counts = views.export(memory, args.out, args.person)
     if args.json:

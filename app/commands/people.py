@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.commands import open_memory, print_json
+from app import views
+from app.commands import open_memory, print_json, when
 from app.config import Config
 from app.errors import MediaError
 
@@ -53,8 +54,6 @@ def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
             person = memory.split_person(args.name, ids, args.new_name)
             sys.stdout.write(f"{person.utterances} utterances of {args.name} are now {person.name}'s\n")
         else:
-            from app import views
-
             out = views.people(memory)
             if args.json:
                 print_json(out)
@@ -66,9 +65,6 @@ def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
 def _show(args: argparse.Namespace, memory) -> int:
     """The person's profile: who, consent, when seen, their global state, facts (with history), relations,
     summaries and latest words, each citing the utterances it came from."""
-    from app import views
-    from app.commands import when
-
     out = views.person(memory, args.name)
     profile, facts, relations = out, out["facts"], out["relations"]
     if args.json:

@@ -9,7 +9,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from app.commands import open_memory, print_json
+from app.commands import db_path, open_memory, print_json
+from app.commands.serve import add_serving, serving_address, serving_speaker
 from app.config import Config
 
 
@@ -28,7 +29,6 @@ def register(add) -> None:
     p.add_argument(
         "--echo", action="store_true", help="with --companion on a file: simulate the speaker-to-microphone echo"
     )
-    from app.commands.serve import add_serving
 
     add_serving(p)
 
@@ -48,9 +48,6 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         source.realtime = True
     models = load_perception(cfg, with_faces=source.has_video)
     if args.serve:
-        from app.commands import db_path
-        from app.commands.serve import serving_address, serving_speaker
-
         listen = serving_address(args, cfg)
         with open_memory(args, cfg, create=True) as memory:
             speaker = serving_speaker(cfg, source) if args.companion else None

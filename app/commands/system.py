@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from app.commands import db_path, print_json
-from app.config import Config
+from app.config import Config, render_yaml
 from app.errors import ConfigError
 
 
@@ -58,8 +58,6 @@ def cmd_doctor(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def cmd_config(args: argparse.Namespace, cfg: Config) -> int:
-    from app.config import render_yaml
-
     sys.stdout.write(render_yaml(None if args.defaults else cfg))
     return 0
 

@@ -29,6 +29,7 @@ class EchoCanceller:
 
     def __init__(self, stream_delay_ms: int = 40) -> None:
         try:
+            # lazy: a native wheel build.py installs; when it is missing, one ModelError
             from pywebrtc_audio import EchoCanceller as _Aec3
         except ImportError as e:
             raise ModelError(f"pywebrtc-audio is not installed ({e}); run `python build.py`") from e

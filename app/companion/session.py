@@ -44,6 +44,7 @@ def open_speaker(cfg: Config) -> Callable[[np.ndarray, float], None] | None:
     """The default output device, fed block by block from the duplex (None when there is none: the
     companion still answers in events and logs)."""
     try:
+        # lazy: sounddevice needs PortAudio; without a speaker the companion still answers
         import sounddevice as sd
 
         stream = sd.OutputStream(samplerate=SAMPLE_RATE_HZ, channels=1, dtype="float32")

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import soxr
 
 from app import registry
 from app.config import child_env
@@ -120,8 +121,6 @@ class Voice(ABC):
         """`text` spoken at the pipeline's 16 kHz."""
         audio = self(text)
         if self.sample_rate_hz != PIPELINE_RATE_HZ and audio.size:
-            import soxr
-
             audio = soxr.resample(audio, self.sample_rate_hz, PIPELINE_RATE_HZ)
         return np.clip(audio, -1.0, 1.0).astype(np.float32, copy=False)
 
@@ -142,6 +141,7 @@ class PiperVoice(Voice):
         deterministic: bool = False,
     ) -> None:
         try:
+            # lazy: onnxruntime and Piper are heavy; only the Piper voice needs them
             import onnxruntime as ort
             from piper import PiperVoice as _Piper
             from piper import SynthesisConfig
@@ -216,8 +216,6 @@ class CommandVoice(Voice):
                 raise ModelError(f"{self.name} failed: {e}") from e
         audio, rate_hz = _decode_wav(data, self.name)
         if rate_hz != self.sample_rate_hz and audio.size:  # e.g. an MBROLA espeak-ng voice (16 kHz)
-            import soxr
-
             audio = soxr.resample(audio, rate_hz, self.sample_rate_hz)
         return audio
 

@@ -12,6 +12,7 @@ import threading
 from app.config import Config
 from app.consolidation.consolidator import Consolidator, Report
 from app.errors import AppError
+from app.llm import load_llm
 from app.store.memory import Memory
 
 _LOGGER = logging.getLogger(__name__)
@@ -85,8 +86,6 @@ class BackgroundWriter:
 
     def _write(self, memory: Memory) -> None:
         if self._llm is None:
-            from app.llm import load_llm
-
             try:
                 self._llm = self._shared.get() if self._shared else load_llm(self.cfg, beside_capture=True)
             except AppError as e:

@@ -19,8 +19,14 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from app.ask.answer import Answerer
 from app.config import Config
+from app.consolidation.consolidator import Consolidator
 from app.evaluation.gold import GOLD, HELD_OUT, SCENES, Gold, Scene
+from app.llm import load_llm
+from app.recorder.perception import load_text_embedder
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
 
 LINE_S = 8.0  # seconds between the lines of a scene
 
@@ -40,10 +46,6 @@ def build(
 ) -> dict[str, tuple[Path, dict[tuple[str, int], int], datetime]]:
     """The memories the gold questions ask (`scenes`' memories): {memory: (database, (scene, line) -> utterance
     id, last line's time)}."""
-    from app.consolidation.consolidator import Consolidator
-    from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
-
     out = {}
     for name in dict.fromkeys(s.memory for s in scenes.values()):
         path = folder / f"{name}.db"
@@ -72,12 +74,6 @@ def build(
 def eval_answers(cfg: Config, limit: int | None = None, out_dir: Path | None = None, held_out: bool = False) -> dict:
     """Every gold question (the first `limit`; `held_out`: the held-out ones) answered with the configured
     model; the tally and, in `out_dir`, each answer in answers.jsonl."""
-    from app.ask.answer import Answerer
-    from app.llm import load_llm
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
     golds = HELD_OUT if held_out else GOLD

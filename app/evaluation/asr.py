@@ -25,9 +25,13 @@ from pathlib import Path
 import numpy as np
 
 from app import registry
+from app.audio.asr import load_recognizer
+from app.audio.media import read_audio
 from app.config import Config
 from app.errors import ConfigError, MediaError, ModelError
+from app.evaluation.plots import pyplot, saved
 from app.frames import SAMPLE_RATE_HZ
+from app.recorder.sources import DEMO_FILE
 
 _LOGGER = logging.getLogger(__name__)
 JFK_REFERENCE = (
@@ -45,8 +49,6 @@ class Clip:
 
 
 def _ljspeech(folder: Path) -> Iterator[Clip]:
-    from app.audio.media import read_audio
-
     with (folder / "metadata.csv").open(encoding="utf-8") as fh:
         rows = [line.rstrip("\n").split("|") for line in fh if line.strip()]
     for row in rows:
@@ -59,8 +61,6 @@ def _ljspeech(folder: Path) -> Iterator[Clip]:
 
 def _digits(folder: Path, limit: int) -> Iterator[Clip]:
     """`limit` recordings, round-robin over digits and speakers so that a small sample covers both."""
-    from app.audio.media import read_audio
-
     with (folder / "manifest.csv").open(encoding="utf-8") as fh:
         rows = sorted(csv.DictReader(fh), key=lambda r: (int(r["repetition_index"]), r["speaker"], r["digit"]))
     for row in rows[:limit]:
@@ -68,9 +68,6 @@ def _digits(folder: Path, limit: int) -> Iterator[Clip]:
 
 
 def _demo(cfg: Config) -> Iterator[Clip]:
-    from app.audio.media import read_audio
-    from app.recorder.sources import DEMO_FILE
-
     path = cfg.models_dir / DEMO_FILE
     if not path.is_file():
         return
@@ -90,8 +87,6 @@ def clips(cfg: Config, data: list[Path], digits: int) -> list[Clip]:
         if (folder / "ljspeech" / "metadata.csv").is_file():
             found += _ljspeech(folder / "ljspeech")
         if (folder / "whisper_jfk" / "jfk.flac").is_file():
-            from app.audio.media import read_audio
-
             found.append(Clip("jfk", "jfk", read_audio(folder / "whisper_jfk" / "jfk.flac"), JFK_REFERENCE))
         if (folder / "manifest.csv").is_file() and (folder / "recordings").is_dir():
             found += _digits(folder, digits)
@@ -120,6 +115,7 @@ def engines(cfg: Config) -> list[str]:
 
 def _normalizer():
     try:
+        # lazy: the optional `eval` extra
         import jiwer
         from whisper_normalizer.english import EnglishTextNormalizer
     except ImportError as e:
@@ -144,8 +140,6 @@ def _score(jiwer, normalize, refs: list[str], hyps: list[str]) -> dict:
 
 
 def _run_engine(cfg: Config, name: str, all_clips: list[Clip], jiwer, normalize) -> dict:
-    from app.audio.asr import load_recognizer
-
     started = time.perf_counter()
     try:
         asr = load_recognizer(name, cfg.models_dir, cfg.device.kind, cfg.device.threads)
@@ -220,8 +214,6 @@ def eval_asr(cfg: Config, data: list[Path], out_dir: Path | None = None, digits:
 
 def _plot(path: Path, result: dict) -> str | None:
     """WER and CPU real-time factor per dataset, one bar per engine."""
-    from app.evaluation.plots import pyplot, saved
-
     plt = pyplot()
     if plt is None:
         return None

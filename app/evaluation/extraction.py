@@ -28,11 +28,16 @@ import time
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from app.config import Config
+from app.consolidation.consolidator import Consolidator
 from app.errors import ConfigError
 from app.evaluation.datasets import SHAPE_ERRORS, shape_error
 from app.evaluation.locomo import _EVIDENCE, ingest, load, open_memory, read_samples
+from app.evaluation.plots import curves
+from app.llm import load_llm
+from app.recorder.perception import load_text_embedder
 
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 THRESHOLD = 0.65  # the one reported as the headline
@@ -139,12 +144,6 @@ def cpu_seconds(llm) -> float:
 
 def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int = 2, first: int = 0) -> dict:
     """Write memory for `conversations` LoCoMo conversations from the `first`-th on, and score it."""
-    from tqdm import tqdm
-
-    from app.consolidation.consolidator import Consolidator
-    from app.llm import load_llm
-    from app.recorder.perception import load_text_embedder
-
     gold_of = observations(data)
     every = load(data)
     chosen = every[first : first + conversations]
@@ -224,8 +223,6 @@ def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int =
 
 def plot(r: dict, path: Path) -> str | None:
     """Recall and precision over the similarity threshold, pooled over the conversations."""
-    from app.evaluation.plots import curves
-
     x = [float(t) for t in r["curve"]]
     series = {key: [v[key] for v in r["curve"].values()] for key in ("recall", "precision")}
     title = f"Memory writing on LoCoMo ({r['model']})\n{r['gold']} gold observations, {r['written']} items written"

@@ -19,6 +19,7 @@ from app.errors import MediaError
 from app.evaluation.datasets import listed_files, read_table
 from app.evaluation.metrics import auc, best_threshold, cv_accuracy, roc, tar_at_far
 from app.evaluation.plots import roc_det
+from app.recorder.perception import face_backend, load_faces
 
 EXPECTED = "a folder with identities.csv (file,identity) and the images it lists (in images/ or beside it)"
 
@@ -35,6 +36,7 @@ def _load(data: Path) -> list[tuple[Path, str]]:
 
 
 def _read_image(path: Path):
+    # lazy: OpenCV is heavy (~0.1 s); only reading images needs it
     import cv2
 
     image = cv2.imread(str(path))
@@ -44,8 +46,6 @@ def _read_image(path: Path):
 
 
 def eval_faces(cfg: Config, data: Path, out_dir: Path | None = None) -> dict:
-    from app.recorder.perception import face_backend, load_faces
-
     items = _load(data)
     analyzer = load_faces(cfg)
     embeddings: list[np.ndarray | None] = []

@@ -27,9 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from app.config import Config
+from app.evaluation import facts_held_out, facts_locomo
 from app.evaluation.answers import build, share
 from app.evaluation.gold import SCENES, GoldFact
 from app.facts import DISLIKES, LIKES, FactKind
+from app.llm import load_llm
+from app.recorder.perception import load_text_embedder
+from app.store.keys import Secret
+from app.store.memory import Memory
 
 THRESHOLD = 0.65
 # the store's kinds (and the types of older stores' preferences) as the gold set names them: `FactKind`
@@ -186,18 +191,12 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False,
     """Write the scenes' memory with the configured extractor and model, and score it against `GOLD_FACTS`
     (`held_out`: the held-out scenes against their facts, `facts_held_out`; `locomo`: two sessions of the LoCoMo
     file at that path against `facts_locomo`)."""
-    from app.evaluation import facts_held_out, facts_locomo
-
     if locomo is not None:
         which, scenes, gold_facts = "locomo", facts_locomo.scenes(locomo), facts_locomo.FACTS
     elif held_out:
         which, scenes, gold_facts = "held-out", facts_held_out.SCENES, facts_held_out.FACTS
     else:
         which, scenes, gold_facts = "gold", SCENES, GOLD_FACTS
-    from app.llm import load_llm
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory
 
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)

@@ -13,6 +13,7 @@ common LoCoMo baseline does (0.44 recall@10 that way, 0.31 for the text alone).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 import time
@@ -22,9 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from app.ask.context import find
+from app.ask.recall import Retriever
 from app.config import Config
 from app.errors import MediaError
 from app.evaluation.datasets import SHAPE_ERRORS, read_json, shape_error
+from app.evaluation.plots import recall_at_k
+from app.recorder.perception import load_text_embedder
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
 
 CATEGORIES = ("1", "2", "3", "4")
 CATEGORY_NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
@@ -134,8 +141,6 @@ def _conversation(
 
 def add_session(mem, source: str, turns: list[Turn], people: dict[str, int], vectors: np.ndarray) -> dict[str, int]:
     """One LoCoMo session into a memory, in one transaction: {dia_id: utterance id}."""
-    from app.store.memory import NewUtterance
-
     with mem.batch():
         sid = mem.start_session(source, turns[0].t)
         return {
@@ -151,9 +156,6 @@ def memory_path(out_dir: Path, sample_id: str) -> Path:
 
 
 def open_memory(cfg: Config, out_dir: Path, sample_id: str):
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     path = memory_path(out_dir, sample_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     return Memory.open(path, Secret(EVAL_KEY, "eval"), cfg.store, True)
@@ -211,11 +213,6 @@ class _Scores:
 def eval_locomo(
     cfg: Config, data: Path, ks: list[int], mode: str = "offline", out_dir: Path | None = None, limit: int = 0
 ) -> dict:
-    from app.ask.recall import Retriever
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-
     conversations = load(data)[: limit or None]
     embedder = load_text_embedder(cfg)
     store_cfg = cfg.store
@@ -281,11 +278,6 @@ def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], out_dir: Pat
     """Recall@k over the memories `eval extraction` wrote under `out_dir`, with the facts and
     summaries counting for the turns they cite ("ours") and without them (`recall.written_weight` 0:
     "turns"), in one pass over the same databases."""
-    import dataclasses
-
-    from app.ask.recall import Retriever
-    from app.recorder.perception import load_text_embedder
-
     conversations = [c for c in load(data) if memory_path(out_dir, c[0]).exists()]
     if not conversations:
         raise MediaError(f"no memory written under {out_dir}: run `python -m app eval extraction` first")
@@ -337,8 +329,6 @@ class _Asker:
         self.ingested: list[int] = []  # indices of the turns in the memory so far
 
     def ask(self, q: Question, scores: _Scores) -> None:
-        from app.ask.context import find
-
         now = datetime.fromtimestamp(self.turns[self.ingested[-1]].t + TURN_S, timezone.utc)
         seen = np.array(self.ingested)
         similarity = self.baseline[seen] @ self.embedder([q.text])[0]
@@ -357,8 +347,6 @@ class _Asker:
 
 def _plot(result: dict, ks: list[int], path: Path) -> str | None:
     """Recall@k of ours and the baselines, overall and per category."""
-    from app.evaluation.plots import recall_at_k
-
     tables = {"ours": result, **result["baselines"]}
     panels = {"all categories": {m: [t["overall"][f"recall@{k}"] for k in ks] for m, t in tables.items()}}
     for c in CATEGORIES:

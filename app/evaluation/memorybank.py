@@ -13,9 +13,17 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from app.ask.context import find
+from app.ask.recall import Retriever
 from app.config import Config
+from app.consolidation.consolidator import Consolidator
 from app.errors import MediaError
 from app.evaluation.datasets import SHAPE_ERRORS, read_json, read_json_lines, shape_error
+from app.evaluation.plots import boxes
+from app.llm import load_llm
+from app.recorder.perception import load_text_embedder
+from app.store.keys import Secret
+from app.store.memory import Memory, NewUtterance
 
 COMPANION = "Companion"
 EXPECTED_BANK = 'MemoryBank\'s memory_bank_en.json ({user: {"history": {"2023-04-27": [{"query", "response"}]}}})'
@@ -71,21 +79,12 @@ def eval_memorybank(
     """The evidence each probing question finds; `with_memory`: each user's memory is written first (as
     `consolidate` does) and the facts and summaries nearest each question are listed too; `out_dir`: the
     evidence's scores by rank in memorybank.png."""
-    from app.ask.context import find
-    from app.ask.recall import Retriever
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
-
     users = load(data)
     embedder = load_text_embedder(cfg)
     out: list[dict] = []
     written_cost = {"jobs": 0, "seconds": 0.0}
     llm = None
     if with_memory:
-        from app.consolidation.consolidator import Consolidator
-        from app.llm import load_llm
-
         llm = load_llm(cfg)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="memorybank-") as tmp:
@@ -147,8 +146,6 @@ def eval_memorybank(
 def plot(r: dict, top: int, path: Path) -> str | None:
     """The retrieval score of the evidence at each rank. The set has no gold answers or evidence, so no
     recall can be computed: the plot shows how clearly the first hit stands out, the JSON what it is."""
-    from app.evaluation.plots import boxes
-
     ranks = {
         f"{rank + 1}": [a["evidence"][rank]["score"] for a in r["answers"] if len(a["evidence"]) > rank]
         for rank in range(top)

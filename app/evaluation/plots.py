@@ -1,6 +1,7 @@
 """The evaluations' plots: PNG files written beside their JSON, drawn off-screen with matplotlib (the `eval`
 extra). Each function returns the path it wrote, or None when matplotlib is not installed; `unavailable()`
-says why in one line."""
+says why in one line. matplotlib is imported inside the functions: it is optional, and the CLI imports this
+module."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import random
 import re
 import string
@@ -28,9 +29,17 @@ from pathlib import Path
 
 import numpy as np
 
+from app.ask.answer import Answerer
 from app.config import Config
 from app.errors import AppError, LLMError, MediaError
-from app.evaluation.locomo import TURN_S, Question, add_session, load
+from app.evaluation.locomo import TURN_S, Question, add_session, load, memory_path
+from app.evaluation.locomo import open_memory as open_written
+from app.evaluation.plots import grouped_bars
+from app.llm import load_llm
+from app.recorder.perception import load_text_embedder
+from app.store.keys import Secret
+from app.store.memory import Memory
+from app.text.timeexpr import spoken_time
 
 QA_CATEGORIES = ("1", "2", "3", "4", "5")
 NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}
@@ -41,6 +50,7 @@ MEMORY = "memory"  # `context` over the memory `eval extraction` wrote: the same
 @functools.cache
 def _stemmer():
     try:
+        # lazy: the optional `eval` extra
         from nltk.stem import PorterStemmer
     except ImportError as e:
         raise AppError("eval qa scores with nltk's Porter stemmer: run `python3 build.py`") from e
@@ -153,17 +163,6 @@ def eval_qa(
     (`out_dir`: each answer in qa_answers.jsonl, the scores per category in qa.png).
     `written_under` (the --out folder of `eval extraction`): only the conversations it wrote, each question
     also answered from its written memory (`memory`), so with and without memory compare on the same questions."""
-    import json
-
-    from app.ask.answer import Answerer
-    from app.evaluation.locomo import memory_path
-    from app.evaluation.locomo import open_memory as open_written
-    from app.llm import load_llm
-    from app.recorder.perception import load_text_embedder
-    from app.store.keys import Secret
-    from app.store.memory import Memory
-    from app.text.timeexpr import spoken_time
-
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
     if written_under is not None:
@@ -253,8 +252,6 @@ def eval_qa(
 
 def plot(r: dict, path: Path) -> str | None:
     """Each method's score per category (F1; category 5: the share answered "not mentioned") as bars."""
-    from app.evaluation.plots import grouped_bars
-
     groups = [f"{c} {NAMES[c]}" + ("\n(not mentioned)" if c == "5" else "") for c in QA_CATEGORIES] + ["F1 1-4"]
     key = {c: "not_mentioned" if c == "5" else "f1" for c in QA_CATEGORIES}
     series = {m: [r[m]["by_category"][c][key[c]] for c in QA_CATEGORIES] + [r[m]["f1_1_4"]] for m in r["methods"]}

@@ -18,11 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
+from app.audio.media import read_audio
 from app.config import Config
 from app.errors import MediaError
+from app.evaluation.plots import pyplot, saved
 from app.evaluation.speakers import assign_turns, attributed, render_people, speaker_counts, summed
 from app.frames import SAMPLE_RATE_HZ
 from app.identity.sessions import Session, Turn, boundary_prf, frame_labels, jaccard, segment
+from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
 
 STREAMS = 10
 SESSIONS_PER_STREAM = 4
@@ -30,8 +33,6 @@ SESSIONS_PER_STREAM = 4
 
 def _clips(data: Path, vad) -> dict[str, list[np.ndarray]]:
     """Each speaker's clips, trimmed to the speech (Silero over 32 ms windows) so truth spans are exact."""
-    from app.audio.media import read_audio
-
     table = data / "manifest.csv"
     if not table.is_file():
         raise MediaError(f"{table} not found: expected a LibriSpeech-style manifest (path, speaker_id)")
@@ -101,8 +102,6 @@ def predict(turns: list[Turn], cfg: Config) -> list[Session]:
 
 
 def eval_sessions(cfg: Config, data: Path, out_dir: Path | None = None, streams: int = STREAMS) -> dict:
-    from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
-
     single_thread_numpy_blas()  # as the recorder runs
     vad, encoder = load_vad(cfg), load_voice(cfg)
     clips = _clips(data, vad)
@@ -132,8 +131,6 @@ def eval_sessions(cfg: Config, data: Path, out_dir: Path | None = None, streams:
 
 
 def _plot(path: Path, r: dict) -> str | None:
-    from app.evaluation.plots import pyplot, saved
-
     plt = pyplot()
     if plt is None:
         return None

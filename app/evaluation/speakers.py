@@ -24,13 +24,19 @@ from pathlib import Path
 
 import numpy as np
 
+from app.audio.media import read_audio
+from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
 from app.errors import MediaError
 from app.evaluation.metrics import eer, roc
 from app.evaluation.plots import roc_det
-from app.frames import SAMPLE_RATE_HZ
+from app.frames import SAMPLE_RATE_HZ, Utterance
+from app.identity.cohort import load_seed
 from app.identity.sessions import Turn
 from app.identity.snorm import AdaptiveSNorm
+from app.identity.speakers import SpeakerAssigner
+from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
+from app.recorder.pipeline import MIN_EMBED_S
 
 GAP = np.zeros(1600, np.float32)  # 0.1 s between joined clips
 STREAM_PAUSE_S = 1.5  # between the clips of a stream
@@ -67,8 +73,6 @@ def _units(data: Path) -> tuple[str, list[tuple[str, str, list[Path]]]]:
 
 
 def _embed(units, encode) -> np.ndarray:
-    from app.audio.media import read_audio
-
     out = []
     for _, _, clips in units:
         parts = [x for c in clips for x in (read_audio(c), GAP)]
@@ -119,9 +123,6 @@ def _dataset(name, units, emb: np.ndarray, cohorts: dict[str, np.ndarray]) -> di
 
 
 def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None) -> dict:
-    from app.identity.cohort import load_seed
-    from app.recorder.perception import load_voice, single_thread_numpy_blas
-
     single_thread_numpy_blas()  # as the recorder runs
     encoder = load_voice(cfg)
     seed = load_seed(cfg.models_dir, cfg.models.voice)
@@ -193,8 +194,6 @@ def summed(counts: list[dict]) -> dict:
 def _speaker_clips(units) -> dict[str, list[np.ndarray]]:
     """Each speaker's clips in order, as the units above: a LibriSpeech file; FSDD digits joined, all ten of
     the first repetition (~4 s), then five at a time (~2 s)."""
-    from app.audio.media import read_audio
-
     clips = defaultdict(list)
     for _, spk, paths in units:
         clips[spk].append(np.concatenate([x for c in paths for x in (read_audio(c), GAP)]))
@@ -202,8 +201,6 @@ def _speaker_clips(units) -> dict[str, list[np.ndarray]]:
 
 
 def _single_speaker_clips(folder: Path) -> dict[str, dict[str, list[np.ndarray]]]:
-    from app.audio.media import read_audio
-
     jfk, lj = folder / "whisper_jfk" / "jfk.flac", sorted((folder / "ljspeech").glob("*.flac"))
     out = {"jfk": {"jfk": [read_audio(jfk)]}} if jfk.is_file() else {}
     return out | ({"ljspeech": {"lj": [read_audio(p) for p in lj]}} if lj else {})
@@ -224,10 +221,6 @@ def back_to_back(clips: dict[str, list[np.ndarray]]) -> tuple[np.ndarray, list[t
 def assign_turns(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Turn]:
     """Turns as the recorder hears them: VAD segments, voice embeddings, online speaker assignment with no
     one known at the start (a turn settled by the previous speaker has speaker None)."""
-    from app.audio.vad import Reframer, SpeechSegmenter
-    from app.identity.speakers import SpeakerAssigner
-    from app.recorder.pipeline import MIN_EMBED_S
-
     vad.reset()
     segmenter = SpeechSegmenter(cfg.vad, vad.window_samples)
     segments = []
@@ -253,15 +246,11 @@ def assign_turns(audio: np.ndarray, cfg: Config, vad, encoder) -> list[Turn]:
 
 
 def _as_utterance(seg, voice):
-    from app.frames import Utterance
-
     return Utterance("", seg.t_start_s, seg.t_end_s, 1.0, voice, None)
 
 
 def stream_people(cfg: Config, streams: dict[str, dict[str, list[np.ndarray]]]) -> dict[str, dict]:
     """People counted on each stream of real clips, heard through the recorder's own parts."""
-    from app.recorder.perception import load_vad, load_voice
-
     vad, encoder = load_vad(cfg), load_voice(cfg)
     out = {}
     for name, clips in streams.items():

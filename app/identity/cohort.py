@@ -15,8 +15,10 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import soxr
 
 from app.config import child_env
+from app.demo import speak
 from app.errors import ModelError
 
 COHORT_DIR = "cohort"
@@ -50,15 +52,12 @@ def _espeak(text: str, voice: str) -> np.ndarray:
         )
         with wave.open(str(out)) as w:
             rate, pcm = w.getframerate(), np.frombuffer(w.readframes(w.getnframes()), np.int16)
-    import soxr
 
     return soxr.resample(pcm.astype(np.float32) / 32768, rate, 16000).astype(np.float32)
 
 
 def build_seed(encode, seed: int = 0) -> np.ndarray:
     """Embeddings of synthetic voices: (n, dim). `encode(audio_16k) -> unit vector`."""
-    from app.demo import speak
-
     if shutil.which("espeak-ng") is None:
         raise ModelError("espeak-ng is not installed (apt-get install espeak-ng); it voices the s-norm cohort")
     rng = np.random.default_rng(seed)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import functools
 import re
 
+import gender_guesser.detector
+
 from app.text.words import STOPWORDS
 
 AUTO_NAME = re.compile(r"unknown_\d+")  # what the recorder calls people until they are named
@@ -72,8 +74,6 @@ _NEXT_WORD = re.compile(r"[\s,]*([^\W\d_]+)")
 
 @functools.cache
 def _given_names():
-    import gender_guesser.detector
-
     return gender_guesser.detector.Detector(case_sensitive=False)
 
 

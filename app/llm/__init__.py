@@ -9,12 +9,16 @@ reply = job.result()                     # text, parsed JSON, token counts and t
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 
 from app import registry
 from app.config import Config
+from app.devices import llama_gpu_layers
 from app.errors import LLMError
 from app.llm.base import Backend, Cancel, Message, Reply, Request, Usage
+from app.llm.local import LlamaBackend, check_gguf, import_llama_cpp
+from app.llm.server import ServerBackend
 from app.llm.worker import BACKGROUND, DIALOG, RESTART, Job, LLMWorker
 
 __all__ = [
@@ -60,16 +64,12 @@ def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
     (every core: the recorder only listens while they wait)."""
     c = cfg.llm
     if c.backend == "openai":
-        from app.llm.server import ServerBackend
-
         return LLMWorker(lambda: ServerBackend(c.url, c.model, c.timeout_s, c.retries), nice=0)
-    from app.devices import llama_gpu_layers
-    from app.llm.local import LlamaBackend, check_gguf, import_llama_cpp
-
     path = model_path(cfg)
     threads = c.threads or (1 if beside_capture else cfg.device.threads)
     dialog = c.dialog_threads or cfg.device.threads  # someone waits: the recorder only listens meanwhile
     if c.process == "child":
+        # lazy: `python -m app.llm.child` runs that module as __main__, and the package would import it again first
         from app.llm.child import ChildBackend, ModelSpec
 
         check_gguf(path)
@@ -91,8 +91,6 @@ class SharedLLM:
     needs it, then shared — its worker puts dialog before background memory writing."""
 
     def __init__(self, cfg: Config, beside_capture: bool = True) -> None:
-        import threading
-
         self.cfg, self.beside_capture = cfg, beside_capture
         self._worker: LLMWorker | None = None
         self._lock = threading.Lock()

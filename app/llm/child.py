@@ -38,8 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from app.config import child_env
+from app.devices import llama_gpu_layers
 from app.errors import LLMCancelled, LLMCrashed, LLMCutOff, LLMError, LLMUnavailable
 from app.llm.base import Cancel, Request, Usage
+from app.llm.local import LlamaBackend, import_llama_cpp
 
 _LOGGER = logging.getLogger(__name__)
 LOAD_TIMEOUT_S = 300.0  # a model that has not loaded by then is reported as hung
@@ -340,8 +342,6 @@ def _serve(conn: Connection, spec: ModelSpec) -> None:
     if spec.nice:
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, 0, spec.nice)  # llama.cpp's threads, started later, inherit it
-    from app.devices import llama_gpu_layers
-    from app.llm.local import LlamaBackend, import_llama_cpp
 
     try:
         import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
@@ -396,8 +396,6 @@ def _serve(conn: Connection, spec: ModelSpec) -> None:
 
 
 def _probe(conn: Connection, path: Path, threads: int, tokens: int) -> None:
-    from app.llm.local import LlamaBackend, import_llama_cpp
-
     started = time.perf_counter()
     try:
         backend = LlamaBackend(path, 512, threads)

@@ -31,6 +31,7 @@ def import_llama_cpp():
     # ASR) spinning threads collapse generation from ~34 to ~1 token/s. Must be set before the library loads.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
+        # lazy: llama.cpp is heavy, and its environment is set first (above)
         import llama_cpp
         from llama_cpp import llama_chat_format
     except ImportError as e:

@@ -35,6 +35,7 @@ class ServerBackend:
 
     def __init__(self, url: str, model: str, timeout_s: float, retries: int) -> None:
         try:
+            # lazy: httpx is heavy (~0.1 s); only the openai backend needs it
             import httpx
         except ImportError as e:
             raise LLMError("httpx is not installed; run `python3 build.py`") from e

@@ -286,6 +286,7 @@ def _correction(text: str, problem: str) -> tuple[dict[str, str], ...]:
 
 def _invalid(reply: Reply, schema: dict) -> str | None:
     """None when the reply parses as JSON valid against `schema` (and is stored in reply.data), else why not."""
+    # lazy: jsonschema is heavy (~0.1 s); only a reply with a schema needs it
     import jsonschema
 
     try:

@@ -6,6 +6,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from threadpoolctl import threadpool_info, threadpool_limits
+
 from app import registry
 from app.audio.asr import Recognizer, load_recognizer
 from app.audio.vad import SileroVad
@@ -13,7 +15,9 @@ from app.audio.voice import SherpaVoiceEncoder, VoiceEncoder
 from app.config import Config
 from app.errors import ModelError
 from app.text.embedder import TextEmbedder
+from app.vision.blazeface import BlazeFaceDetector
 from app.vision.faces import DlibModels, FaceAnalyzer, NoveltyGate, QualityGate
+from app.vision.insight import ARCFACE_COSINE_DISTANCE, ArcFaceEmbedder, ScrfdDetector, align
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -86,14 +90,10 @@ def load_faces(cfg: Config) -> FaceAnalyzer:
         dlib = _dlib(cfg)
         analyzer = FaceAnalyzer("dlib", dlib.detect, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px, gate)
     elif backend == "blazeface-dlib":
-        from app.vision.blazeface import BlazeFaceDetector
-
         full, _ = registry.verify(registry.get("blazeface"), cfg.models_dir)
         detector, dlib = BlazeFaceDetector(full, threads=1), _dlib(cfg)  # 3 ms a frame: more threads only spin
         analyzer = FaceAnalyzer("dlib", detector, dlib.embed, "l2", chosen or DlibModels.L2_THRESHOLD, min_px, gate)
     elif backend.startswith("insightface-"):
-        from app.vision.insight import ARCFACE_COSINE_DISTANCE, ArcFaceEmbedder, ScrfdDetector, align
-
         pack = cfg.models_dir / INSIGHTFACE_DIR / backend.removeprefix("insightface-")
         if not pack.is_dir():
             raise ModelError(f"insightface pack folder {pack} not found (see README, Models)")
@@ -134,8 +134,6 @@ def single_thread_numpy_blas() -> None:
     """numpy's BLAS on one thread, for the whole process: the recorder's matrix products are small (mel
     filters, key banks) and OpenBLAS's idle threads spin after each, which costs more CPU than they save
     (`bench identity`: a poll's voice embedding 25 -> 10 ms of CPU, its matching 8 -> 0.8 ms)."""
-    from threadpoolctl import threadpool_info, threadpool_limits
-
     ours = {i["prefix"] for i in threadpool_info() if i["user_api"] == "blas" and "numpy" in i["filepath"]}
     if ours:
         threadpool_limits({prefix: 1 for prefix in ours})

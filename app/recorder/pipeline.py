@@ -315,6 +315,7 @@ class Recorder:
 
     def _analyse(self, image: np.ndarray, t_s: float) -> tuple[list[Face], bytes | None]:
         """Faces in a frame, and the frame as JPEG when it shows one and frames are kept."""
+        # lazy: OpenCV is heavy (~0.1 s); recording audio alone does without it
         import cv2
 
         assert self._face_tracker is not None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import soxr
 
 from app.audio.media import iter_media, probe
 from app.config import Config
@@ -54,6 +55,7 @@ class Source(Protocol):
 
 
 def _creation_time(path: Path) -> float | None:
+    # lazy: PyAV (FFmpeg's libraries) is heavy; only a file's creation time needs it here
     import av
 
     try:
@@ -148,6 +150,7 @@ class MicSource:
     def _device(self):
         """(sounddevice module, device, native rate) of the configured input; DeviceError if there is none."""
         try:
+            # lazy: sounddevice needs PortAudio; only the microphone does
             import sounddevice as sd
         except OSError as e:  # PortAudio library missing
             raise DeviceError(f"microphone unavailable: {e} (install libportaudio2)") from None
@@ -182,8 +185,6 @@ class MicSource:
             raise DeviceError(f"no usable microphone: {e}") from None
 
     async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
-        import soxr
-
         loop = asyncio.get_running_loop()
         limit = max(4, int(self.cfg.audio.queue_s / 0.032))
         queue: asyncio.Queue[np.ndarray] = asyncio.Queue(limit)
@@ -254,6 +255,7 @@ class CameraSource:
     def _open(self):
         if self._factory is not None:
             return self._factory()
+        # lazy: OpenCV is heavy (~0.1 s); only a camera needs it
         import cv2
 
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)

@@ -27,10 +27,15 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from app import __version__, views
+from app.ask.answer import Answerer
 from app.config import Config
 from app.errors import AppError, ConfigError, LLMError, MediaError, NotFoundError
+from app.llm import SharedLLM
+from app.service import chat, companion
 from app.service.auth import Guard
 from app.service.events import EventLog
+from app.service.ingest import AUDIO, FRAME, IngestError
+from app.store.export import document
 from app.streaming import Ended, from_thread
 
 _LOGGER = logging.getLogger(__name__)
@@ -78,8 +83,6 @@ class Service:
         recorder=None,
         companion=None,
     ) -> None:
-        from app.llm import SharedLLM
-
         self.cfg, self.embedder, self.events, self.present, self.ingest = cfg, embedder, events, present, ingest
         self.shared = llm or SharedLLM(cfg)
         self.recorder = recorder  # recording in this process: deletions go through its store thread
@@ -215,8 +218,6 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
         return await _answer(body, now)
 
     async def _answer(body: AskBody, now: datetime):
-        from app.ask.answer import Answerer
-
         llm = await asyncio.to_thread(service.llm)
         if body.person:
             await memory(views.person_id, body.person)
@@ -260,8 +261,6 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
 
     @app.get("/v1/export", summary="the memory (or one person's) as the export's JSON document, media left out")
     async def export(person: str | None = None) -> dict:
-        from app.store.export import document
-
         return (await memory(lambda mem: document(mem, person)))[0]
 
     @app.get("/v1/events", summary="Server-Sent Events; reconnect with Last-Event-ID (or ?after=) to miss nothing")
@@ -274,8 +273,6 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
     async def ingest(ws: WebSocket) -> None:
         """Microphone audio and camera frames from the glasses, the companion's voice back (protocol:
         app/service/ingest.py)."""
-        from app.service.ingest import IngestError
-
         source = service.ingest
         await ws.accept()
         if source is None:
@@ -303,8 +300,6 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
                 await ws.send_bytes(await source.speech.get())
 
     async def _receive(ws: WebSocket, source, stream: str) -> None:
-        from app.service.ingest import AUDIO, FRAME, IngestError
-
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
@@ -325,10 +320,9 @@ def create_app(service: Service, token: str, hosts: tuple[str, ...] = (), tls: b
                 _LOGGER.exception("ingest: a message could not be used")
                 await ws.send_json({"type": "error", "error": f"the message could not be used ({type(e).__name__})"})
 
-    from app.service import chat, companion
-
     app.include_router(chat.router(service))
     app.include_router(companion.router(service))
+    # lazy: the web page (jinja2 and its templates) loads when an app is made; app.runtime imports this module
     from app.web import mount
 
     web = mount(app, service, token)

@@ -18,6 +18,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from app import views
+from app.ask.answer import Answerer
 from app.errors import ConfigError
 
 
@@ -53,8 +54,6 @@ def router(service) -> APIRouter:
 
     @api.post("/v1/chat/completions", summary="OpenAI-compatible chat: the last question answered from memory")
     async def chat(body: ChatBody):
-        from app.ask.answer import Answerer
-
         question = next((_text(m.content) for m in reversed(body.messages) if m.role == "user"), "").strip()
         if not question:
             raise ConfigError("messages: no user message with text to answer")

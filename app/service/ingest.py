@@ -31,6 +31,7 @@ import time
 from collections.abc import AsyncIterator
 
 import numpy as np
+import soxr
 
 from app.config import Config
 from app.frames import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
@@ -145,6 +146,7 @@ class IngestSource:
         return held.acked
 
     async def frame(self, payload: bytes) -> None:
+        # lazy: OpenCV is heavy (~0.1 s); only the glasses' frames need it
         import cv2
 
         if len(payload) <= _TIME.size:
@@ -178,8 +180,6 @@ class IngestSource:
 
 class _Stream:
     def __init__(self, rate: int, start_s: float) -> None:
-        import soxr
-
         self.rate, self.start_s = rate, start_s
         self.acked = 0  # samples at `rate` received and queued
         self.written = 0  # samples at 16 kHz queued

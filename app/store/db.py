@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -10,16 +11,20 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
+import sqlite_vec
 
 from app.config import StoreConfig
 from app.errors import DiskFullError, StoreError, StoreKeyError
+from app.store import names
 from app.store.keys import SALT_BYTES, Secret, derive_key
+from app.store.migrations import migrate
 
 _LOGGER = logging.getLogger(__name__)
 
 
 def _driver():
     try:
+        # here, not at the top: a missing driver is one StoreError when a memory opens
         import sqlcipher3.dbapi2 as driver
     except ImportError as e:
         raise StoreError("sqlcipher3 is not installed: pip install sqlcipher3") from e
@@ -27,8 +32,6 @@ def _driver():
 
 
 def _load_vec(con) -> None:
-    import sqlite_vec
-
     con.enable_load_extension(True)
     try:
         con.load_extension(sqlite_vec.loadable_path())
@@ -75,8 +78,6 @@ def _writing(con) -> None:
 
 def _session(con, cfg: StoreConfig) -> None:
     """What every connection has: memory for temporary data, its cache, the `mentions` SQL function."""
-    from app.store import names
-
     con.execute("PRAGMA temp_store = MEMORY")  # no plaintext temporary files
     con.execute(f"PRAGMA cache_size = -{cfg.cache_mb * 1024}")
     names.register(con)
@@ -111,8 +112,6 @@ def connect(path: Path, secret: Secret, cfg: StoreConfig, create: bool = False) 
         con.execute("PRAGMA journal_mode = WAL")
         _writing(con)
         _session(con, cfg)
-        from app.store.migrations import migrate
-
         migrate(con)
     except driver.DatabaseError as e:
         con.close()
@@ -172,8 +171,6 @@ def transaction(con) -> Iterator[None]:
 def _is_full(err: BaseException) -> bool:
     """SQLITE_FULL or SQLITE_IOERR (SQLite reports a write cut short by a file-size limit as an I/O error),
     or the OS's ENOSPC / EFBIG / EDQUOT."""
-    import errno
-
     if isinstance(err, OSError):
         return err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
     text = str(err)

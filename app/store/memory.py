@@ -15,7 +15,7 @@ import numpy as np
 
 from app.config import StoreConfig
 from app.errors import DiskFullError
-from app.store.db import connect, transaction, vector_blob
+from app.store.db import connect, connect_reader, transaction, vector_blob
 from app.store.derived import DerivedMixin
 from app.store.keys import Secret
 from app.store.media import MediaMixin
@@ -87,8 +87,6 @@ class Memory(PeopleMixin, DerivedMixin, WritingMixin, MediaMixin, SearchMixin):
 
     def second(self) -> Memory:
         """Another connection to this memory, for a thread of its own (memory writing beside the recorder)."""
-        from app.store.db import connect_reader
-
         return Memory(connect_reader(self.path, self._key, self._cfg, writer=True), self.path, self._key, self._cfg)
 
     @contextlib.contextmanager

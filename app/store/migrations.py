@@ -10,6 +10,7 @@ TEXT_DIM = 384
 
 def _script(con, sql: str) -> None:
     """Run statements one by one: executescript would COMMIT the migration's open transaction."""
+    # the driver loads where a memory opens (db._driver), not with this module
     from sqlcipher3.dbapi2 import complete_statement
 
     pending = ""

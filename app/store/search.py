@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from app.store.db import in_chunks, vector_blob
+from app.store.db import connect_reader, in_chunks, vector_blob
 from app.store.turns import Turn
 
 
@@ -118,8 +118,6 @@ class SearchMixin:
         while it works), so a caller can embed and run the dense search meanwhile. It sees what is
         committed. Its result also lists the utterances holding each word searched."""
         if self._reading is None:
-            from app.store.db import connect_reader
-
             self._reader = connect_reader(self.path, self._key, self._cfg)
             self._reading = ThreadPoolExecutor(1, "bm25")
             self._reading.submit(_warm_fts, self._reader, self._cfg.ann_min_utterances)

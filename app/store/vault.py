@@ -11,6 +11,11 @@ import os
 import secrets
 from pathlib import Path
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
 from app.errors import DiskFullError, StoreError
 
 MAGIC = b"LMM1"
@@ -21,9 +26,6 @@ RESEAL_SUFFIX = ".rekey"  # a file re-sealed under a new key, waiting to replace
 
 def media_key(db_key: bytes) -> bytes:
     """A separate 256-bit key for media, derived from the database key."""
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"lifemem media v1").derive(db_key)
 
 
@@ -31,8 +33,6 @@ class MediaVault:
     """The media folder: put() encrypts to a new random file name, get() decrypts and authenticates."""
 
     def __init__(self, folder: Path, key: bytes) -> None:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
         self.folder = folder
         self._aead = AESGCM(key)
 
@@ -84,8 +84,6 @@ class MediaVault:
         return self._aead.decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES :], MAGIC + name.encode())
 
     def get(self, name: str) -> bytes:
-        from cryptography.exceptions import InvalidTag
-
         path = self.folder / name
         try:
             return self._open(path.read_bytes(), name)
@@ -114,8 +112,6 @@ class MediaVault:
 
     def opens(self, path: Path, name: str) -> bool:
         """Whether `path` decrypts under this vault's key as the file called `name`."""
-        from cryptography.exceptions import InvalidTag
-
         try:
             self._open(path.read_bytes(), name)
             return True

@@ -29,6 +29,7 @@ TRAIN_PER_LIST = 30  # k-means training sample: this many vectors per inverted l
 
 def _faiss():
     try:
+        # lazy: faiss is heavy (~0.1 s); only the approximate index of a large memory needs it
         import faiss
     except ImportError as e:
         raise StoreError("faiss-cpu is not installed: pip install faiss-cpu") from e

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from app.devices import onnx_session
 from app.errors import ModelError
@@ -26,8 +27,6 @@ class TextEmbedder:
 
     def __init__(self, model_path: Path, tokenizer_path: Path, device: str = "cpu", threads: int = 1) -> None:
         try:
-            from tokenizers import Tokenizer
-
             self._tok = Tokenizer.from_file(str(tokenizer_path))
             side_by_side = threads if device == "cpu" else 1
             per_session = 1 if side_by_side > 1 else threads

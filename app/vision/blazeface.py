@@ -1,5 +1,6 @@
 """BlazeFace (MediaPipe's face detector, .tflite from the mediapipe 0.10.21 wheel) on ai-edge-litert or
-tflite-runtime: about 1-3 ms per frame on a laptop CPU."""
+tflite-runtime: about 1-3 ms per frame on a laptop CPU. The interpreter (an optional extra) and OpenCV (heavy)
+are imported where they are used."""
 
 from __future__ import annotations
 

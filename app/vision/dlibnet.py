@@ -9,6 +9,8 @@ and its residual structure (conv, affine, relu, conv, affine, [avg_pool], add_pr
 built. dlib adds tensors of different sizes by zero-padding the smaller at the end: three down-sampling blocks
 add a shortcut with fewer channels than their convolutions, and the last two a convolution with fewer rows
 and columns than their pooled shortcut (3x3 to 4x4, then 1x1 to 2x2); the graph pads the same way.
+
+onnx and onnxruntime (heavy) are imported where the graph is built and run.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.devices import onnx_providers, session_options
 from app.errors import ModelError
 
 INPUT = "chip"
@@ -259,7 +262,6 @@ class DlibResNet:
             import onnx  # noqa: F401  (builds the graph)
         except ImportError as e:
             raise ModelError("the onnx package is missing: pip install onnx") from e
-        from app.devices import onnx_providers, session_options
 
         try:
             net = read_net(path.read_bytes())

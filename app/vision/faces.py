@@ -7,6 +7,9 @@ Backends: `dlib` (HOG + 5-point alignment + dlib's ResNet 128-d on onnxruntime),
 Every face is graded (`QualityGate`): size, sharpness (variance of the Laplacian of the face at 64 px) and
 yaw (the nose's offset from the eyes' midline, over the eye distance, from the alignment landmarks). Faces
 are still recognised when graded down, but only faces with no defect become identity keys.
+
+OpenCV and dlib (heavy) are imported where they are used: `ask` imports this module through
+app.recorder.perception and needs neither.
 """
 
 from __future__ import annotations

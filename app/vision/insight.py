@@ -1,7 +1,8 @@
 """insightface model packs through onnxruntime: SCRFD detection (5 keypoints) and ArcFace embedding (512-d).
 
 Used when a pack's ONNX files are under models/insightface/<pack>/ (the insightface package is not
-needed). The packs' weights are licensed for non-commercial research only.
+needed). The packs' weights are licensed for non-commercial research only. OpenCV (heavy) is imported where
+it is used.
 """
 
 from __future__ import annotations

@@ -7,14 +7,13 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 
+from app.web import actions, pages
 from app.web.render import HERE, show
 from app.web.sessions import WebGate, WebSessions
 
 
 def mount(app: FastAPI, service, token: str) -> WebGate:
     """Add the page's routes to the service's app; returns the gate the service's guard asks about them."""
-    from app.web import actions, pages
-
     sessions = WebSessions()
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(pages.router(service), include_in_schema=False)

@@ -15,6 +15,7 @@ from fastapi.responses import RedirectResponse
 
 from app import views
 from app.errors import AppError, NotFoundError
+from app.store.retention import sweep as run_sweep
 from app.web.pages import WebError
 from app.web.render import show
 from app.web.sessions import (
@@ -172,8 +173,6 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
     @r.post("/settings/sweep")
     async def sweep(request: Request, _: CheckedForm):
-        from app.store.retention import sweep as run_sweep
-
         def run(memory) -> str:
             done = run_sweep(memory, service.cfg.retention)
             return (

@@ -1,6 +1,7 @@
 """A person's face thumbnail: the kept frame their best face key came from, decrypted in memory, the largest
 face in it found by OpenCV's bundled frontal-face cascade and cut out square (the whole frame, shrunk, when
-none is found). Nothing is written to disk; the result is a small JPEG in RAM."""
+none is found). Nothing is written to disk; the result is a small JPEG in RAM. OpenCV (heavy) is imported
+where it is used."""
 
 from __future__ import annotations
 

@@ -15,8 +15,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
 from app import views
+from app.ask.answer import Answerer
 from app.errors import AppError, LLMError, NotFoundError
 from app.store import browse
+from app.store.export import document
 from app.streaming import Ended, from_thread
 from app.web import faces, reads
 from app.web.render import SECURITY_HEADERS, TEMPLATES, show
@@ -155,8 +157,6 @@ def router(service) -> APIRouter:
 
     @r.get("/export.json")
     async def export(person: str | None = None):
-        from app.store.export import document
-
         doc = (await read(service, lambda memory: document(memory, person)))[0]
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M")
         name = f"lifemem-{'export' if person is None else 'person'}-{stamp}.json"
@@ -186,8 +186,6 @@ def _between(start: dt.date | None, end: dt.date | None) -> tuple[float, float] 
 async def _answer(service, question: str, on_text: Callable[[str], None] | None = None) -> dict:
     """The language model's grounded answer as the answer fragment's data ({answer, known, citations} or
     {error})."""
-    from app.ask.answer import Answerer
-
     try:
         llm = await asyncio.to_thread(service.llm)
         now = dt.datetime.now().astimezone()

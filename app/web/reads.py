@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 
 from app import views
+from app.ask.recall import Retriever
 from app.config import Config
 from app.errors import NotFoundError
 from app.facts import FactKind
@@ -125,8 +126,6 @@ def search(memory, embedder, cfg: Config, query: str, between: tuple[float, floa
     """Hybrid recall's results for `query`: within `between` (epoch seconds) when given, else as `ask` finds
     them (a time expression in the question filters by itself)."""
     if between is not None:
-        from app.ask.recall import Retriever
-
         evidence = Retriever(memory, embedder, cfg.recall).search(query, RESULTS, between=between)
         window = between
     else:
