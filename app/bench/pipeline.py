@@ -95,7 +95,8 @@ def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
     from app.ask.recall import search
     from app.recorder.perception import load_text_embedder
     from app.store.keys import Secret
-    from app.store.memory import Memory, NewUtterance
+    from app.store.memory import Memory
+    from app.store.utterances import NewUtterance
 
     embedder = load_text_embedder(cfg)
     rng = np.random.default_rng(0)
@@ -104,11 +105,11 @@ def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
     vectors = embedder(texts)
     secret = Secret(secrets.token_hex(16).encode(), "bench")
     with Memory.open(data / "memory.db", secret, cfg.store, create=True) as memory:
-        session = memory.start_session("bench", time.time())
-        person = memory.add_person().id
+        session = memory.turns.start_session("bench", time.time())
+        person = memory.people.add_person().id
 
         def insert(i: int) -> None:
-            memory.add_utterance(
+            memory.turns.add_utterance(
                 NewUtterance(session, person, texts[i], 1e9 + i, 1e9 + i + 2, 0.9, "bench", False, vectors[i])
             )
 
