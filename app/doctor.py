@@ -94,7 +94,7 @@ def _database(cfg: Config, path: Path, args) -> dict:
         out["key_source"] = secret.source
         with Memory.open(path, secret, cfg.store) as memory:
             out.update(memory.stats())
-            heard = max(memory.people(), key=lambda p: p.utterances, default=None)
+            heard = max(memory.people.all(), key=lambda p: p.utterances, default=None)
         out["wearer"] = cfg.companion.wearer or None
         out["heard_most"] = heard.name if heard is not None and heard.utterances else None
         out["state"] = "ok"

@@ -29,38 +29,43 @@ def when(epoch_s: float, timespec: str = "milliseconds") -> str:
 
 
 def person_id(memory, name: str) -> int:
-    pid = memory.person_id(name)
+    pid = memory.people.person_id(name)
     if pid is None:
         raise NotFoundError(f"nobody called {name!r}", "people")
     return pid
 
 
 def people(memory) -> dict:
-    return {"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in memory.people()]}
+    return {"people": [{"id": p.id, "name": p.name, "utterances": p.utterances} for p in memory.people.all()]}
 
 
 def person(memory, name: str) -> dict:
     """Everything known about one person: profile, facts with history, relations, each with provenance."""
     pid = person_id(memory, name)
-    return memory.profile(pid) | {
-        "facts": memory.facts_listed(pid, history=True),
-        "relations": memory.relations_listed(pid),
+    return memory.derived.profile(pid) | {
+        "facts": memory.derived.facts_listed(pid, history=True),
+        "relations": memory.derived.relations_listed(pid),
     }
 
 
 def facts(memory, name: str | None = None, history: bool = False) -> dict:
     pid = person_id(memory, name) if name else None
-    return {"facts": memory.facts_listed(pid, history=history), "relations": memory.relations_listed(pid)}
+    return {
+        "facts": memory.derived.facts_listed(pid, history=history),
+        "relations": memory.derived.relations_listed(pid),
+    }
 
 
 def sessions(memory) -> dict:
-    return {"sessions": [{**s, "t_start": when(s["t_start"]), "t_end": when(s["t_end"])} for s in memory.sessions()]}
+    return {
+        "sessions": [{**s, "t_start": when(s["t_start"]), "t_end": when(s["t_end"])} for s in memory.turns.sessions()]
+    }
 
 
 def utterances(memory, session: int) -> dict:
     """One session's transcript: who said what, when."""
-    rows = memory.transcript(session)
-    if not rows and session not in {s["id"] for s in memory.sessions()}:
+    rows = memory.writing.transcript(session)
+    if not rows and session not in {s["id"] for s in memory.turns.sessions()}:
         raise NotFoundError(f"no session {session}", "sessions")
     return {
         "session": session,

@@ -20,7 +20,8 @@ from app.events import Event
 from app.recorder.pipeline import Recorder
 from app.recorder.sources import FileSource
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -175,15 +176,15 @@ def memory(cfg, perception, tmp_path):
         ("Melanie", 2, "I signed up for a pottery class on Saturdays."),
     ]
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
-        ids = {name: m.add_person(name).id for name in ("Caroline", "Melanie")}
+        ids = {name: m.people.add_person(name).id for name in ("Caroline", "Melanie")}
         uids = []
         vectors = perception.text([text for _, _, text in lines])
         for (name, day, text), vec in zip(lines, vectors, strict=True):
             t = MAY_8 + day * DAY
-            session = m.start_session("t", t)
-            uids.append(m.add_utterance(NewUtterance(session, ids[name], text, t, t + 5, 1.0, "t", False, vec)))
-        m.add_fact(ids["Caroline"], "plan", "career", "counseling " * 700, [uids[2]], importance=0.9)  # long
-        m.add_fact(ids["Caroline"], "pet", "dog", "Luna", [uids[4]])
-        m.add_relation(ids["Caroline"], "friend", ids["Melanie"], [uids[0]])
-        m.add_summary(1, MAY_8, MAY_8 + 5, "Caroline told Melanie about the support group.", [uids[0]])
+            session = m.turns.start_session("t", t)
+            uids.append(m.turns.add_utterance(NewUtterance(session, ids[name], text, t, t + 5, 1.0, "t", False, vec)))
+        m.derived.add_fact(ids["Caroline"], "plan", "career", "counseling " * 700, [uids[2]], importance=0.9)  # long
+        m.derived.add_fact(ids["Caroline"], "pet", "dog", "Luna", [uids[4]])
+        m.derived.add_relation(ids["Caroline"], "friend", ids["Melanie"], [uids[0]])
+        m.derived.add_summary(1, MAY_8, MAY_8 + 5, "Caroline told Melanie about the support group.", [uids[0]])
         yield m, uids

@@ -33,7 +33,7 @@ def test_answers_from_the_line_that_holds_it_and_cites_it(llm, memory, perceptio
     assert said == [answer.answer] and done == [True]  # said once, after the check
     assert [c["id"] for c in answer.citations] == [uids[4]]  # the line it was read from, and only that one
     c = answer.citations[0]
-    row = m.utterances([uids[4]])[uids[4]]
+    row = m.turns.utterances([uids[4]])[uids[4]]
     assert (c["person"], c["text"], c["t_start"]) == (row.person, row.text, row.t_start)
     assert set(answer.chosen) <= set(answer.evidence) and uids[4] in answer.chosen
     assert answer.prompt_tokens > 0 and answer.completion_tokens > 0 and answer.latency_ms > 0

@@ -33,26 +33,26 @@ def test_nobody_consented_nothing_biometric_is_kept(cfg, perception, conversatio
         stats = memory.stats()
         assert (stats["people"], stats["voice_keys"], stats["face_keys"], stats["media_files"]) == (0, 0, 0, 0)
         assert memory.vault.files() == []
-        assert [u.person for u in memory.all_utterances()] == [None] * 4 and stats["utterances"] == 4
+        assert [u.person for u in memory.turns.all_utterances()] == [None] * 4 and stats["utterances"] == 4
 
 
 def test_a_consenting_person_is_kept_the_others_are_dropped(cfg, perception, conversation, tmp_path):
     db = tmp_path / "m.db"
     record(cfg, perception, conversation[0], db)  # implicit mode: both become people with keys and media
     with _open(cfg, db) as memory:
-        memory.set_consent("unknown_1", "given")
+        memory.people.set_consent("unknown_1", "given")
         before = memory.stats()
     assert before["voice_keys"] > 0 and before["media_files"] == 4
     events, _ = record(_required(cfg), perception, conversation[0], db)
     stored = [(e.detail["person"], e.detail["kept"]) for e in events if e.kind == "stored"]
     assert stored == [("unknown_1", True), ("guest_1", False), ("unknown_1", True), ("guest_1", False)]
     with _open(cfg, db) as memory:
-        people = {p.name: p.id for p in memory.people()}
-        keys = memory.voice_keys("resemblyzer")
+        people = {p.name: p.id for p in memory.people.all()}
+        keys = memory.people.voice_keys("resemblyzer")
         assert set(keys) == {people["unknown_1"]}  # unknown_2's keys were removed on start
-        assert {m.person_id for m in memory.media()} == {people["unknown_1"]}
+        assert {m.person_id for m in memory.media.rows()} == {people["unknown_1"]}
         ids = [r["id"] for r in memory.rows("utterances")][4:]  # the second run (same event times as the first)
-        second = memory.utterances(ids)
+        second = memory.turns.utterances(ids)
         assert [second[i].person for i in ids] == ["unknown_1", None, "unknown_1", None]
 
 

@@ -31,7 +31,8 @@ from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negate
 from app.demo import CREATION_TIME, SCRIPT
 from app.store.forget import forget_person, forget_session
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from app.store.writing import Line
 from app.text.timeexpr import plan_window
 from tests.conftest import ROOT, need_llm
@@ -273,22 +274,24 @@ def test_passed_plans_become_events_and_keep_their_lines(cfg, perception, tmp_pa
         consolidator = llm_free_consolidator(m)
 
         def write_sessions() -> None:
-            while (job := m.next_job(cfg.memory.attempts)) is not None and job.kind == "session":
-                m.job_started(job)
+            while (job := m.writing.next_job(cfg.memory.attempts)) is not None and job.kind == "session":
+                m.writing.job_started(job)
                 consolidator.run_job(job)
 
-        m.enqueue_backlog()
+        m.writing.enqueue_backlog()
         write_sessions()
-        plans = {f["value"] for f in m.facts_listed() if f["kind"] == "plan"}
+        plans = {f["value"] for f in m.derived.facts_listed() if f["kind"] == "plan"}
         assert any("Paris" in p for p in plans) and any("bank" in p for p in plans)
         later = T0 + 18 * DAY  # Monday 1 June
-        session = m.start_session("t", later)
+        session = m.turns.start_session("t", later)
         text = "I played tennis this morning."
         vector = perception.text([text])[0]
-        m.add_utterance(NewUtterance(session, m.person_id("Emily"), text, later, later + 3, 1.0, "t", False, vector))
-        m.enqueue("session", session)
+        m.turns.add_utterance(
+            NewUtterance(session, m.people.person_id("Emily"), text, later, later + 3, 1.0, "t", False, vector)
+        )
+        m.writing.enqueue("session", session)
         write_sessions()
-        facts = {f["value"]: f for f in m.facts_listed()}
+        facts = {f["value"]: f for f in m.derived.facts_listed()}
         paris = facts["David was planning a trip to Paris for their birthday"]
         assert paris["kind"] == "event" and paris["valid_from"] == pytest.approx(T0 - T0 % DAY + 8 * DAY)
         bank = facts["The meeting with the bank was at ten o'clock"]
@@ -297,12 +300,12 @@ def test_passed_plans_become_events_and_keep_their_lines(cfg, perception, tmp_pa
         # what happened once sits beside what holds, neither replacing the other
         assert facts["Emily played tennis this morning"]["kind"] == "event"
         assert any(f["kind"] == "preference" and "loves playing tennis" in v for v, f in facts.items())
-        closed = {f["id"]: f for f in m.facts_listed(history=True) if f["valid_to"] is not None}
+        closed = {f["id"]: f for f in m.derived.facts_listed(history=True) if f["valid_to"] is not None}
         old = next(f for f in closed.values() if f["kind"] == "plan" and "Paris" in f["value"])
         assert old["superseded_by"] == paris["id"] and old["sources"] == paris["sources"]
         assert old["valid_to"] == pytest.approx(T0 - T0 % DAY + 9 * DAY)  # closed when its day ended
         forget_session(m, 1)
-        assert all("Paris" not in f["value"] for f in m.facts_listed(history=True))
+        assert all("Paris" not in f["value"] for f in m.derived.facts_listed(history=True))
 
 
 def test_clauses_split_only_where_a_new_subject_starts():
@@ -384,8 +387,8 @@ def _item(who: str, what: str, line_id: int = 1, key: str = "other", kind: str =
 @pytest.fixture
 def store(cfg, perception, tmp_path):
     with Memory.open(tmp_path / "w.db", Secret(b"k", "t"), cfg.store, create=True) as m:
-        pid = m.add_person("Emily").id
-        session = m.start_session("t", T0)
+        pid = m.people.add_person("Emily").id
+        session = m.turns.start_session("t", T0)
         texts = [
             "I have 2 kids.",
             "I have three kids now.",
@@ -395,7 +398,7 @@ def store(cfg, perception, tmp_path):
             "I work as a teacher now.",
         ]
         ids = [
-            m.add_utterance(NewUtterance(session, pid, t, T0 + i * DAY, T0 + i * DAY + 3, 1.0, "t", False, v))
+            m.turns.add_utterance(NewUtterance(session, pid, t, T0 + i * DAY, T0 + i * DAY + 3, 1.0, "t", False, v))
             for i, (t, v) in enumerate(zip(texts, perception.text(texts), strict=True))
         ]
         yield m, pid, ids
@@ -417,10 +420,10 @@ def test_merge_rules_on_the_real_embedder(store, perception, cfg):
     first = _item("Emily", "Emily has 2 kids", ids[0], "family")
     assert run(first)[0] == ADD
     with m.batch():
-        fid = m.insert_fact(
+        fid = m.writing.insert_fact(
             pid, "attribute", "family", first.what, 0, [ids[0]], None, T0, 0, perception.text([first.what])[0]
         )
-    held[:] = m.held_facts(pid)
+    held[:] = m.writing.held_facts(pid)
     assert run(_item("Emily", "Emily has 2 kids", ids[0], "family"))[0] == NOOP  # nothing new
     assert run(_item("Emily", "Emily has two kids", ids[1], "family")) == (UPDATE, held[0])  # more provenance
     assert run(_item("Emily", "Emily has three kids", ids[1], "family")) == (SUPERSEDE, held[0])
@@ -442,11 +445,11 @@ def test_superseded_facts_keep_their_history(store, perception, cfg, llm_free_co
         (5, "Emily works as a teacher", "job", "attribute"),
         (5, "Emily works as a teacher", "job", "attribute"),  # the same line again: nothing new
     ]:
-        line = m.transcript(1)[i]
+        line = m.writing.transcript(1)[i]
         with m.batch():
             apply._apply(Item("Emily", kind, key, what, line), perception.text([what])[0])
-    held = m.facts_listed(pid)
-    history = m.facts_listed(pid, history=True)
+    held = m.derived.facts_listed(pid)
+    history = m.derived.facts_listed(pid, history=True)
     assert sorted(f["value"] for f in held) == [
         "Emily has three kids",
         "Emily stopped playing tennis",
@@ -471,29 +474,32 @@ def test_forgetting_keeps_the_strongest_and_reinforces_what_is_recalled(store, p
     c = replace(cfg.memory, capacity=2)
     vec = perception.text(["x"])[0]
     with m.batch():
-        facts = [m.insert_fact(pid, "attribute", "other", f"fact {i}", 0, [ids[i]], None, T0, i, vec) for i in range(3)]
+        facts = [
+            m.writing.insert_fact(pid, "attribute", "other", f"fact {i}", 0, [ids[i]], None, T0, i, vec)
+            for i in range(3)
+        ]
     # an older fact decays; recalled, it beats newer ones
     assert forgetting.strength(c, 3, 0, [], 1.0) < forgetting.strength(c, 3, 2, [], 1.0)
     assert forgetting.strength(c, 3, 0, [3], 1.0) > forgetting.strength(c, 3, 2, [], 1.0)
     assert forgetting.fade(m, c, [pid]) == 1
-    faded = {f["id"] for f in m.facts_listed(pid) if f["faded"]}
+    faded = {f["id"] for f in m.derived.facts_listed(pid) if f["faded"]}
     assert faded == {facts[0]}  # the oldest
     forgetting.recalled(m, replace(c, recall_k=1), [facts[0], facts[1]])  # the first reinforced, the next inhibited
     forgetting.fade(m, c, [pid])
-    faded = {f["id"] for f in m.facts_listed(pid) if f["faded"]}
+    faded = {f["id"] for f in m.derived.facts_listed(pid) if f["faded"]}
     assert faded == {facts[1]}
-    assert all(f["id"] != facts[1] for f in m.find_facts(["fact"], 10))  # out of search, still listed
+    assert all(f["id"] != facts[1] for f in m.derived.find_facts(["fact"], 10))  # out of search, still listed
 
 
 # ---- the real model on the demo's conversation
 
 
 def _demo_memory(m: Memory, perception, script=SCRIPT) -> list[int]:
-    ids = {n: m.add_person(n).id for n in ("Emily", "John", "David")}
-    session = m.start_session("demo", T0)
+    ids = {n: m.people.add_person(n).id for n in ("Emily", "John", "David")}
+    session = m.turns.start_session("demo", T0)
     vectors = perception.text([t for _, t in script])
     return [
-        m.add_utterance(NewUtterance(session, ids[n], t, T0 + 6 * i, T0 + 6 * i + 5, 1.0, "t", False, v))
+        m.turns.add_utterance(NewUtterance(session, ids[n], t, T0 + 6 * i, T0 + 6 * i + 5, 1.0, "t", False, v))
         for i, ((n, t), v) in enumerate(zip(script, vectors, strict=True))
     ]
 
@@ -501,28 +507,28 @@ def _demo_memory(m: Memory, perception, script=SCRIPT) -> list[int]:
 def test_the_demo_conversation_becomes_facts_relations_and_a_summary(cfg, perception, llm, tmp_path, capsys):
     with Memory.open(tmp_path / "d.db", Secret(b"k", "t"), cfg.store, create=True) as m:
         uids = _demo_memory(m, perception)
-        assert m.enqueue_backlog() == 1
+        assert m.writing.enqueue_backlog() == 1
         report = Consolidator(m, llm, perception.text, cfg).run()
         assert report.sessions == 1 and report.failed == 0
-        assert m.queue_state(cfg.memory.attempts) == {"pending": 0, "failed": 0}
-        assert m.enqueue_backlog() == 0  # written once: not queued again
-        facts = m.facts_listed()
-        said_by = {u.id: u.person for u in m.all_utterances()}
+        assert m.writing.queue_state(cfg.memory.attempts) == {"pending": 0, "failed": 0}
+        assert m.writing.enqueue_backlog() == 0  # written once: not queued again
+        facts = m.derived.facts_listed()
+        said_by = {u.id: u.person for u in m.turns.all_utterances()}
         for f in facts:  # each fact cites a line of its person (or naming them)
             assert f["sources"] and all(s in uids for s in f["sources"])
-            line = m.utterances(f["sources"])[f["sources"][0]]
+            line = m.turns.utterances(f["sources"])[f["sources"][0]]
             assert said_by[line.id] == f["person"] or f["person"] in line.text
         text = " ".join(f["value"].lower() for f in facts)
         for expected in ("nurse", "history", "tennis", "peanuts", "paris"):
             assert expected in text
-        relations = {(r["subject"], r["relation"], r["object"]) for r in m.relations_listed()}
+        relations = {(r["subject"], r["relation"], r["object"]) for r in m.derived.relations_listed()}
         assert {("John", "brother", "David"), ("Sarah", "wife", "John"), ("Maria", "colleague", "John")} <= relations
         (summary,) = m.rows("summaries")
         assert summary["kind"] == "session" and summary["text"]
         # the L1 profile shows them, with their ids
         from app.ask.context import render_profile
 
-        profile, cited, _ = render_profile(m, m.person_id("David"), perception.text.count_tokens)
+        profile, cited, _ = render_profile(m, m.people.person_id("David"), perception.text.count_tokens)
         assert "peanuts" in profile and any(c.kind == "fact" for c in cited)
         # the colleague question reaches Maria's mention through the graph
         from app.ask.recall import Retriever
@@ -531,14 +537,14 @@ def test_the_demo_conversation_becomes_facts_relations_and_a_summary(cfg, percep
         # deleting what it came from deletes what was derived
         before = len(facts)
         forget_person(m, "David", perception.text)
-        assert len(m.facts_listed()) < before
-        assert all(f["person"] != "David" for f in m.facts_listed(history=True))
+        assert len(m.derived.facts_listed()) < before
+        assert all(f["person"] != "David" for f in m.derived.facts_listed(history=True))
         assert ("John", "brother", "David") not in {
-            (r["subject"], r["relation"], r["object"]) for r in m.relations_listed()
+            (r["subject"], r["relation"], r["object"]) for r in m.derived.relations_listed()
         }
         assert m.rows("summaries") == []  # it cited David's words
         forget_session(m, 1)
-        assert m.facts_listed(history=True) == [] and m.relations_listed() == []
+        assert m.derived.facts_listed(history=True) == [] and m.derived.relations_listed() == []
 
 
 def _cli_memory(cfg, create: bool = False) -> Memory:
@@ -555,14 +561,14 @@ def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception)
     """`consolidate` killed at random points, then run to the end: every session written exactly once."""
     need_llm()
     with _cli_memory(cfg, create=True) as m:
-        ids = {n: m.add_person(n).id for n in ("Emily", "John", "David")}
+        ids = {n: m.people.add_person(n).id for n in ("Emily", "John", "David")}
         vectors = perception.text([t for _, t in SCRIPT])
         for s in range(3):  # three short sessions on one day
-            session = m.start_session("demo", T0 + s * 3600)
+            session = m.turns.start_session("demo", T0 + s * 3600)
             for i in range(4):
                 n, t = SCRIPT[4 * s + i]
                 t0 = T0 + s * 3600 + 6 * i
-                m.add_utterance(NewUtterance(session, ids[n], t, t0, t0 + 5, 1.0, "t", False, vectors[4 * s + i]))
+                m.turns.add_utterance(NewUtterance(session, ids[n], t, t0, t0 + 5, 1.0, "t", False, vectors[4 * s + i]))
     env = {**os.environ, "APP_STORE_KDF_LOG2_N": "10"}  # the data folder and key of the `isolated` fixture
     command = [sys.executable, "-m", "app", "consolidate", "--json", "--set", "memory.attempts=20"]
     for delay in (4.0, 9.0, 14.0):  # in loading, in the middle of a generation, between jobs
@@ -573,10 +579,10 @@ def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception)
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     with _cli_memory(cfg) as m:
-        assert m.queue_state(20) == {"pending": 0, "failed": 0}
+        assert m.writing.queue_state(20) == {"pending": 0, "failed": 0}
         sessions = [r for r in m.rows("summaries") if r["kind"] == "session"]
         assert sorted(r["session_id"] for r in sessions) == [1, 2, 3]  # one summary each: none lost, none doubled
-        facts = m.facts_listed(history=True)
+        facts = m.derived.facts_listed(history=True)
         keys = [(f["person"], f["value"]) for f in facts]
         assert len(keys) == len(set(keys))
         assert all(r["consolidated_at"] for r in m.rows("sessions"))
@@ -585,7 +591,7 @@ def test_consolidate_survives_kill_9_without_losing_or_doubling(cfg, perception)
 def test_facts_and_people_show_commands(cfg, perception, capsys, llm_free_consolidator):
     with _cli_memory(cfg, create=True) as m:
         uids = _demo_memory(m, perception, SCRIPT[:3])
-        line = m.transcript(1)[0]
+        line = m.writing.transcript(1)[0]
         with m.batch():
             llm_free_consolidator(m)._apply(
                 Item("Emily", "attribute", "job", "Emily works as a nurse", line),
@@ -607,7 +613,7 @@ def test_background_writer_stops_mid_job_and_a_later_one_finishes_it(cfg, percep
 
     with Memory.open(tmp_path / "b.db", Secret(b"k", "t"), cfg.store, create=True) as m:
         _demo_memory(m, perception, SCRIPT[:4])
-        m.enqueue("session", 1)
+        m.writing.enqueue("session", 1)
         slow = replace(cfg, memory=replace(cfg.memory, extractor="llm"))  # a job long enough to stop inside
         writer = BackgroundWriter(m, perception.text, slow)
         deadline = time.monotonic() + 120
@@ -615,8 +621,8 @@ def test_background_writer_stops_mid_job_and_a_later_one_finishes_it(cfg, percep
             time.sleep(0.2)
         time.sleep(2.0)  # generating now
         writer.stop()
-        assert m.queue_state(cfg.memory.attempts)["pending"] == 1 and m.facts_listed(history=True) == []
+        assert m.writing.queue_state(cfg.memory.attempts)["pending"] == 1 and m.derived.facts_listed(history=True) == []
         events = []
         report = BackgroundWriter(m, perception.text, slow, lambda kind, ref: events.append((kind, ref))).finish()
         assert report.sessions == 1 and events[0] == ("session", 1)
-        assert m.queue_state(cfg.memory.attempts)["pending"] == 0 and m.facts_listed()
+        assert m.writing.queue_state(cfg.memory.attempts)["pending"] == 0 and m.derived.facts_listed()

@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 from app.ask.context import PROFILE_TOKENS, RETRIEVED_TOKENS, DialogContext, context
 from app.ask.recall import search
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from tests.conftest import DAY, MAY_8
 
 
@@ -32,7 +33,7 @@ def test_tiny_budgets_hold_too(memory, perception, cfg):
     from app.ask.context import render_profile, retrieve
 
     m, _ = memory
-    pid = m.person_id("Caroline")
+    pid = m.people.person_id("Caroline")
     text, _, used = render_profile(m, pid, perception.text.count_tokens, limit=20)
     assert used <= 20 and perception.text.count_tokens(text) <= 20
     text, cited, used, _ = retrieve(m, perception.text, cfg.recall, "puppy", datetime.now(timezone.utc), limit=3)
@@ -78,13 +79,15 @@ def test_relation_words_and_graph_expansion(cfg, perception, tmp_path):
         ("Emily", "I went hiking on Sunday."),
     ]
     with Memory.open(tmp_path / "g.db", Secret(b"k", "t"), cfg.store, create=True) as m:
-        ids = {name: m.add_person(name).id for name in ("Emily", "John", "David", "Anna")}
-        session = m.start_session("t", MAY_8)
+        ids = {name: m.people.add_person(name).id for name in ("Emily", "John", "David", "Anna")}
+        session = m.turns.start_session("t", MAY_8)
         uids = {}
         for (name, text), vec in zip(lines, perception.text([t for _, t in lines]), strict=True):
-            uids[name] = m.add_utterance(NewUtterance(session, ids[name], text, MAY_8, MAY_8 + 5, 1, "t", False, vec))
-        m.add_relation(ids["John"], "colleague", ids["Emily"], [uids["John"]])
-        m.add_relation(ids["Anna"], "friend", ids["Emily"], [uids["Emily"]])
+            uids[name] = m.turns.add_utterance(
+                NewUtterance(session, ids[name], text, MAY_8, MAY_8 + 5, 1, "t", False, vec)
+            )
+        m.derived.add_relation(ids["John"], "colleague", ids["Emily"], [uids["John"]])
+        m.derived.add_relation(ids["Anna"], "friend", ids["Emily"], [uids["Emily"]])
         top = search(m, perception.text, "Does any of my colleagues love tennis?", cfg.recall, top_k=3)
         assert top[0].person == "John"
         from app.ask.recall import Retriever
@@ -115,10 +118,10 @@ def test_the_same_answers_from_the_ann_index_and_its_turn_table(memory, percepti
     with m.batch():
         for start in range(0, 300, 20):  # nobody known said these, ten days before
             t = MAY_8 - 10 * DAY + start
-            session = m.start_session("t", t)
+            session = m.turns.start_session("t", t)
             for i, vec in enumerate(perception.text(fillers[start : start + 20])):
                 text = fillers[start + i]
-                m.add_utterance(NewUtterance(session, None, text, t + i, t + i + 1, 1.0, "t", False, vec))
+                m.turns.add_utterance(NewUtterance(session, None, text, t + i, t + i + 1, 1.0, "t", False, vec))
     at_scale = replace(cfg.store, ann_min_utterances=200, ann_nprobe=16)
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), at_scale) as big:
         answers = []
@@ -157,8 +160,17 @@ def test_a_written_fact_counts_for_the_turn_it_cites(memory, perception, cfg):
     before = [e.utterance_id for e in turns_only.search(question, 6)]
     fact = "Caroline has a new pet at home, a puppy"  # cites an unrelated turn: only the citation can lift it
     with m.batch():
-        m.insert_fact(
-            m.person_id("Caroline"), "attribute", "pet", fact, 0, [uids[1]], None, MAY_8, 1, perception.text([fact])[0]
+        m.writing.insert_fact(
+            m.people.person_id("Caroline"),
+            "attribute",
+            "pet",
+            fact,
+            0,
+            [uids[1]],
+            None,
+            MAY_8,
+            1,
+            perception.text([fact])[0],
         )
     weighted = dataclasses.replace(cfg.recall, written_weight=0.5)  # the mechanism, clearly (default: eval locomo)
     with_memory = [e.utterance_id for e in Retriever(m, perception.text, weighted).search(question, 6)]

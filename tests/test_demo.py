@@ -55,7 +55,7 @@ def _labels(data: Path, capsys) -> list[tuple[str, str]]:
     from app.store.memory import Memory
 
     with Memory.open(data / "memory.db", resolve_secret(), load_config().store) as memory:
-        return [(u.person, u.text) for u in memory.all_utterances()]
+        return [(u.person, u.text) for u in memory.turns.all_utterances()]
 
 
 @pytest.fixture

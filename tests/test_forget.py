@@ -12,7 +12,8 @@ from app.store.export import export
 from app.store.forget import forget_between, forget_person, forget_session
 from app.store.keys import Secret
 from app.store.lifecycle import purge, rekey
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from app.store.vault import RESEAL_SUFFIX
 
 SECRET = Secret(b"forget test key", "test")
@@ -25,8 +26,8 @@ def world(tmp_path, cfg, perception):
     """Brunhilde and Siegfried over two sessions, with keys, media, facts, relations and summaries."""
     memory = Memory.open(tmp_path / "data" / "memory.db", SECRET, cfg.store, create=True)
     embed = perception.text
-    brun, sieg = memory.add_person("Brunhilde").id, memory.add_person("Siegfried").id
-    s1, s2 = memory.start_session("test", T0), memory.start_session("test", T0 + 3600)
+    brun, sieg = memory.people.add_person("Brunhilde").id, memory.people.add_person("Siegfried").id
+    s1, s2 = memory.turns.start_session("test", T0), memory.turns.start_session("test", T0 + 3600)
     said = [
         (s1, brun, "I play the xylophone every morning"),
         (s1, sieg, "Brunhilde plays too loudly"),
@@ -37,17 +38,19 @@ def world(tmp_path, cfg, perception):
     ids = []
     for i, ((session, pid, text), vec) in enumerate(zip(said, embed([t for *_, t in said]), strict=True)):
         t = T0 + (0 if session == s1 else 3600) + 10 * i
-        uid = memory.add_utterance(NewUtterance(session, pid, text, t, t + 3, 0.9, "test", False, vec))
+        uid = memory.turns.add_utterance(NewUtterance(session, pid, text, t, t + 3, 0.9, "test", False, vec))
         ids.append(uid)
-        memory.add_key("voice", pid, np.ones(256, np.float32) / 16, 3.0, 8, "resemblyzer", uid)
-        memory.add_media("audio", f"raw audio of utterance {uid}: {text}".encode(), t, t + 3, 3600, session, pid, uid)
-    memory.add_fact(brun, "preference", "instrument", "xylophone", [ids[0]])
-    mixed = memory.add_fact(sieg, "opinion", "neighbour", "plays the xylophone too loudly", [ids[0], ids[1]])
-    kept_fact = memory.add_fact(sieg, "fact", "fence", "repaired", [ids[2]])
-    memory.add_relation(sieg, "neighbour", brun, [ids[1]])
-    s_mixed = memory.add_summary(1, T0, T0 + 30, "Music and a fence.", utterances=[ids[0], ids[2]])
-    memory.add_summary(2, T0, T0 + 7200, "A day of neighbours.", children=[s_mixed])
-    kept_summary = memory.add_summary(1, T0 + 3600, T0 + 3700, "Bakery hours.", utterances=[ids[4]])
+        memory.people.add_key("voice", pid, np.ones(256, np.float32) / 16, 3.0, 8, "resemblyzer", uid)
+        memory.media.add_media(
+            "audio", f"raw audio of utterance {uid}: {text}".encode(), t, t + 3, 3600, session, pid, uid
+        )
+    memory.derived.add_fact(brun, "preference", "instrument", "xylophone", [ids[0]])
+    mixed = memory.derived.add_fact(sieg, "opinion", "neighbour", "plays the xylophone too loudly", [ids[0], ids[1]])
+    kept_fact = memory.derived.add_fact(sieg, "fact", "fence", "repaired", [ids[2]])
+    memory.derived.add_relation(sieg, "neighbour", brun, [ids[1]])
+    s_mixed = memory.derived.add_summary(1, T0, T0 + 30, "Music and a fence.", utterances=[ids[0], ids[2]])
+    memory.derived.add_summary(2, T0, T0 + 7200, "A day of neighbours.", children=[s_mixed])
+    kept_summary = memory.derived.add_summary(1, T0 + 3600, T0 + 3700, "Bakery hours.", utterances=[ids[4]])
     yield {
         "memory": memory,
         "ids": ids,
@@ -79,7 +82,7 @@ def traces(memory: Memory, words, vectors=()) -> list[str]:
     terms = {t for (t,) in con.execute("SELECT term FROM temp.vocab")}
     found += [f"fts vocabulary: {w}" for w in words if any(w in t for t in terms)]
     for v in vectors:
-        hit = memory.dense_search(v, 1)
+        hit = memory.search.dense_search(v, 1)
         if hit and hit[0][1] < 1e-4:
             found.append("vector index: a deleted vector is still retrievable")
     for name in memory.vault.files():
@@ -99,23 +102,23 @@ def test_forget_person_leaves_no_trace_and_spares_the_rest(world):
     assert [r[0] for r in con.execute("SELECT id FROM facts")] == [world["kept_fact"]]
     assert [r[0] for r in con.execute("SELECT id FROM summaries")] == [world["kept_summary"]]
     assert con.execute("SELECT count(*) FROM rederive").fetchone()[0] == 2  # to be rebuilt from what is left
-    texts = sorted(u.text for u in memory.all_utterances())
+    texts = sorted(u.text for u in memory.turns.all_utterances())
     assert "[someone] plays too loudly" in texts and len(texts) == 3
-    hit = memory.bm25_search(["someone"], 5)
-    assert hit and memory.utterances([hit[0][0]])[hit[0][0]].person == "Siegfried"
-    assert len(memory.media()) == 2  # Siegfried's own, less the clip in which he said her name
-    assert set(memory.voice_keys("resemblyzer")) == {world["sieg"]}
+    hit = memory.search.bm25_search(["someone"], 5)
+    assert hit and memory.turns.utterances([hit[0][0]])[hit[0][0]].person == "Siegfried"
+    assert len(memory.media.rows()) == 2  # Siegfried's own, less the clip in which he said her name
+    assert set(memory.people.voice_keys("resemblyzer")) == {world["sieg"]}
 
 
 def test_forget_person_anonymized_keeps_words_without_them(world):
     memory = world["memory"]
     result = forget_person(memory, "Brunhilde", world["embed"], anonymize=True)
     assert result.anonymized == 2 and result.deleted["utterances"] == 0
-    rows = memory.all_utterances()
+    rows = memory.turns.all_utterances()
     assert {u.person for u in rows if "xylophone" in u.text} == {None}
     assert traces(memory, ("brunhilde",)) == []  # the name is gone everywhere
     assert memory.con.execute("SELECT count(*) FROM facts").fetchone()[0] == 1  # derived rows went anyway
-    assert memory.media("person_id IS NULL") == [] and len(memory.media()) == 2
+    assert memory.media.rows("person_id IS NULL") == [] and len(memory.media.rows()) == 2
 
 
 def test_forget_session_and_span(world):
@@ -124,7 +127,7 @@ def test_forget_session_and_span(world):
     assert result.deleted["utterances"] == 2 and result.deleted["voice_keys"] == 2
     assert traces(memory, ("quetzal", "bakery")) == []
     result = forget_between(memory, T0 + 5, T0 + 25)  # the 2nd and 3rd utterance of session 1
-    assert result.deleted["utterances"] == 2 and [u.text for u in memory.all_utterances()] == [
+    assert result.deleted["utterances"] == 2 and [u.text for u in memory.turns.all_utterances()] == [
         "I play the xylophone every morning"
     ]
     assert traces(memory, ("fence", "loudly")) == []
@@ -138,11 +141,11 @@ def test_export_round_trips(world, tmp_path):
     memory = world["memory"]
     counts = export(memory, tmp_path / "out")
     doc = json.loads((tmp_path / "out" / "memory.json").read_text())
-    assert [u["text"] for u in doc["utterances"]] == [u.text for u in memory.all_utterances()]
+    assert [u["text"] for u in doc["utterances"]] == [u.text for u in memory.turns.all_utterances()]
     assert counts["utterances"] == 5 and counts["media"] == 5 and counts["facts"] == 3
     assert {f["value"]: f["source_utterances"] for f in doc["facts"]}["repaired"] == [world["ids"][2]]
     for m in doc["media"]:
-        original = memory.vault.get(memory.media("id = ?", (m["id"],))[0].path)
+        original = memory.vault.get(memory.media.rows("id = ?", (m["id"],))[0].path)
         assert (tmp_path / "out" / m["file"]).read_bytes() == original
     assert "**Siegfried**: Brunhilde plays too loudly" in (tmp_path / "out" / "transcript.md").read_text()
     one = export(memory, tmp_path / "one", person="Siegfried")
@@ -169,7 +172,7 @@ def test_rekey_and_purge(world, cfg):
     with pytest.raises(StoreKeyError):
         Memory.open(path, SECRET, cfg.store)
     with Memory.open(path, Secret(b"the new key", "test"), cfg.store) as again:
-        assert all(again.vault.get(m.path).startswith(b"raw audio") for m in again.media())
+        assert all(again.vault.get(m.path).startswith(b"raw audio") for m in again.media.rows())
     gone = purge(path)
     assert not path.exists() and not (path.parent / "media").exists() and len(gone) >= 2
 
@@ -184,7 +187,7 @@ def test_rekey_cut_short_is_completed_or_undone(world, cfg, crash):
 
     key = derive_key(new, path.read_bytes()[:SALT_BYTES], kdf_cost(path, cfg.store, exists=True))
     target = MediaVault(memory.vault.folder, media_key(key))
-    for m in memory.media():  # the first phase of rekey, then the process dies
+    for m in memory.media.rows():  # the first phase of rekey, then the process dies
         memory.vault.reseal(m.path, target)
     if crash == "after the database":
         memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
@@ -192,7 +195,7 @@ def test_rekey_cut_short_is_completed_or_undone(world, cfg, crash):
     secret = SECRET if crash == "before the database" else new
     with Memory.open(path, secret, cfg.store) as again:
         assert not list(again.vault.folder.glob("*" + RESEAL_SUFFIX))
-        assert all(again.vault.get(m.path).startswith(b"raw audio") for m in again.media())
+        assert all(again.vault.get(m.path).startswith(b"raw audio") for m in again.media.rows())
 
 
 def _cli(capsys, *args: str) -> tuple[int, str, list[str]]:

@@ -178,7 +178,7 @@ def test_the_recorder_outlives_a_killed_model_and_writes_memory_once(cfg, percep
         sessions = [s for s in memory.con.execute("SELECT id, consolidated_at FROM sessions")]
         assert sorted(written) == sorted(sid for sid, _ in sessions)  # each session's memory written once
         assert all(at is not None for _, at in sessions) and summary.memory_error is None
-        assert memory.queue_state(cfg.memory.attempts) == {"pending": 0, "failed": 0}
+        assert memory.writing.queue_state(cfg.memory.attempts) == {"pending": 0, "failed": 0}
         facts = memory.con.execute("SELECT person_id, value FROM facts").fetchall()
         assert facts and len(facts) == len(set(facts))  # nothing written twice
 

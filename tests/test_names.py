@@ -10,7 +10,8 @@ import pytest
 from app.store import names
 from app.store.forget import forget_person
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 T0 = 1_750_000_000.0
 
@@ -55,11 +56,13 @@ def memory(tmp_path, cfg, perception):
 
 
 def _say(memory: Memory, embed, person: str, *texts: str) -> list[int]:
-    pid = memory.person_id(person) or memory.add_person(person).id
-    sid = memory.start_session("test", T0)
+    pid = memory.people.person_id(person) or memory.people.add_person(person).id
+    sid = memory.turns.start_session("test", T0)
     uids = []
     for i, (text, vec) in enumerate(zip(texts, embed(list(texts)), strict=True)):
-        uids.append(memory.add_utterance(NewUtterance(sid, pid, text, T0 + i, T0 + i + 2, 0.9, "test", False, vec)))
+        uids.append(
+            memory.turns.add_utterance(NewUtterance(sid, pid, text, T0 + i, T0 + i + 2, 0.9, "test", False, vec))
+        )
     return uids
 
 
@@ -72,20 +75,20 @@ def test_forgetting_al_spares_the_allergy_and_a_wildcard_name_spares_everyone(me
     (david_said,) = _say(memory, embed, "David", "I am allergic to peanuts, 100% sure")
     (sarah_said,) = _say(memory, embed, "Sarah", "I am a doctor")
     (pct_said,) = _say(memory, embed, "%", "hello")
-    david, sarah, pct = (memory.person_id(n) for n in ("David", "Sarah", "%"))
-    memory.add_fact(david, "attribute", "health", "David is allergic to peanuts", [david_said])
-    memory.add_fact(sarah, "attribute", "job", "Sarah is a doctor", [sarah_said])
-    memory.add_fact(pct, "attribute", "other", "% says hello", [pct_said])
-    memory.rename_person("Sarah", "Al")
+    david, sarah, pct = (memory.people.person_id(n) for n in ("David", "Sarah", "%"))
+    memory.derived.add_fact(david, "attribute", "health", "David is allergic to peanuts", [david_said])
+    memory.derived.add_fact(sarah, "attribute", "job", "Sarah is a doctor", [sarah_said])
+    memory.derived.add_fact(pct, "attribute", "other", "% says hello", [pct_said])
+    memory.people.rename_person("Sarah", "Al")
     assert _facts(memory) == ["% says hello", "Al is a doctor", "David is allergic to peanuts"]
 
     forget_person(memory, "Al", embed)
     assert _facts(memory) == ["% says hello", "David is allergic to peanuts"]
-    assert [u.text for u in memory.all_utterances()] == ["I am allergic to peanuts, 100% sure", "hello"]
+    assert [u.text for u in memory.turns.all_utterances()] == ["I am allergic to peanuts, 100% sure", "hello"]
 
     forget_person(memory, "%", embed)
     assert _facts(memory) == ["David is allergic to peanuts"]
-    assert [u.text for u in memory.all_utterances()] == ["I am allergic to peanuts, 100% sure"]
+    assert [u.text for u in memory.turns.all_utterances()] == ["I am allergic to peanuts, 100% sure"]
 
 
 @pytest.mark.parametrize(("name", "said_as", "renamed"), [("J.R.", "J.R.", "Jim"), ("Zoë", "ZOË", "Zoe")])
@@ -95,18 +98,18 @@ def test_a_name_with_punctuation_or_other_case_is_renamed_and_forgotten_everywhe
     embed = perception.text
     (own,) = _say(memory, embed, name, "I collect stamps")
     (other,) = _say(memory, embed, "Maria", f"{said_as} collects stamps, ask {said_as}.")
-    pid, maria = memory.person_id(name), memory.person_id("Maria")
-    memory.add_fact(pid, "attribute", "hobby", f"{said_as} collects stamps", [own])
-    memory.add_fact(maria, "attribute", "other", f"Maria knows {said_as}", [other])
-    memory.add_summary(1, T0, T0 + 9, f"Maria and {said_as} talked about stamps.", utterances=[own, other])
+    pid, maria = memory.people.person_id(name), memory.people.person_id("Maria")
+    memory.derived.add_fact(pid, "attribute", "hobby", f"{said_as} collects stamps", [own])
+    memory.derived.add_fact(maria, "attribute", "other", f"Maria knows {said_as}", [other])
+    memory.derived.add_summary(1, T0, T0 + 9, f"Maria and {said_as} talked about stamps.", utterances=[own, other])
 
-    memory.rename_person(name, renamed)
+    memory.people.rename_person(name, renamed)
     assert _facts(memory) == sorted([f"Maria knows {renamed}", f"{renamed} collects stamps"])
     assert memory.con.execute("SELECT text FROM summaries").fetchone()[0] == f"Maria and {renamed} talked about stamps."
-    memory.rename_person(renamed, name)  # and back: the name with its punctuation or accent is written again
+    memory.people.rename_person(renamed, name)  # and back: the name with its punctuation or accent is written again
     assert _facts(memory) == sorted([f"Maria knows {name}", f"{name} collects stamps"])
 
     forget_person(memory, name, embed)
     assert _facts(memory) == []  # Maria's fact named them
-    assert [u.text for u in memory.all_utterances()] == ["[someone] collects stamps, ask [someone]."]
+    assert [u.text for u in memory.turns.all_utterances()] == ["[someone] collects stamps, ask [someone]."]
     assert memory.con.execute("SELECT count(*) FROM summaries").fetchone()[0] == 0

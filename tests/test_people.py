@@ -49,7 +49,7 @@ def test_the_recorder_names_people_who_introduce_themselves(cfg, perception, spe
         ("unknown_2", "John"),
     ]
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
-        assert [u.person for u in memory.all_utterances()] == ["Emily", "John", "Emily", "John"]
+        assert [u.person for u in memory.turns.all_utterances()] == ["Emily", "John", "Emily", "John"]
 
 
 def _cli(capsys, *args):
@@ -66,7 +66,7 @@ def test_rename_merge_split(conversation, cfg, perception, tmp_path, monkeypatch
     assert _cli(capsys, "people", "rename", "unknown_1", "Ana")[0] == 0
     assert _cli(capsys, "people", "rename", "unknown_2", "Ana")[0] == 5  # taken: one clear line
     with Memory.open(db, Secret(b"k", "t"), cfg.store) as memory:
-        ana = [u.id for u in memory.all_utterances() if u.person == "Ana"]
+        ana = [u.id for u in memory.turns.all_utterances() if u.person == "Ana"]
         assert len(ana) == 2
     rc, out, _ = _cli(capsys, "people", "split", "Ana", "--utterances", str(ana[1]), "--into", "Bea")
     assert rc == 0 and "Bea" in out

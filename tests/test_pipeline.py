@@ -34,7 +34,7 @@ def test_pipeline_event_sequence(cfg, perception, conversation, tmp_path):
     assert summary.utterances == 4 and summary.people == 2 and summary.new_people == 2
     assert summary.errors == []
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
-        rows = memory.all_utterances()
+        rows = memory.turns.all_utterances()
     for row, (_, text), (t0, _) in zip(rows, TURNS, spans, strict=True):
         assert wer(text, row.text) <= 0.25, row.text
         assert abs(row.t_start - (1_750_000_000.0 + t0)) < 0.3  # event time = origin + stream time
@@ -151,7 +151,7 @@ def test_no_raw_media_kept_when_retention_is_zero(cfg, perception, conversation,
     _, summary = record(no_media, perception, conversation[0], tmp_path / "m.db")
     assert summary.utterances == 4
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
-        assert memory.media() == [] and memory.vault.files() == []
+        assert memory.media.rows() == [] and memory.vault.files() == []
 
 
 def test_new_participants_after_a_short_pause_make_a_new_session(cfg, perception, speech, tmp_path, capsys):
@@ -175,6 +175,6 @@ def test_new_participants_after_a_short_pause_make_a_new_session(cfg, perception
     events, summary = record(cfg, perception, path, tmp_path / "m.db")
     assert summary.utterances == 6 and [e.kind for e in events].count("session_split") == 1
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
-        sessions = memory.sessions()
+        sessions = memory.turns.sessions()
     assert [(s["utterances"], len(s["people"])) for s in sessions] == [(3, 2), (3, 2)]
     assert not set(sessions[0]["people"]) & set(sessions[1]["people"])

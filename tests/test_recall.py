@@ -9,8 +9,9 @@ import numpy as np
 
 from app.ask.recall import fuse, in_context, search
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
 from app.store.search import fts_match
+from app.store.utterances import NewUtterance
 from app.text.words import keywords
 
 
@@ -50,24 +51,24 @@ def test_an_utterance_is_scored_with_the_turns_around_it():
 
 def test_neighbours_stay_within_a_session(cfg, tmp_path):
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
-        a, b = memory.start_session("test", 1e9), memory.start_session("test", 1e9)
+        a, b = memory.turns.start_session("test", 1e9), memory.turns.start_session("test", 1e9)
         vec = np.ones(384, np.float32) / np.sqrt(384)
         ids = [
-            memory.add_utterance(NewUtterance(s, None, f"turn {i}", 1e9 + i, 1e9 + i + 1, 1.0, "t", False, vec))
+            memory.turns.add_utterance(NewUtterance(s, None, f"turn {i}", 1e9 + i, 1e9 + i + 1, 1.0, "t", False, vec))
             for i, s in enumerate([a, b, a, a, b])
         ]
-        around = memory.neighbours(ids)
+        around = memory.search.neighbours(ids)
     assert around[ids[0]] == (None, ids[2])  # the next turn of session a, not b's interleaved one
     assert around[ids[2]] == (ids[0], ids[3]) and around[ids[3]] == (ids[2], None)
     assert around[ids[1]] == (None, ids[4]) and around[ids[4]] == (ids[1], None)
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store) as memory:
-        c = memory.start_session("test", 1e9)
+        c = memory.turns.start_session("test", 1e9)
         run = [
-            memory.add_utterance(NewUtterance(c, None, f"c {i}", 1e9 + i, 1e9 + i, 1.0, "t", False, vec))
+            memory.turns.add_utterance(NewUtterance(c, None, f"c {i}", 1e9 + i, 1e9 + i, 1.0, "t", False, vec))
             for i in range(4)
         ]
         memory.con.execute("DELETE FROM utterances WHERE id = ?", (run[1],))  # a gap in the session's ids
-        around = memory.neighbours([run[0], run[2], run[3]])
+        around = memory.search.neighbours([run[0], run[2], run[3]])
     assert around == {run[0]: (None, run[2]), run[2]: (run[0], run[3]), run[3]: (run[2], None)}
 
 
@@ -84,8 +85,8 @@ def test_the_answer_after_a_question_is_found_by_the_question(cfg, perception, t
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
         for i, (t, v) in enumerate(zip(turns, perception.text(turns), strict=True)):
             if i % 2 == 0:
-                sessions.append(memory.start_session("test", 1e9 + 100 * i))
-            memory.add_utterance(
+                sessions.append(memory.turns.start_session("test", 1e9 + 100 * i))
+            memory.turns.add_utterance(
                 NewUtterance(sessions[-1], None, t, 1e9 + 100 * i, 1e9 + 100 * i + 3, 1.0, "t", False, v)
             )
         query = "how many years has the pet turtle lived with them"
@@ -106,10 +107,12 @@ def test_ask_finds_a_stored_utterance(cfg, perception, tmp_path):
         "let us order pizza for dinner tonight",
     ]
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
-        session = memory.start_session("test", 1e9)
-        pid = memory.add_person().id
+        session = memory.turns.start_session("test", 1e9)
+        pid = memory.people.add_person().id
         for i, (t, v) in enumerate(zip(texts, perception.text(texts), strict=True)):
-            memory.add_utterance(NewUtterance(session, pid, t, 1e9 + 10 * i, 1e9 + 10 * i + 3, 0.9, "t", False, v))
+            memory.turns.add_utterance(
+                NewUtterance(session, pid, t, 1e9 + 10 * i, 1e9 + 10 * i + 3, 0.9, "t", False, v)
+            )
         by_meaning = search(memory, perception.text, "who plays a musical instrument", cfg.recall)
         by_word = search(memory, perception.text, "budget", cfg.recall)
     assert by_meaning[0].text == texts[2] and by_meaning[0].person == "unknown_1"
@@ -130,10 +133,12 @@ def test_session_bm25_favours_the_conversation_whose_turns_hold_the_words_betwee
         vec = np.ones(384, np.float32) / np.sqrt(384)
         sessions = []
         for turns in conversations:
-            sessions.append(memory.start_session("test", 1e9))
+            sessions.append(memory.turns.start_session("test", 1e9))
             for i, text in enumerate(turns):
-                memory.add_utterance(NewUtterance(sessions[-1], None, text, 1e9 + i, 1e9 + i, 1.0, "t", False, vec))
-        found = memory.bm25_search_async(["ferry", "island"], 10).result()
+                memory.turns.add_utterance(
+                    NewUtterance(sessions[-1], None, text, 1e9 + i, 1e9 + i, 1.0, "t", False, vec)
+                )
+        found = memory.search.bm25_search_async(["ferry", "island"], 10).result()
         assert {w: len(ids) for w, ids in found.holders.items()} == {"ferry": 2, "island": 1}
         scores = session_bm25(memory, found.holders)
     assert scores[sessions[0]] == 1.0 and 0 < scores[sessions[1]] < 0.5 and sessions[2] not in scores

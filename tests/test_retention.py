@@ -26,8 +26,8 @@ def memory(tmp_path, cfg):
 
 def test_media_round_trip_and_nothing_readable(memory):
     payload = b"RIFF raw speech of Brunhilde " * 100
-    mid = memory.add_media("audio", payload, 1.0, 2.0, keep_s=3600)
-    (row,) = memory.media("id = ?", (mid,))
+    mid = memory.media.add_media("audio", payload, 1.0, 2.0, keep_s=3600)
+    (row,) = memory.media.rows("id = ?", (mid,))
     assert memory.vault.get(row.path) == payload
     on_disk = (memory.vault.folder / row.path).read_bytes()
     assert b"Brunhilde" not in on_disk and row.bytes == len(on_disk)
@@ -57,23 +57,23 @@ def test_tampered_media_is_one_clear_error(memory, damage):
 def test_sweep_deletes_exactly_what_is_due(memory):
     now = time.time()
     keep = {
-        memory.add_media("audio", b"a" * 100, 0, 1, keep_s=3600): "keep",
-        memory.add_media("frame", b"f" * 100, 0, 1, keep_s=10): "due",
-        memory.add_media("audio", b"b" * 100, 0, 1, keep_s=60): "due",
+        memory.media.add_media("audio", b"a" * 100, 0, 1, keep_s=3600): "keep",
+        memory.media.add_media("frame", b"f" * 100, 0, 1, keep_s=10): "due",
+        memory.media.add_media("audio", b"b" * 100, 0, 1, keep_s=60): "due",
     }
     result = sweep(memory, RetentionConfig(), now=now + 120)
-    left = {m.id for m in memory.media()}
+    left = {m.id for m in memory.media.rows()}
     assert left == {i for i, what in keep.items() if what == "keep"}
     assert result.expired == 2 and result.over_budget == 0
     assert len(memory.vault.files()) == 1  # the files went with their rows
 
 
 def test_budget_drops_the_oldest_first(memory):
-    ids = [memory.add_media("audio", bytes(1000), t, t + 1, keep_s=3600) for t in (30.0, 10.0, 20.0)]
+    ids = [memory.media.add_media("audio", bytes(1000), t, t + 1, keep_s=3600) for t in (30.0, 10.0, 20.0)]
     budget = replace(RetentionConfig(), max_gb=(2 * 1000 + 2 * 32) / 1e9)  # room for two files
     result = sweep(memory, budget)
     assert result.over_budget == 1
-    assert {m.id for m in memory.media()} == {ids[0], ids[2]}  # the one recorded at t=10 went
+    assert {m.id for m in memory.media.rows()} == {ids[0], ids[2]}  # the one recorded at t=10 went
 
 
 def test_orphan_and_trash_files_are_removed(memory):

@@ -79,5 +79,5 @@ def test_the_runtime_records_and_stops_in_order_and_a_broken_subscriber_loses_no
         summary = asyncio.run(runtime.run())
         assert runtime.state is Lifecycle.STOPPED
         assert summary.utterances == 4 and summary.errors == [] and summary.skipped == 0
-        assert len(memory.all_utterances()) == 4
+        assert len(memory.turns.all_utterances()) == 4
     assert seen.count("stored") == 4 and "session_end" in seen

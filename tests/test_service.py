@@ -26,7 +26,8 @@ from app.cli import main
 from app.demo import CREATION_TIME, SCRIPT
 from app.errors import ConfigError
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from tests.conftest import MODELS, ROOT, need_default_llm, need_models, words
 
 TOKEN = "test token for the service, long enough to keep"
@@ -72,12 +73,12 @@ def served(tmp_path_factory, perception, cfg):
     mp = pytest.MonkeyPatch()
     mp.setenv("APP_KEY", "service test key")
     with Memory.open(data / "memory.db", Secret(b"service test key", "APP_KEY"), cfg.store, create=True) as m:
-        ids = {n: m.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)}
-        session = m.start_session("demo", T0)
+        ids = {n: m.people.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)}
+        session = m.turns.start_session("demo", T0)
         vectors = perception.text([t for _, t in SCRIPT])
         for i, ((n, t), v) in enumerate(zip(SCRIPT, vectors, strict=True)):
             t0 = T0 + 6 * i
-            m.add_utterance(NewUtterance(session, ids[n], t, t0, t0 + 5, 1.0, "t", False, v))
+            m.turns.add_utterance(NewUtterance(session, ids[n], t, t0, t0 + 5, 1.0, "t", False, v))
     server = Served(data, "--no-ingest")
     yield server, data
     assert server.stop() == 0
@@ -297,7 +298,7 @@ def _said(data: Path) -> list[tuple[int, list[str], int]]:
     from app.config import load_config
 
     with Memory.open(data / "memory.db", Secret(b"service test key", "APP_KEY"), load_config().store) as m:
-        rows = m.all_utterances()
+        rows = m.turns.all_utterances()
     counts = {p: sum(r.person == p for r in rows) for p in {r.person for r in rows}}
     return [(counts[r.person], words(r.text), round(r.t_start)) for r in rows]
 

@@ -75,7 +75,7 @@ def test_a_change_of_people_just_before_the_end_is_split_when_the_session_closes
     events, summary = record(cfg, perception, path, tmp_path / "m.db")
     assert summary.utterances == 4 and [e.kind for e in events].count("session_split") == 1
     with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
-        sessions = memory.sessions()
+        sessions = memory.turns.sessions()
     assert [(s["utterances"], len(s["people"])) for s in sessions] == [(3, 2), (1, 1)]
     kinds = [e.kind for e in events if e.kind.startswith("session_")]
     assert kinds == ["session_start", "session_split", "session_end"]

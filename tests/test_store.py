@@ -11,8 +11,9 @@ import pytest
 from app.errors import StoreError, StoreKeyError
 from app.store import keys
 from app.store.keys import Secret, resolve_secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
 from app.store.migrations import MIGRATIONS, migrate, version
+from app.store.utterances import NewUtterance
 
 SECRET = Secret(b"correct horse battery staple", "test")
 WORDS = ("xylophonist", "Quetzalcoatl", "Brunhilde")
@@ -24,11 +25,11 @@ def _unit(seed: int, dim: int = 384) -> np.ndarray:
 
 
 def _fill(memory: Memory, texts: list[str]) -> list[int]:
-    session = memory.start_session("test", 1_700_000_000.0)
-    person = memory.add_person("Brunhilde").id
-    memory.add_key("voice", person, _unit(99, 256), 3.0, cap=4, model="resemblyzer")
+    session = memory.turns.start_session("test", 1_700_000_000.0)
+    person = memory.people.add_person("Brunhilde").id
+    memory.people.add_key("voice", person, _unit(99, 256), 3.0, cap=4, model="resemblyzer")
     return [
-        memory.add_utterance(
+        memory.turns.add_utterance(
             NewUtterance(session, person, t, 1_700_000_000.0 + i, 1_700_000_001.0 + i, 0.9, "test", False, _unit(i))
         )
         for i, t in enumerate(texts)
@@ -98,10 +99,10 @@ def test_migrations_from_empty_and_idempotent(tmp_path, cfg):
 def test_deleting_an_utterance_removes_its_index_entries(tmp_path, cfg):
     with Memory.open(tmp_path / "memory.db", SECRET, cfg.store, create=True) as memory:
         ids = _fill(memory, ["the violinist sang", "a quiet morning"])
-        assert memory.bm25_search(["violinist"], 5)[0][0] == ids[0]
+        assert memory.search.bm25_search(["violinist"], 5)[0][0] == ids[0]
         memory.con.execute("DELETE FROM utterances WHERE id = ?", (ids[0],))
-        assert memory.bm25_search(["violinist"], 5) == []
-        assert ids[0] not in [uid for uid, _ in memory.dense_search(_unit(0), 5)]
+        assert memory.search.bm25_search(["violinist"], 5) == []
+        assert ids[0] not in [uid for uid, _ in memory.search.dense_search(_unit(0), 5)]
 
 
 def test_bm25_keeps_the_rarest_words_within_its_postings_budget(tmp_path, cfg):
@@ -109,29 +110,31 @@ def test_bm25_keeps_the_rarest_words_within_its_postings_budget(tmp_path, cfg):
     with Memory.open(tmp_path / "memory.db", SECRET, cfg.store, create=True) as memory:
         ids = _fill(memory, texts)
         words = ["common", "mid", "rare"]
-        everything = {uid for uid, _ in memory.bm25_search(words, 50)}
+        everything = {uid for uid, _ in memory.search.bm25_search(words, 50)}
         assert everything == set(ids[:20]) | set(ids[20:])  # no budget: every utterance holding any word
         # 2 hold "rare", 9 "mid", 20 "common": a budget of 12 takes rare + mid and leaves common out
-        within = {uid for uid, _ in memory.bm25_search(words, 50, postings=12)}
+        within = {uid for uid, _ in memory.search.bm25_search(words, 50, postings=12)}
         assert within == set(ids[20:])
-        assert {uid for uid, _ in memory.bm25_search(words, 50, postings=5)} == set(ids[28:])  # rare alone
-        assert memory.bm25_search(words, 50, postings=1) == []  # even the rarest is held by too many
-        assert {uid for uid, _ in memory.bm25_search_async(words, 50, postings=12).result().ranked} == within
-        assert memory.bm25_search(words, 50, postings=100) == memory.bm25_search(words, 50)  # a small memory
+        assert {uid for uid, _ in memory.search.bm25_search(words, 50, postings=5)} == set(ids[28:])  # rare alone
+        assert memory.search.bm25_search(words, 50, postings=1) == []  # even the rarest is held by too many
+        assert {uid for uid, _ in memory.search.bm25_search_async(words, 50, postings=12).result().ranked} == within
+        assert memory.search.bm25_search(words, 50, postings=100) == memory.search.bm25_search(
+            words, 50
+        )  # a small memory
 
 
 def test_people_are_numbered_and_keys_capped_by_quality(tmp_path, cfg):
     with Memory.open(tmp_path / "memory.db", SECRET, cfg.store, create=True) as memory:
-        a, b = memory.add_person(), memory.add_person()
+        a, b = memory.people.add_person(), memory.people.add_person()
         assert (a.name, b.name) == ("unknown_1", "unknown_2")
         for q in (1.0, 5.0, 2.0, 4.0, 3.0):
-            memory.add_key("voice", a.id, _unit(int(q), 256), q, cap=3, model="resemblyzer")
+            memory.people.add_key("voice", a.id, _unit(int(q), 256), q, cap=3, model="resemblyzer")
         kept = memory.con.execute(
             "SELECT quality FROM voice_keys WHERE person_id = ? ORDER BY quality", (a.id,)
         ).fetchall()
         assert [k[0] for k in kept] == [3.0, 4.0, 5.0]
-        assert memory.voice_keys("resemblyzer")[a.id].shape == (3, 256)
-        assert memory.voice_keys("another-encoder") == {}  # keys of another model are never mixed in
+        assert memory.people.voice_keys("resemblyzer")[a.id].shape == (3, 256)
+        assert memory.people.voice_keys("another-encoder") == {}  # keys of another model are never mixed in
 
 
 def test_key_sources_in_order(tmp_path, monkeypatch):
@@ -187,8 +190,8 @@ def test_migration_from_the_previous_schema_keeps_the_data(tmp_path, cfg, monkey
     monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
     with Memory.open(path, SECRET, cfg.store) as memory:
         assert version(memory.con) == MIGRATIONS[-1][0]
-        assert memory.utterances([7])[7].text == "written before the upgrade"
-        assert memory.bm25_search(["upgrade"], 1)[0][0] == 7
-        assert np.array_equal(memory.vectors([7])[7], _unit(7))  # carried into the new vector table
-        memory.split_session(1, [7], "old")  # moved utterances are logged for the index (7)
+        assert memory.turns.utterances([7])[7].text == "written before the upgrade"
+        assert memory.search.bm25_search(["upgrade"], 1)[0][0] == 7
+        assert np.array_equal(memory.search.vectors([7])[7], _unit(7))  # carried into the new vector table
+        memory.turns.split_session(1, [7], "old")  # moved utterances are logged for the index (7)
         assert memory.con.execute("SELECT id FROM vec_changes").fetchall() == [(7,)]

@@ -23,7 +23,8 @@ import pytest
 from app.config import load_config
 from app.demo import SCRIPT
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from tests.browser import ARTIFACTS, Browser, api, need_browser, said_by, transcript
 from tests.conftest import ROOT, need_default_llm, need_models
 from tests.test_service import T0, TOKEN, Served
@@ -321,7 +322,7 @@ def test_forgetting_someone_removes_them_from_every_page_and_the_database(watche
         assert "Lucy" in people_before  # known only through Emily's words
     with Memory.open(watched.data / "memory.db", Secret(KEY.encode(), "APP_KEY"), load_config().store) as memory:
         her_frames = [r[0] for r in memory.con.execute("SELECT media_id FROM frame_faces WHERE person_id = ?", (pid,))]
-        her_lines = [u.id for u in memory.all_utterances() if u.person == name]
+        her_lines = [u.id for u in memory.turns.all_utterances() if u.person == name]
     assert her_frames and her_lines
     assert any(e.get("person") == name for e in _events(server))  # the log replays her events until she goes
     assert _fetch_status(browser, f"/people/{pid}/face.jpg") == 200  # her thumbnail is cached now
@@ -352,10 +353,10 @@ def test_forgetting_someone_removes_them_from_every_page_and_the_database(watche
     assert names_after == people_before - {name, "Lucy"}
     # every table, the search indexes and the media files
     with Memory.open(watched.data / "memory.db", Secret(KEY.encode(), "APP_KEY"), load_config().store) as memory:
-        assert memory.person_id(name) is None and memory.person_id("Lucy") is None
+        assert memory.people.person_id(name) is None and memory.people.person_id("Lucy") is None
         assert traces(memory, (name.lower(), "nurse", "lucy")) == []
-        assert not memory.media(f"id IN ({','.join(map(str, her_frames))})")
-        assert not memory.media("person_id = ?", (pid,))
+        assert not memory.media.rows(f"id IN ({','.join(map(str, her_frames))})")
+        assert not memory.media.rows("person_id = ?", (pid,))
         assert not memory.rows("voice_keys", "person_id = ?", (pid,))
         assert not memory.rows("face_keys", "person_id = ?", (pid,))
         assert not memory.rows("frame_faces", "person_id = ?", (pid,))
@@ -400,17 +401,17 @@ def ten_thousand(tmp_path_factory, perception, cfg):
     vectors = perception.text(texts)
     per_session = TIMELINE_UTTERANCES // (DAYS * SESSIONS_PER_DAY)
     with Memory.open(data / "memory.db", Secret(KEY.encode(), "APP_KEY"), cfg.store, create=True) as m, m.batch():
-        ids = [m.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)]
+        ids = [m.people.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)]
         for day in range(DAYS):
             for s in range(SESSIONS_PER_DAY):
                 t = T0 - (DAYS - day) * 86400 + s * 3 * 3600
-                session = m.start_session("bench", t)
+                session = m.turns.start_session("bench", t)
                 for i in range(per_session):
                     k = (day + s + i) % len(texts)
                     line = NewUtterance(
                         session, ids[k % 3], f"{texts[k]} ({day}.{s}.{i})", t, t + 5, 1.0, "t", False, vectors[k]
                     )
-                    m.add_utterance(line)
+                    m.turns.add_utterance(line)
                     t += 6
     server = Served(data, "--no-ingest")
     yield server

@@ -15,7 +15,8 @@ import pytest
 
 from app.demo import SCRIPT
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from app.web.pages import ranged
 from tests.browser import api
 from tests.test_service import T0, TOKEN, Served
@@ -30,11 +31,11 @@ def demo_text(tmp_path_factory, perception, cfg):
     mp = pytest.MonkeyPatch()
     mp.setenv("APP_KEY", KEY)
     with Memory.open(data / "memory.db", Secret(KEY.encode(), "APP_KEY"), cfg.store, create=True) as m:
-        ids = {n: m.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)}
-        session = m.start_session("demo", T0)
+        ids = {n: m.people.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)}
+        session = m.turns.start_session("demo", T0)
         vectors = perception.text([t for _, t in SCRIPT])
         for i, ((n, t), v) in enumerate(zip(SCRIPT, vectors, strict=True)):
-            m.add_utterance(NewUtterance(session, ids[n], t, T0 + 6 * i, T0 + 6 * i + 5, 1.0, "t", False, v))
+            m.turns.add_utterance(NewUtterance(session, ids[n], t, T0 + 6 * i, T0 + 6 * i + 5, 1.0, "t", False, v))
     server = Served(data, "--no-ingest")
     yield server
     assert server.stop() == 0

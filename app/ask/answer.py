@@ -75,7 +75,7 @@ def says_unknown(answer: str) -> bool:
 
 def cited_lines(memory: Memory, ids: list[int]) -> list[dict]:
     """The utterances `ids` as citations ({id, person, t_start, text}), in that order; gone ones left out."""
-    rows = memory.utterances(ids)
+    rows = memory.turns.utterances(ids)
     return [
         {"id": i, "person": rows[i].person, "t_start": rows[i].t_start, "text": rows[i].text} for i in ids if i in rows
     ]
@@ -264,7 +264,7 @@ class Answerer:
         mode = self.cfg.answer.verify
         if mode != "names":
             return mode == "all"
-        people = {w for n in self.memory.people_names() for w in WORD.findall(n.lower())}
+        people = {w for n in self.memory.people.names() for w in WORD.findall(n.lower())}
         words = [w for w in WORD.findall(answer.lower()) if w not in ("and", "or", "both")]
         return bool(words) and all(w.removesuffix("'s") in people for w in words)
 

@@ -87,7 +87,7 @@ def render_profile(
     memory: Memory, person_id: int, count, limit: int = PROFILE_TOKENS
 ) -> tuple[str, list[Citation], int]:
     """Level 1: the person's profile within `limit` tokens, most useful lines first."""
-    p = memory.profile(person_id)
+    p = memory.derived.profile(person_id)
     budget, cited = _Budget(count, limit), []
     budget.add(
         f"You are talking with {p['name']}: {p['utterances']} things said in {p['sessions']} conversations, "
@@ -112,7 +112,7 @@ def render_profile(
 
 def _level_one(memory: Memory, person: str | None, count) -> tuple[str, list[Citation], int]:
     """The profile of `person`, or nothing when nobody known is there."""
-    pid = memory.person_id(person) if person else None
+    pid = memory.people.person_id(person) if person else None
     return render_profile(memory, pid, count) if pid is not None else ("", [], 0)
 
 
@@ -132,7 +132,7 @@ def find(
     if parsed is None:
         return Found(retriever.search(question, top_k, about=about), None, False)
     window, rest = parsed
-    if not retriever.memory.any_between(*window.epoch()):  # nothing then: do not search for nothing
+    if not retriever.memory.search.any_between(*window.epoch()):  # nothing then: do not search for nothing
         return Found(retriever.search(question, top_k, about=about), window, False)
     evidence = retriever.search(rest, top_k, between=window.epoch(), about=about)
     if evidence:
@@ -163,7 +163,7 @@ def retrieve(
     about = (person,) if person else ()  # the person there is who "you" means: their words are boosted
     retriever = Retriever(memory, embedder, cfg)
     found = find(retriever, query, now, max(cfg.top_k, 10), about)
-    asked = memory.addressed([e.utterance_id for e in found.evidence])  # requests to the companion
+    asked = memory.turns.addressed([e.utterance_id for e in found.evidence])  # requests to the companion
     evidence = [e for e in found.evidence if e.utterance_id not in asked]
     between = found.window.epoch() if found.window and found.filtered else None
     budget, cited = _Budget(embedder.count_tokens, limit), []
@@ -171,12 +171,12 @@ def retrieve(
     named = retriever.people_named(query)[0]
     words = {singular(w) for w in keywords(query)}
     walked = [  # the edges the question's relation words walk ("my colleagues", "John's wife")
-        r for r in memory.relations_listed() if r["valid_to"] is None and singular(r["relation"]) in words
+        r for r in memory.derived.relations_listed() if r["valid_to"] is None and singular(r["relation"]) in words
     ]
     role: dict[str, str] = {}  # a person reached that way -> "a colleague (of John)"
     for r in walked:
         role.setdefault(r["subject"], f"a {r['relation']} (of {r['object']})")
-    facts = memory.find_facts(keywords(query), FACTS_FOUND, [*named, *role])
+    facts = memory.derived.find_facts(keywords(query), FACTS_FOUND, [*named, *role])
     if recalled is not None:
         recalled([f["id"] for f in facts])
     for f in facts[:FACTS_SHOWN]:  # the join is made here: the 0.5B model reads "Emily, a colleague (of John), —"
@@ -188,10 +188,10 @@ def retrieve(
     for r in walked:
         if budget.add(f"{r['subject']} is {r['object']}'s {r['relation']} [relation {r['id']}]", written):
             cited.append(Citation("relation", r["id"], r["subject"]))
-    for s in memory.summaries_citing([e.utterance_id for e in evidence]):
+    for s in memory.derived.summaries_citing([e.utterance_id for e in evidence]):
         if budget.add(f"{stamp(s['t_start'])}-{stamp(s['t_end'])} summary: {s['text']} [summary {s['id']}]", written):
             cited.append(Citation("summary", s["id"], None, s["t_start"]))
-    clips = memory.media_of([e.utterance_id for e in evidence]) if media else {}
+    clips = memory.media.media_of([e.utterance_id for e in evidence]) if media else {}
     for e in evidence:
         clip = f" (audio {clips[e.utterance_id]})" if e.utterance_id in clips else ""
         if not budget.add(evidence_line(e, stamp) + clip):

@@ -151,7 +151,7 @@ def _day(t: float) -> tuple[datetime, datetime]:
 
 def _relation_words(memory: Memory) -> set[str]:
     """The words relations are read from, and those the memory holds."""
-    return {singular(w) for w in (*FAMILY, *SOCIAL)} | {singular(r[1].lower()) for r in memory.relation_edges()}
+    return {singular(w) for w in (*FAMILY, *SOCIAL)} | {singular(r[1].lower()) for r in memory.derived.relation_edges()}
 
 
 def gather(
@@ -170,9 +170,9 @@ def gather(
     query, people = question, ()
     walked = {singular(w.lower()) for w in _MY.findall(question)} & _relation_words(memory)
     if walked:  # "my colleagues": the asker's colleagues' words, and the lines that made them colleagues
-        pid = memory.person_id(asker) if asker else None
-        rows = memory.utterances
-        for r in memory.relations_listed(pid) if pid is not None else []:
+        pid = memory.people.person_id(asker) if asker else None
+        rows = memory.turns.utterances
+        for r in memory.derived.relations_listed(pid) if pid is not None else []:
             if r["valid_to"] is None and singular(r["relation"].lower()) in walked and r["sources"]:
                 other = r["object"] if r["subject"] == asker else r["subject"]
                 source = rows(r["sources"][:1]).get(r["sources"][0])
@@ -191,19 +191,21 @@ def gather(
         pool.setdefault(uid, 0.0)
     named = retriever.people_named(question)[0]
     for name in named:  # lines that mention someone the question names, who may never have spoken
-        for uid, _ in memory.bm25_search(keywords(name), limit):
+        for uid, _ in memory.search.bm25_search(keywords(name), limit):
             pool.setdefault(uid, 0.0)
-    facts = [f for f in memory.find_facts(keywords(query), FACT_SOURCES, [*named, *people]) if f["hits"] or people]
-    sources = memory.fact_sources([f["id"] for f in facts])
+    facts = [
+        f for f in memory.derived.find_facts(keywords(query), FACT_SOURCES, [*named, *people]) if f["hits"] or people
+    ]
+    sources = memory.derived.fact_sources([f["id"] for f in facts])
     most = max((f["hits"] for f in facts), default=0) or 1
     from_facts: dict[int, float] = {}
     for f in facts:
         for uid in sources.get(f["id"], [])[:1]:
             pool.setdefault(uid, 0.0)
             from_facts[uid] = max(from_facts.get(uid, 0.0), f["hits"] / most)
-    asked = memory.addressed(list(pool))  # requests to the companion are never evidence
-    rows = memory.utterances([uid for uid in pool if uid not in asked])
-    speakers = memory.session_speakers({row.session_id for row in rows.values()})
+    asked = memory.turns.addressed(list(pool))  # requests to the companion are never evidence
+    rows = memory.turns.utterances([uid for uid in pool if uid not in asked])
+    speakers = memory.turns.session_speakers({row.session_id for row in rows.values()})
     topic = topic_words(question, named)
     lines = []
     for uid, base in pool.items():

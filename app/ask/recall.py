@@ -89,13 +89,13 @@ def session_bm25(memory: Memory, holders: dict[str, np.ndarray]) -> dict[int, fl
     if not holders:
         return {}
     lengths = [len(ids) for ids in holders.values()]
-    of = np.split(memory.sessions_of(np.concatenate(list(holders.values()))), np.cumsum(lengths)[:-1])
+    of = np.split(memory.search.sessions_of(np.concatenate(list(holders.values()))), np.cumsum(lengths)[:-1])
     per_word = [np.unique(s[s >= 0], return_counts=True) for s in of]  # one lookup for every word's holders
     per_word = [(s, tf) for s, tf in per_word if len(s)]
     if not per_word:
         return {}
     held, where = np.unique(np.concatenate([s for s, _ in per_word]), return_inverse=True)
-    sizes, sessions, utterances = memory.session_sizes(held)
+    sizes, sessions, utterances = memory.search.session_sizes(held)
     length = np.maximum(sizes[where], 1) / (utterances / max(sessions, 1))
     tf = np.concatenate([tf for _, tf in per_word]).astype(np.float64)
     df = np.concatenate([np.full(len(s), len(s)) for s, _ in per_word])
@@ -125,7 +125,7 @@ class Retriever:
         if self._names is None:
             self._names = [
                 (re.compile(rf"\b{re.escape(name)}(?:'s|s')?\b", re.IGNORECASE), name)
-                for name in self.memory.people_names()
+                for name in self.memory.people.names()
             ]
         named, rest = [], query
         for pattern, name in self._names:
@@ -140,7 +140,7 @@ class Retriever:
         relation it names ("my colleagues": everyone in a colleague relation, 1.0), then their relations'
         other ends, decaying by `recall.graph_decay` per hop up to `recall.graph_hops` (EgoMem's Level-2
         route over the social graph)."""
-        edges = self.memory.relation_edges()
+        edges = self.memory.derived.relation_edges()
         if not edges:
             return dict.fromkeys(named, 1.0)
         words = {singular(w) for w in keywords(query)}
@@ -166,7 +166,7 @@ class Retriever:
         stays comparable with turns alone)."""
         if self.cfg.written_weight <= 0 or self.cfg.written_k <= 0:
             return {}
-        written = self.memory.written()
+        written = self.memory.derived.written()
         out: dict[int, float] = {}
         for row, similarity in written.nearest(vector, self.cfg.written_k):
             for uid in written.cites[row].tolist():
@@ -174,7 +174,7 @@ class Retriever:
         return out
 
     def rank_bm25(self, query: str, k: int) -> list[int]:
-        return [uid for uid, _ in self.memory.bm25_search(keywords(query), k)]
+        return [uid for uid, _ in self.memory.search.bm25_search(keywords(query), k)]
 
     def scored(
         self,
@@ -192,25 +192,25 @@ class Retriever:
         named, topic = self.people_named(query)
         scope = set(people)
         wide = n * 4 if scope or between else n  # filtered afterwards: look further
-        window = None if between is None else self.memory.utterance_ids_between(*between, limit=WINDOW_EXACT)
+        window = None if between is None else self.memory.search.utterance_ids_between(*between, limit=WINDOW_EXACT)
         span = (min(window), max(window)) if window else None  # a small window: BM25 over its stretch of ids
-        sparse_later = self.memory.bm25_search_async(keywords(topic), wide, span, BM25_POSTINGS)
+        sparse_later = self.memory.search.bm25_search_async(keywords(topic), wide, span, BM25_POSTINGS)
         vector = self.embedder([topic])[0]
-        dense = [uid for uid, _ in self.memory.dense_search(vector, wide)]
+        dense = [uid for uid, _ in self.memory.search.dense_search(vector, wide)]
         context = self.cfg.context_weight > 0
-        around = self.memory.neighbours(dense) if context else {}  # while BM25 runs
+        around = self.memory.search.neighbours(dense) if context else {}  # while BM25 runs
         extra: list[int] = []
         if context:  # an utterance next to a close match may be the one meant
             near = {x for uid in dense[:EXPAND] for x in around.get(uid, ()) if x is not None}
             extra = [uid for uid in near if uid not in around]
-            around.update(self.memory.neighbours(extra))
+            around.update(self.memory.search.neighbours(extra))
         cited = self.written_boost(vector)  # turns that the facts and summaries nearest the query cite
         sparse = sparse_later.result()
         pool = list(dict.fromkeys(dense + [uid for uid, _ in sparse.ranked] + extra + (window or []) + list(cited)))
         if context:
-            around.update(self.memory.neighbours([uid for uid in pool if uid not in around]))
-        turns = self.memory.turns(pool)
-        person_ids = self.memory.person_ids()
+            around.update(self.memory.search.neighbours([uid for uid in pool if uid not in around]))
+        turns = self.memory.search.turns(pool)
+        person_ids = self.memory.people.person_ids()
         scope_ids = {person_ids.get(name) for name in scope}
         keep = [
             uid
@@ -221,7 +221,7 @@ class Retriever:
         ]
         # the candidates' and their neighbours' vectors: from the in-RAM index when there is one (no store reads)
         needed = {x for uid in keep for x in (uid, *around.get(uid, ())) if x is not None}
-        vectors = self.memory.context_vectors(sorted(needed))
+        vectors = self.memory.search.context_vectors(sorted(needed))
         scorable = [uid for uid in keep if uid in vectors]
         mixed = in_context(vectors, around, scorable, self.cfg.context_weight)
         similarity = dict(zip(scorable, (mixed @ vector).tolist(), strict=True)) if scorable else {}
@@ -252,7 +252,7 @@ class Retriever:
             return []
         k = top_k or self.cfg.top_k
         top = list(self.scored(query, k, people, between, about).items())[:k]
-        rows = self.memory.utterances([uid for uid, _ in top])
+        rows = self.memory.turns.utterances([uid for uid, _ in top])
         return [
             Evidence(
                 uid,

@@ -35,7 +35,8 @@ from app.frames import AudioChunk
 from app.recorder.perception import load_text_embedder
 from app.recorder.sources import DEMO_FILE
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 QUESTIONS = (
     "who is allergic to peanuts",
@@ -64,13 +65,13 @@ def _memory(cfg: Config, data: Path, key: str) -> None:
     embedder = load_text_embedder(cfg)
     vectors = embedder([t for _, t in SCRIPT])
     with Memory.open(data / "memory.db", Secret(key.encode(), "APP_KEY"), cfg.store, create=True) as m:
-        ids = {n: m.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)}
+        ids = {n: m.people.add_person(n).id for n in dict.fromkeys(n for n, _ in SCRIPT)}
         for day in range(8):
             with m.batch():
-                session = m.start_session("bench", t0 + day * 86400)
+                session = m.turns.start_session("bench", t0 + day * 86400)
                 for i, ((n, t), v) in enumerate(zip(SCRIPT, vectors, strict=True)):
                     at = t0 + day * 86400 + 6 * i
-                    m.add_utterance(NewUtterance(session, ids[n], t, at, at + 5, 1.0, "t", False, v))
+                    m.turns.add_utterance(NewUtterance(session, ids[n], t, at, at + 5, 1.0, "t", False, v))
 
 
 async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndarray, rate: float) -> dict:

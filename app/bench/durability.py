@@ -28,7 +28,8 @@ from app.demo import SCRIPT
 from app.errors import DiskFullError
 from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 SECRET = Secret(b"durability test key", "test")
 CFG = StoreConfig(kdf_log2_n=10)
@@ -41,13 +42,13 @@ def write_until_stopped(db: Path, with_media: bool) -> int:
     memory = None
     try:  # the disk may fill while opening (the WAL left by a kill is checkpointed) as well as while writing
         memory = Memory.open(db, SECRET, CFG, create=True)
-        session = memory.start_session("crash", 1e9)
-        person = memory.add_person().id
+        session = memory.turns.start_session("crash", 1e9)
+        person = memory.people.add_person().id
         while True:
             vec = rng.standard_normal(384).astype(np.float32)
             vec /= np.linalg.norm(vec)
             with memory.batch():
-                uid = memory.add_utterance(
+                uid = memory.turns.add_utterance(
                     NewUtterance(
                         session,
                         person,
@@ -60,9 +61,9 @@ def write_until_stopped(db: Path, with_media: bool) -> int:
                         vec,
                     )
                 )
-                memory.add_key("voice", person, vec[:256] / np.linalg.norm(vec[:256]), 1.0, 4, "test", uid)
+                memory.people.add_key("voice", person, vec[:256] / np.linalg.norm(vec[:256]), 1.0, 4, "test", uid)
                 if with_media:
-                    memory.add_media("audio", rng.bytes(MEDIA_BYTES), 1e9, 1e9 + 1, 3600, session, person, uid)
+                    memory.media.add_media("audio", rng.bytes(MEDIA_BYTES), 1e9, 1e9 + 1, 3600, session, person, uid)
             sys.stdout.write(f"{uid}\n")
             sys.stdout.flush()
     except DiskFullError as e:
@@ -98,7 +99,7 @@ def check(db: Path, committed: set[int]) -> int:
             raise AssertionError(f"lost committed rows {sorted(committed - ids)[:5]}")
         if con.execute("SELECT count(*) FROM utterances_vec").fetchone()[0] != len(ids):
             raise AssertionError("the vector index and the utterances disagree")
-        for m in memory.media():
+        for m in memory.media.rows():
             if len(memory.vault.get(m.path)) != MEDIA_BYTES:
                 raise AssertionError(f"media file {m.path} is not whole")
         return len(ids)
@@ -145,7 +146,7 @@ def _written_once(memory: Memory) -> tuple[int, int]:
     every = {r[0] for r in con.execute("SELECT id FROM sessions")}
     if written & queued or (every - written) - queued:
         raise AssertionError("a session is both written and queued, or neither (lost)")
-    facts = [(f["person"], f["value"]) for f in memory.facts_listed(history=True)]
+    facts = [(f["person"], f["value"]) for f in memory.derived.facts_listed(history=True)]
     if len(facts) != len(set(facts)):
         raise AssertionError("a fact was written twice")
     return len(written), len(facts)
@@ -158,15 +159,17 @@ def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         with Memory.open(data / "memory.db", SECRET, CFG, create=True) as m:
-            ids = {name: m.add_person(name).id for name in dict.fromkeys(name for name, _ in SCRIPT)}
+            ids = {name: m.people.add_person(name).id for name in dict.fromkeys(name for name, _ in SCRIPT)}
             vectors = embedder([text for _, text in SCRIPT])
             for s in range(sessions):  # two lines each: jobs of a few seconds, so kills land everywhere
-                session = m.start_session("bench", 1e9 + s * 3600)
+                session = m.turns.start_session("bench", 1e9 + s * 3600)
                 for i in ((2 * s) % len(SCRIPT), (2 * s + 1) % len(SCRIPT)):
                     t0 = 1e9 + s * 3600 + 6 * i
                     name, text = SCRIPT[i]
-                    m.add_utterance(NewUtterance(session, ids[name], text, t0, t0 + 5, 1.0, "t", False, vectors[i]))
-            m.enqueue_backlog()
+                    m.turns.add_utterance(
+                        NewUtterance(session, ids[name], text, t0, t0 + 5, 1.0, "t", False, vectors[i])
+                    )
+            m.writing.enqueue_backlog()
         env = {
             **os.environ,
             "PYTHONPATH": str(ROOT),
@@ -189,7 +192,7 @@ def consolidation_kill_loop(cfg, kills: int, seed: int = 7) -> dict:
             raise AssertionError(f"the last run failed: {done.stderr.strip()[-300:]}")
         with Memory.open(data / "memory.db", SECRET, CFG) as m:
             written, facts = _written_once(m)
-            left = m.queue_state(kills + 5)["pending"]
+            left = m.writing.queue_state(kills + 5)["pending"]
         if written != sessions or left:
             raise AssertionError(f"{written} of {sessions} sessions written, {left} jobs left")
         return {

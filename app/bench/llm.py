@@ -23,7 +23,8 @@ from app.errors import AppError, LLMError, ModelError
 from app.llm import DIALOG, LLMWorker, Request, load_llm
 from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 # A neutral text to evaluate and continue: its facts are never asked about.
 _FILLER = (
@@ -86,14 +87,14 @@ def _answer_latency(llm: LLMWorker, cfg: Config, rounds: int = 5) -> dict:
         Memory.open(Path(tmp) / "m.db", Secret(b"bench", "bench"), cfg.store, create=True) as mem,
     ):
         for i, (name, lines) in enumerate(people.items()):
-            pid = mem.add_person(name).id
+            pid = mem.people.add_person(name).id
             for j in range(12):  # a profile of a few hundred tokens: their facts and latest words
                 text = f"{lines[j % 2]} Day {j}: {_FILLER[: 60 + 7 * j]}"
                 t = t0 + (i * 12 + j) * 600
-                sid = mem.start_session("bench", t)
+                sid = mem.turns.start_session("bench", t)
                 v = embedder([text])[0]
-                uid = mem.add_utterance(NewUtterance(sid, pid, text, t, t + 5, 1.0, "bench", False, v))
-                mem.add_fact(pid, "note", f"note {j}", _FILLER[: 40 + 5 * j], [uid])
+                uid = mem.turns.add_utterance(NewUtterance(sid, pid, text, t, t + 5, 1.0, "bench", False, v))
+                mem.derived.add_fact(pid, "note", f"note {j}", _FILLER[: 40 + 5 * j], [uid])
         answerer = Answerer(llm, mem, embedder, cfg)
         now = datetime.fromtimestamp(t0 + 86400, timezone.utc)
         questions = ["Where does Anna live?", "What does Ben do on Sundays?", "Who runs a bakery?"]

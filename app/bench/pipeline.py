@@ -28,7 +28,8 @@ from app.recorder.perception import load_perception, load_text_embedder
 from app.recorder.pipeline import Recorder
 from app.recorder.sources import DEMO_FILE, open_source
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 QUERIES = (
     "who is allergic to peanuts",
@@ -103,11 +104,11 @@ def _store_and_ask(cfg: Config, data: Path, n_insert: int = 300) -> dict:
     vectors = embedder(texts)
     secret = Secret(secrets.token_hex(16).encode(), "bench")
     with Memory.open(data / "memory.db", secret, cfg.store, create=True) as memory:
-        session = memory.start_session("bench", time.time())
-        person = memory.add_person().id
+        session = memory.turns.start_session("bench", time.time())
+        person = memory.people.add_person().id
 
         def insert(i: int) -> None:
-            memory.add_utterance(
+            memory.turns.add_utterance(
                 NewUtterance(session, person, texts[i], 1e9 + i, 1e9 + i + 2, 0.9, "bench", False, vectors[i])
             )
 

@@ -32,7 +32,7 @@ PEOPLE = 20  # taking turns at being the other speaker
 
 def _ingest(memory: Memory, embed, texts: list[str]) -> float:
     """Utterances per second through the recorder's own path: embedding, encrypted insert."""
-    session, person = memory.start_session("ingest", 1e9), memory.add_person().id
+    session, person = memory.turns.start_session("ingest", 1e9), memory.people.add_person().id
     started = time.perf_counter()
     vectors = embed(texts)
     insert_rows(memory, session, person, texts, vectors, 0)
@@ -60,14 +60,14 @@ def bench_recall(cfg: Config, n: int, queries: int = 50) -> dict:
             result["ingest_per_s"] = round(_ingest(memory, embed, texts[:INGEST_SAMPLE]), 1)
         X, which = _corpus(n, embed(texts))
         with Memory.open(Path(tmp) / "memory.db", secret, cfg.store, create=True) as memory:
-            people = [memory.add_person().id for _ in range(PEOPLE)]
+            people = [memory.people.add_person().id for _ in range(PEOPLE)]
             done = 0
             for stop in sorted({c for c in CHECKPOINTS if c < n} | {n}):
                 while done < stop:
                     with memory.batch():
                         for start in range(done, min(stop, done + 5000), SESSION_TURNS):
                             end = min(stop, start + SESSION_TURNS)
-                            session = memory.start_session("bench", 1e9 + start)
+                            session = memory.turns.start_session("bench", 1e9 + start)
                             person = people[(start // SESSION_TURNS) % PEOPLE]
                             insert_rows(
                                 memory, session, person, [texts[i] for i in which[start:end]], X[start:end], start

@@ -229,7 +229,7 @@ def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHA
         cpu, wall = time.process_time(), time.perf_counter()
         summary = asyncio.run(recorder.run())
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        people = len(memory.people())
+        people = len(memory.people.all())
         db_mb = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file()) / 1e6
     rss.append((duration, rss_mb()))
     busy = {name: t.busy_s for name, t in timed.items()}

@@ -22,7 +22,8 @@ import numpy as np
 from app.config import Config
 from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from app.store.vector_index import IvfIndex
 
 CHECKPOINTS = (10_000, 100_000, 1_000_000)
@@ -75,7 +76,9 @@ def insert_rows(memory: Memory, session: int, person: int, texts: list[str], X: 
     """Utterances `first`, `first + 1`, ... with these texts and vectors, one second apart, in one transaction."""
     with memory.batch():
         for r, (text, vec) in enumerate(zip(texts, X, strict=True), first):
-            memory.add_utterance(NewUtterance(session, person, text, 1e9 + r, 1e9 + r + 2, 0.9, "bench", False, vec))
+            memory.turns.add_utterance(
+                NewUtterance(session, person, text, 1e9 + r, 1e9 + r + 2, 0.9, "bench", False, vec)
+            )
 
 
 def _quantized(con, vectors: np.ndarray, start: int) -> None:
@@ -122,14 +125,14 @@ def _measure(memory: Memory, X: np.ndarray, Q: np.ndarray, slow_queries: int) ->
 
     def bit_rescored(q):
         cand = knn("bench.bench_bit", "vec_bit", 10 * K)(np.packbits(q > 0).astype(np.uint8))
-        return [u for u, _ in memory.rescore(q, cand, K)]
+        return [u for u, _ in memory.search.rescore(q, cand, K)]
 
     t = time.perf_counter()
     ivf = IvfIndex.build(X, np.arange(1, n + 1))
     build_s = time.perf_counter() - t
     out = {
         "float32 sqlite-vec (exact)": _timed(
-            lambda q: [u for u, _ in memory.dense_search_exact(q, K)], Q[slow], truth[slow]
+            lambda q: [u for u, _ in memory.search.dense_search_exact(q, K)], Q[slow], truth[slow]
         ),
         "int8 sqlite-vec": _timed(
             knn("bench.bench_int8", "vec_int8", K),
@@ -142,7 +145,7 @@ def _measure(memory: Memory, X: np.ndarray, Q: np.ndarray, slow_queries: int) ->
     for nprobe in NPROBES:
         ivf.nprobe = nprobe
         out[f"IVF-SQ8 nprobe {ivf.nprobe} + float32 rescoring"] = _timed(
-            lambda q: [u for u, _ in memory.rescore(q, ivf.search(q, RESCORE * K)[0].tolist(), K)], Q, truth
+            lambda q: [u for u, _ in memory.search.rescore(q, ivf.search(q, RESCORE * K)[0].tolist(), K)], Q, truth
         )
     out["IVF-SQ8 (FAISS, RAM)"]["ram_mb"] = round(ivf.nbytes / 1e6, 1)
     out["IVF-SQ8 (FAISS, RAM)"]["build_s"] = round(build_s, 1)
@@ -164,7 +167,7 @@ def bench_store(cfg: Config, n: int, queries: int = 50, slow_queries: int = 8) -
             con.execute(f"ATTACH DATABASE ? AS bench KEY \"x'{secrets.token_hex(32)}'\"", (str(Path(tmp) / "b.db"),))
             con.execute("CREATE VIRTUAL TABLE bench.bench_int8 USING vec0(embedding int8[384] distance_metric=cosine)")
             con.execute("CREATE VIRTUAL TABLE bench.bench_bit USING vec0(embedding bit[384])")
-            session, person = memory.start_session("bench", 1e9), memory.add_person().id
+            session, person = memory.turns.start_session("bench", 1e9), memory.people.add_person().id
             done, insert_s, batch = 0, 0.0, 5000
             for stop in sorted({c for c in CHECKPOINTS if c < n} | {n}):
                 while done < stop:

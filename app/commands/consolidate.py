@@ -31,9 +31,9 @@ def cmd_consolidate(args: argparse.Namespace, cfg: Config) -> int:
 
     with open_memory(args, cfg) as memory:
         if args.retry:
-            memory.retry_set_aside()
-        queued = memory.enqueue_backlog()
-        pending = memory.queue_state(cfg.memory.attempts)["pending"]
+            memory.writing.retry_set_aside()
+        queued = memory.writing.enqueue_backlog()
+        pending = memory.writing.queue_state(cfg.memory.attempts)["pending"]
         embedder = load_text_embedder(cfg)
         llm = load_llm(cfg)
         bar = tqdm(total=pending, unit="job", desc="consolidate", disable=None, leave=False, file=sys.stderr)
@@ -45,7 +45,7 @@ def cmd_consolidate(args: argparse.Namespace, cfg: Config) -> int:
         finally:
             bar.close()
             llm.close()
-        state = memory.queue_state(cfg.memory.attempts)
+        state = memory.writing.queue_state(cfg.memory.attempts)
     out = report.as_dict() | {"queued": queued, "left": state["pending"], "set_aside": state["failed"]}
     if args.json:
         print_json(out)

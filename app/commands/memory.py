@@ -133,7 +133,7 @@ def cmd_sessions(args: argparse.Namespace, cfg: Config) -> int:
 
 def cmd_consent(args: argparse.Namespace, cfg: Config) -> int:
     with open_memory(args, cfg) as memory:
-        memory.set_consent(args.name, args.state)
+        memory.people.set_consent(args.name, args.state)
     sys.stdout.write(f"{args.name}: consent {args.state}\n")
     return 0
 

@@ -44,14 +44,14 @@ def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
         if args.action == "show":
             return _show(args, memory)
         if args.action == "rename":
-            memory.rename_person(args.old, args.new)
+            memory.people.rename_person(args.old, args.new)
             sys.stdout.write(f"{args.old} is now {args.new}\n")
         elif args.action == "merge":
-            moved = memory.merge_people(args.keep, args.other)
+            moved = memory.people.merge_people(args.keep, args.other)
             sys.stdout.write(f"merged {args.other} into {args.keep} ({moved} utterances moved)\n")
         elif args.action == "split":
             ids = [int(x) for x in args.utterances.split(",") if x.strip()]
-            person = memory.split_person(args.name, ids, args.new_name)
+            person = memory.people.split_person(args.name, ids, args.new_name)
             sys.stdout.write(f"{person.utterances} utterances of {args.name} are now {person.name}'s\n")
         else:
             out = views.people(memory)
@@ -137,13 +137,13 @@ def cmd_enroll(args: argparse.Namespace, cfg: Config) -> int:
     voice = _voice_key(cfg, args.audio) if args.audio else None  # checked before anyone is created
     face = _face_key(cfg, args.image) if args.image else None
     with open_memory(args, cfg, create=True) as memory, memory.batch():
-        pid = memory.person_id(args.name)
-        pid = pid if pid is not None else memory.add_person(args.name).id
-        memory.set_consent(args.name, "given")  # enrolling someone is recording their consent
+        pid = memory.people.person_id(args.name)
+        pid = pid if pid is not None else memory.people.add_person(args.name).id
+        memory.people.set_consent(args.name, "given")  # enrolling someone is recording their consent
         if voice is not None:
-            memory.add_key("voice", pid, voice[0], voice[1], cfg.identity.max_keys, cfg.models.voice)
+            memory.people.add_key("voice", pid, voice[0], voice[1], cfg.identity.max_keys, cfg.models.voice)
         if face is not None:
-            memory.add_key("face", pid, face[0].embedding, face[0].quality, cfg.identity.max_keys, face[1])
+            memory.people.add_key("face", pid, face[0].embedding, face[0].quality, cfg.identity.max_keys, face[1])
     parts = ([f"voice ({voice[1]:.1f} s of speech)"] if voice else []) + (["face"] if face else [])
     sys.stdout.write(f"enrolled {args.name}: {' and '.join(parts)}\n")
     return 0

@@ -107,7 +107,7 @@ def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
         echo = EchoPath()
     wav = args.speak_to or (Path("companion.wav") if source.duration_s is not None else None)
     with open_memory(args, cfg, create=True) as memory:
-        if scene and not memory.has_source("demo"):  # the scene is the day after the demo: remember it first
+        if scene and not memory.turns.has_source("demo"):  # the scene is the day after the demo: remember it first
             sys.stderr.write("recording the demo conversation first (the companion scene is the day after it)\n")
             asyncio.run(Runtime(cfg, memory, models, open_source("demo", cfg)).run())
         run = asyncio.run(_companion_run(cfg, memory, models, source, wav, echo))

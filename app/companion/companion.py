@@ -373,7 +373,7 @@ class Companion:
         reply = Reply("answer", action.question, action.person, action.t_s, timings_ms=timings)
         self._begin(reply)
         if uid is not None and answerer is not None:  # the request itself is not memory to answer from
-            answerer.memory.mark_addressed(uid)
+            answerer.memory.turns.mark_addressed(uid)
         if answerer is None:
             reply.error = "no language model"
             self._say(reply, "Sorry, I cannot answer right now.")
@@ -426,11 +426,11 @@ class Companion:
         """A person was confirmed in view: greet them if they were away long enough (and the rest of the policy)."""
         if memory is None or person.startswith(("unknown_", "guest_")) or person == self.cfg.companion.wearer:
             return  # no name to greet them by yet (their introduction may follow), or the wearer
-        pid = memory.person_id(person)
+        pid = memory.people.person_id(person)
         if pid is None:
             return
         before = self._session_start if self._session_start is not None else self.origin + t_s
-        last, consent = memory.last_seen(pid, before)
+        last, consent = memory.people.last_seen(pid, before)
         now_s = self.origin + t_s
         if not self.policy.decide(person, last, now_s, consent):
             _LOGGER.debug("%s confirmed at %.1f s: no greeting (last seen %s, consent %s)", person, t_s, last, consent)
@@ -445,7 +445,7 @@ class Companion:
         reply = Reply("greeting", "", action.person, action.t_s)
         self._begin(reply)
         started = time.perf_counter()
-        text, sources = greeting(memory.profile(pid), self.origin + action.t_s)
+        text, sources = greeting(memory.derived.profile(pid), self.origin + action.t_s)
         reply.timings_ms["compose_ms"] = (time.perf_counter() - started) * 1e3
         reply.text, reply.known = text, bool(sources)
         reply.citations = cited_lines(memory, [s for s in sources if s is not None])

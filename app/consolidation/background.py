@@ -67,7 +67,7 @@ class BackgroundWriter:
         try:
             memory = self._main.second()
             while not self._stop.is_set():
-                if memory.next_job(self.cfg.memory.attempts) is not None:
+                if memory.writing.next_job(self.cfg.memory.attempts) is not None:
                     self._write(memory)
                     if self.error is not None:
                         return

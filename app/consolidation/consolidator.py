@@ -75,26 +75,26 @@ class Consolidator:
         started = time.perf_counter()
         attempts = self.cfg.memory.attempts
         while (stop is None or not stop.is_set()) and (limit is None or self.report.jobs < limit):
-            job = self.memory.next_job(attempts)
+            job = self.memory.writing.next_job(attempts)
             if job is None:
                 break
-            self.memory.job_started(job)
+            self.memory.writing.job_started(job)
             try:
                 self.run_job(job)
             except LLMCancelled:
                 break
             except LLMUnavailable:  # the model is off for this run: the job waits, untried, for a later one
-                self.memory.job_untried(job)
+                self.memory.writing.job_untried(job)
                 raise
             except AppError as e:
                 self.report.failed += 1
-                self.memory.job_failed(job, str(e))
+                self.memory.writing.job_failed(job, str(e))
                 _LOGGER.warning(
                     "memory writing: %s %d failed (try %d of %d): %s", job.kind, job.ref, job.attempts + 1, attempts, e
                 )
             self.report.jobs += 1
             if progress:
-                progress(job, self.memory.queue_state(attempts)["pending"])
+                progress(job, self.memory.writing.queue_state(attempts)["pending"])
         self.report.seconds += time.perf_counter() - started
         return self.report
 
@@ -103,10 +103,10 @@ class Consolidator:
 
     # sessions
     def _session(self, job: QueuedJob) -> None:
-        lines = self.memory.transcript(job.ref)
+        lines = self.memory.writing.transcript(job.ref)
         c = self.cfg.memory
-        known = set(self.memory.person_ids())
-        refused = self.memory.refused_names()
+        known = set(self.memory.people.person_ids())
+        refused = self.memory.writing.refused_names()
         chunks = [lines[i : i + c.chunk_lines] for i in range(0, len(lines), c.chunk_lines)]
         results = [
             extract(self.llm, chunk, known, refused, c.facts_per_line, c.item_tokens, c.summary_tokens, c.extractor)
@@ -123,7 +123,7 @@ class Consolidator:
                     k += 1
             for chunk, result in zip(chunks, results, strict=True):
                 if result.summary:
-                    self.memory.write_summary(
+                    self.memory.writing.write_summary(
                         "session",
                         chunk[0].t_start,
                         chunk[-1].t_start,
@@ -134,28 +134,28 @@ class Consolidator:
                     )
                     self.report.summaries += 1
                 k += 1
-            touched |= self._close_passed_plans(self.memory.last_spoken())
-            self.memory.job_done(job)
+            touched |= self._close_passed_plans(self.memory.writing.last_spoken())
+            self.memory.writing.job_done(job)
             forgetting.fade(self.memory, c, sorted(touched))
             self._queue_followers(lines)
         self._count(results, len(lines))
 
     def _apply(self, item: Item, vector) -> int:
         """Write one checked item; returns the person it is about."""
-        m, round_ = self.memory, self.memory.memory_round()
-        pid = item.line.person_id if item.line.person == item.who else m.mentioned_person(item.who)
+        m, round_ = self.memory, self.memory.writing.memory_round()
+        pid = item.line.person_id if item.line.person == item.who else m.writing.mentioned_person(item.who)
         if item.kind is FactKind.RELATION:
-            other = item.line.person_id if item.line.person == item.other else m.mentioned_person(item.other)
-            _, new = m.write_relation(pid, item.what.lower(), other, [item.line.id], item.valid_from)
+            other = item.line.person_id if item.line.person == item.other else m.writing.mentioned_person(item.other)
+            _, new = m.writing.write_relation(pid, item.what.lower(), other, [item.line.id], item.valid_from)
             self.report.relations += new
             return pid
-        decision = decide(item, vector, m.held_facts(pid), self.cfg.memory.duplicate, self.cfg.memory.related)
+        decision = decide(item, vector, m.writing.held_facts(pid), self.cfg.memory.duplicate, self.cfg.memory.related)
         self.report.actions[decision.action] += 1
         if decision.action == NOOP:
             return pid
         if decision.action == UPDATE:
             longer = len(item.what) > len(decision.fact.value)
-            m.restate_fact(
+            m.writing.restate_fact(
                 decision.fact.id,
                 [item.line.id],
                 item.line.t_start,
@@ -164,7 +164,7 @@ class Consolidator:
                 vector if longer else None,
             )
             return pid
-        fid = m.insert_fact(
+        fid = m.writing.insert_fact(
             pid,
             item.kind,
             item.key,
@@ -177,7 +177,7 @@ class Consolidator:
             vector,
         )
         if decision.action == SUPERSEDE:
-            m.supersede_fact(decision.fact.id, fid, item.valid_from or item.line.t_start)
+            m.writing.supersede_fact(decision.fact.id, fid, item.valid_from or item.line.t_start)
         return pid
 
     def _close_passed_plans(self, now: float) -> set[int]:
@@ -188,14 +188,14 @@ class Consolidator:
         m, touched = self.memory, set()
         over = [
             (plan, span)
-            for plan in m.plans_held()
+            for plan in m.writing.plans_held()
             if (span := planned_span(plan.value, plan.said, plan.valid_from)) is not None and span[1] <= now
         ]  # a plan with no day holds until something supersedes it
         if not over:
             return touched
-        round_, vectors = m.memory_round(), self.embedder([text for _, (_, _, text) in over])
+        round_, vectors = m.writing.memory_round(), self.embedder([text for _, (_, _, text) in over])
         for (plan, (start, end, text)), vector in zip(over, vectors, strict=True):
-            fid = m.insert_fact(
+            fid = m.writing.insert_fact(
                 plan.person_id,
                 FactKind.EVENT,
                 plan.key,
@@ -207,7 +207,7 @@ class Consolidator:
                 round_,
                 vector,
             )
-            m.supersede_fact(plan.id, fid, end)
+            m.writing.supersede_fact(plan.id, fid, end)
             if plan.person_id is not None:
                 touched.add(plan.person_id)
         return touched
@@ -215,14 +215,14 @@ class Consolidator:
     def _queue_followers(self, lines: list[Line]) -> None:
         """Days before the latest one with enough session summaries, and people met often enough, get a job."""
         m, c = self.memory, self.cfg.memory
-        latest = m.last_spoken()
+        latest = m.writing.last_spoken()
         for day in {int(ln.t_start // DAY_S) for ln in lines}:
-            if day < int(latest // DAY_S) and m.day_summary_due(day, c.day_min):
-                m.enqueue("day", day)
+            if day < int(latest // DAY_S) and m.writing.day_summary_due(day, c.day_min):
+                m.writing.enqueue("day", day)
         for pid in {ln.person_id for ln in lines if ln.person_id is not None and ln.person_id > 0}:
-            state = m.global_state(pid)
-            if len(m.summaries_with(pid, state["t_end"] if state else 0.0)) >= c.person_every:
-                m.enqueue("person", pid)
+            state = m.writing.global_state(pid)
+            if len(m.writing.summaries_with(pid, state["t_end"] if state else 0.0)) >= c.person_every:
+                m.writing.enqueue("person", pid)
 
     def _count(self, results: list[Extracted], lines: int) -> None:
         r = self.report
@@ -249,7 +249,7 @@ class Consolidator:
 
     def _day(self, job: QueuedJob) -> None:
         t0 = job.ref * DAY_S
-        parts = self.memory.session_summaries("t_start >= ? AND t_start < ?", (t0, t0 + DAY_S))
+        parts = self.memory.writing.session_summaries("t_start >= ? AND t_start < ?", (t0, t0 + DAY_S))
         text = (
             self._summarize(
                 "Summaries of the user's conversations that day:\n" + "\n".join(f"- {p['text']}" for p in parts),
@@ -261,11 +261,11 @@ class Consolidator:
         with self.memory.batch():
             if text:
                 vector = self.embedder([text])[0]
-                self.memory.write_summary(
+                self.memory.writing.write_summary(
                     "day", parts[0]["t_start"], parts[-1]["t_end"], text, vector, children=[p["id"] for p in parts]
                 )
                 self.report.summaries += 1
-            self.memory.job_done(job)
+            self.memory.writing.job_done(job)
 
     def _within(self, texts: list[str], budget: int) -> list[str]:
         """The first of `texts` that together hold at most `budget` tokens (at least one)."""
@@ -279,13 +279,13 @@ class Consolidator:
 
     def _person(self, job: QueuedJob) -> None:
         m = self.memory
-        name = m.person_name(job.ref)
-        state = m.global_state(job.ref)
-        new = m.summaries_with(job.ref, state["t_end"] if state else 0.0)
+        name = m.people.person_name(job.ref)
+        state = m.writing.global_state(job.ref)
+        new = m.writing.summaries_with(job.ref, state["t_end"] if state else 0.0)
         text = ""
         if name and new:
             before = f"Known about {name} so far: {state['text']}\n" if state else ""
-            known = m.profile(job.ref)  # the strongest first
+            known = m.derived.profile(job.ref)  # the strongest first
             facts = self._within(
                 [f"- {f['value']} ({f['kind']})" for f in known["facts"]]
                 + [f"- {r['subject']} is {r['object']}'s {r['relation']}" for r in known["relations"]],
@@ -305,7 +305,7 @@ class Consolidator:
             if text:
                 children = ([state["id"]] if state else []) + [p["id"] for p in new]
                 start = state["t_start"] if state else new[0]["t_start"]
-                m.write_summary(
+                m.writing.write_summary(
                     "person",
                     start,
                     new[-1]["t_end"],
@@ -315,4 +315,4 @@ class Consolidator:
                     person_id=job.ref,
                 )
                 self.report.summaries += 1
-            m.job_done(job)
+            m.writing.job_done(job)

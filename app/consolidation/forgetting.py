@@ -28,7 +28,7 @@ def strength(cfg: MemoryConfig, now: int, learned: int, recalled: Sequence[int],
 def fade(memory: Memory, cfg: MemoryConfig, people: Sequence[int] | None = None) -> int:
     """Keep each person's `capacity` strongest current facts; mark the rest faded. Returns how many are faded.
     Part of the caller's transaction when there is one."""
-    now = memory.memory_round()
+    now = memory.writing.memory_round()
     con = memory.con
     where = f"AND f.person_id IN ({','.join('?' * len(people))})" if people else ""
     rows = con.execute(
@@ -56,7 +56,7 @@ def recalled(memory: Memory, cfg: MemoryConfig, ranked: Sequence[int]) -> None:
     """Retrieval found these facts, best first: the top k are reinforced, the next k inhibited."""
     if not ranked:
         return
-    now = memory.memory_round()
+    now = memory.writing.memory_round()
     k = cfg.recall_k
     with transaction(memory.con):
         memory.con.executemany("INSERT INTO fact_recalls(fact_id, round) VALUES (?, ?)", [(f, now) for f in ranked[:k]])

@@ -26,7 +26,8 @@ from app.evaluation.gold import GOLD, HELD_OUT, SCENES, Gold, Scene
 from app.llm import load_llm
 from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 LINE_S = 8.0  # seconds between the lines of a scene
 
@@ -54,18 +55,18 @@ def build(
         with Memory.open(path, Secret(b"eval answers", "eval"), cfg.store, create=True) as memory:
             for scene in (s for s in scenes.values() if s.memory == name):
                 start = datetime.fromisoformat(scene.start)
-                session = memory.start_session(scene.name, start.timestamp())
+                session = memory.turns.start_session(scene.name, start.timestamp())
                 vectors = embedder([text for _, text in scene.lines])
                 for i, ((speaker, text), vec) in enumerate(zip(scene.lines, vectors, strict=True)):
-                    pid = memory.person_id(speaker) or memory.add_person(speaker).id
+                    pid = memory.people.person_id(speaker) or memory.people.add_person(speaker).id
                     t = start + timedelta(seconds=LINE_S * i)
-                    ids[(scene.name, i)] = memory.add_utterance(
+                    ids[(scene.name, i)] = memory.turns.add_utterance(
                         NewUtterance(
                             session, pid, text, t.timestamp(), t.timestamp() + LINE_S - 1, 1.0, "eval", False, vec
                         )
                     )
                     last = max(last, t)
-                memory.enqueue("session", session)
+                memory.writing.enqueue("session", session)
             Consolidator(memory, llm, embedder, cfg).run()
         out[name] = (path, ids, last)
     return out

@@ -76,11 +76,11 @@ def written(mem) -> list[tuple[str, str, set[int], bool]]:
     """(person, text, cited utterances, holds now) of every fact and relation written, superseded ones too."""
     items = [
         (f["person"] or "", f["value"], set(f["sources"]), f["valid_to"] is None)
-        for f in mem.facts_listed(history=True)
+        for f in mem.derived.facts_listed(history=True)
     ]
     items += [
         (r["subject"], f"{r['subject']} is {r['object']}'s {r['relation']}", set(r["sources"]), r["valid_to"] is None)
-        for r in mem.relations_listed()
+        for r in mem.derived.relations_listed()
     ]
     return items
 
@@ -159,7 +159,7 @@ def eval_extraction(cfg: Config, data: Path, out_dir: Path, conversations: int =
             with open_memory(cfg, out_dir, sample_id) as mem:
                 uid_of = ingest(mem, sample_id, turns, speakers, embedder)
                 cpu, wall = cpu_seconds(llm), time.perf_counter()
-                pending = mem.queue_state(cfg.memory.attempts)["pending"]
+                pending = mem.writing.queue_state(cfg.memory.attempts)["pending"]
                 bar = tqdm(total=pending, unit="job", desc=sample_id, disable=None, mininterval=10, file=sys.stderr)
                 try:
                     report = Consolidator(mem, llm, embedder, cfg).run(

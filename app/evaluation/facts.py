@@ -88,7 +88,7 @@ def written(memory) -> list[dict]:
             "valid_from": f["valid_from"],
             "sources": set(f["sources"]),
         }
-        for f in memory.facts_listed(history=True)
+        for f in memory.derived.facts_listed(history=True)
     ]
     items += [
         {
@@ -98,7 +98,7 @@ def written(memory) -> list[dict]:
             "valid_from": r["valid_from"],
             "sources": set(r["sources"]),
         }
-        for r in memory.relations_listed()
+        for r in memory.derived.relations_listed()
     ]
     return items
 

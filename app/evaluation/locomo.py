@@ -31,7 +31,8 @@ from app.evaluation.datasets import SHAPE_ERRORS, read_json, shape_error
 from app.evaluation.plots import recall_at_k
 from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 CATEGORIES = ("1", "2", "3", "4")
 CATEGORY_NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
@@ -142,9 +143,9 @@ def _conversation(
 def add_session(mem, source: str, turns: list[Turn], people: dict[str, int], vectors: np.ndarray) -> dict[str, int]:
     """One LoCoMo session into a memory, in one transaction: {dia_id: utterance id}."""
     with mem.batch():
-        sid = mem.start_session(source, turns[0].t)
+        sid = mem.turns.start_session(source, turns[0].t)
         return {
-            t.dia_id: mem.add_utterance(
+            t.dia_id: mem.turns.add_utterance(
                 NewUtterance(sid, people.get(t.speaker), t.text, t.t, t.t + TURN_S, 1.0, "locomo", False, v)
             )
             for t, v in zip(turns, vectors, strict=True)
@@ -169,13 +170,13 @@ def ingest(mem, sample_id: str, turns: list[Turn], speakers: tuple[str, str], em
         return {t.dia_id: uid for t, uid in zip(turns, have, strict=True)}
     if have:
         raise MediaError(f"{sample_id}: the memory under --out holds another conversation; delete it")
-    people = {name: mem.add_person(name).id for name in speakers}
+    people = {name: mem.people.add_person(name).id for name in speakers}
     vectors = embedder([t.text for t in turns])
     uid_of: dict[str, int] = {}
     for session in sorted({t.session for t in turns}):
         idx = [i for i, t in enumerate(turns) if t.session == session]
         uid_of.update(add_session(mem, sample_id, [turns[i] for i in idx], people, vectors[idx]))
-    mem.enqueue_backlog()
+    mem.writing.enqueue_backlog()
     return uid_of
 
 
@@ -229,7 +230,7 @@ def eval_locomo(
             baseline = embedder([f"{t.speaker}: {t.text}" for t in turns])
             with Memory.open(Path(tmp) / f"{sample_id}.db", Secret(b"locomo eval", "eval"), store_cfg, True) as mem:
                 started = time.perf_counter()
-                people = {name: mem.add_person(name).id for name in speakers}
+                people = {name: mem.people.add_person(name).id for name in speakers}
                 ingest_s += time.perf_counter() - started
                 retriever = Retriever(mem, embedder, cfg.recall)
                 asker = _Asker(retriever, embedder, turns, baseline, depth)
@@ -292,7 +293,7 @@ def eval_locomo_with_memory(cfg: Config, data: Path, ks: list[int], out_dir: Pat
             asker = _Asker(Retriever(mem, embedder, cfg.recall), embedder, turns, baseline, max(ks), others)
             asker.uid_of.update(ingest(mem, sample_id, turns, speakers, embedder))
             asker.ingested.extend(range(len(turns)))
-            facts += len(mem.written().ids)
+            facts += len(mem.derived.written().ids)
             for q in qs:
                 asker.ask(q, scores)
                 questions += 1

@@ -23,7 +23,8 @@ from app.evaluation.plots import boxes
 from app.llm import load_llm
 from app.recorder.perception import load_text_embedder
 from app.store.keys import Secret
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 
 COMPANION = "Companion"
 EXPECTED_BANK = 'MemoryBank\'s memory_bank_en.json ({user: {"history": {"2023-04-27": [{"query", "response"}]}}})'
@@ -63,12 +64,17 @@ def _history(history: dict) -> dict[str, list[dict]]:
 
 def _written(mem, embedder, question: str, top: int) -> list[dict]:
     """The facts and summaries nearest the question, with what they say."""
-    written = mem.written()
+    written = mem.derived.written()
     out = []
     for row, similarity in written.nearest(embedder([question])[0], top):
         kind, ident = written.kinds[row], written.ids[row]
         out.append(
-            {"kind": kind, "id": ident, "text": mem.written_text(kind, ident), "similarity": round(similarity, 3)}
+            {
+                "kind": kind,
+                "id": ident,
+                "text": mem.derived.written_text(kind, ident),
+                "similarity": round(similarity, 3),
+            }
         )
     return out
 
@@ -90,7 +96,7 @@ def eval_memorybank(
     with tempfile.TemporaryDirectory(prefix="memorybank-") as tmp:
         for user, (history, questions) in users.items():
             with Memory.open(Path(tmp) / "m.db", Secret(b"memorybank", "eval"), cfg.store, create=True) as mem:
-                ids = {user: mem.add_person(user).id, COMPANION: mem.add_person(COMPANION).id}
+                ids = {user: mem.people.add_person(user).id, COMPANION: mem.people.add_person(COMPANION).id}
                 last_day = None
                 for day, pairs in sorted(history.items()):
                     noon = datetime.fromisoformat(day).replace(hour=12, tzinfo=timezone.utc)
@@ -99,14 +105,16 @@ def eval_memorybank(
                     ]
                     vectors = embedder([t for _, t in turns])
                     with mem.batch():
-                        session = mem.start_session(user, noon.timestamp())
+                        session = mem.turns.start_session(user, noon.timestamp())
                         for i, ((who, text), vec) in enumerate(zip(turns, vectors, strict=True)):
                             t = noon.timestamp() + 60 * i
-                            mem.add_utterance(NewUtterance(session, ids[who], text, t, t + 30, 1.0, "text", False, vec))
+                            mem.turns.add_utterance(
+                                NewUtterance(session, ids[who], text, t, t + 30, 1.0, "text", False, vec)
+                            )
                     last_day = noon
                 now = (last_day or datetime.now(timezone.utc)) + timedelta(days=1)
                 if with_memory:
-                    mem.enqueue_backlog()
+                    mem.writing.enqueue_backlog()
                     report = Consolidator(mem, llm, embedder, cfg).run()
                     written_cost["jobs"] += report.jobs
                     written_cost["seconds"] += report.seconds

@@ -188,7 +188,7 @@ def eval_qa(
                     contextlib.ExitStack() as stack,
                     Memory.open(path, Secret(b"locomo qa eval", "eval"), cfg.store, True) as mem,
                 ):
-                    people = {name: mem.add_person(name).id for name in speakers}
+                    people = {name: mem.people.add_person(name).id for name in speakers}
                     vectors = embedder([t.text for t in turns])
                     ids: dict[str, int] = {}
                     for session in sorted({t.session for t in turns}):

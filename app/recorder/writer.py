@@ -20,7 +20,8 @@ from app.frames import Face, Utterance
 from app.identity.naming import AUTO_NAME, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import Decision, SpeakerAssigner
-from app.store.memory import Memory, NewUtterance
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from app.vision.faces import distances
 
 _LOGGER = logging.getLogger(__name__)
@@ -65,24 +66,24 @@ class UtteranceWriter:
     def load(self) -> None:
         """Identity keys and names from the store (in consent mode, after dropping non-consenting keys)."""
         if self.required:
-            dropped = self.memory.enforce_consent()
+            dropped = self.memory.people.enforce_consent()
             if dropped:
                 _LOGGER.info("consent mode: removed %d keys and media files of people without consent", dropped)
-            self.consented = self.memory.consented()
-        self.names = {p.id: p.name for p in self.memory.people()}
+            self.consented = self.memory.people.consented()
+        self.names = {p.id: p.name for p in self.memory.people.all()}
         self.assigner = SpeakerAssigner(
             self.cfg.identity,
-            self.memory.voice_keys(self.voice_model),
-            self.memory.face_keys(self.face_model),
+            self.memory.people.voice_keys(self.voice_model),
+            self.memory.people.face_keys(self.face_model),
             *self._face,
-            self.memory.voice_key_seconds(self.voice_model),
+            self.memory.people.voice_key_seconds(self.voice_model),
         )
 
     def reload(self) -> None:
         """After people or sessions were deleted while recording (`forget` through the service): keys and
         names from the store again, and the open session, if it is still there, ends here."""
-        if self.session is not None and any(s["id"] == self.session[0] for s in self.memory.sessions()):
-            self.memory.enqueue("session", self.session[0])
+        if self.session is not None and any(s["id"] == self.session[0] for s in self.memory.turns.sessions()):
+            self.memory.writing.enqueue("session", self.session[0])
         self.session, self.previous, self.recent = None, None, []
         self.load()
         self.people_seen &= set(self.names)
@@ -126,11 +127,11 @@ class UtteranceWriter:
         cap = self.cfg.identity.max_keys
         with self.memory.batch():
             if new_session and self.session is not None:
-                self.memory.enqueue("session", self.session[0])  # closed: its memory can be written
-            session = self.memory.start_session(self.source_name, t0) if new_session else self.session[0]
+                self.memory.writing.enqueue("session", self.session[0])  # closed: its memory can be written
+            session = self.memory.turns.start_session(self.source_name, t0) if new_session else self.session[0]
             person = None
             if decision.by == "new" and not self.required:
-                person = self.memory.add_person()
+                person = self.memory.people.add_person()
                 pid = person.id
             elif decision.by == "new":
                 self._transient += 1
@@ -138,7 +139,7 @@ class UtteranceWriter:
             else:
                 pid = decision.person_id
             keeps = self._keeps(pid)
-            uid = self.memory.add_utterance(
+            uid = self.memory.turns.add_utterance(
                 NewUtterance(
                     session,
                     pid if keeps else None,
@@ -154,7 +155,7 @@ class UtteranceWriter:
             if keeps:
                 for kind, key, quality in keys:
                     model = self.voice_model if kind == "voice" else self.face_model
-                    self.memory.add_key(kind, pid, key, quality, cap, model, uid)
+                    self.memory.people.add_key(kind, pid, key, quality, cap, model, uid)
                 self._keep_media(utt, uid, pid, session, t0, t1, keys)
         if closed is not None:
             self._publish(SessionEnd(utt.t_start_s, closed))
@@ -177,7 +178,7 @@ class UtteranceWriter:
         """The source ended: the open session is closed and queued for memory writing."""
         if self.session is not None:
             self._split_closing_session()
-            self.memory.enqueue("session", self.session[0])
+            self.memory.writing.enqueue("session", self.session[0])
             self._publish(SessionEnd(self.session[1] - self.origin, self.session[0]))
 
     def add_face_person(self, face: Face, t_s: float) -> int | None:
@@ -188,8 +189,8 @@ class UtteranceWriter:
         if self.required or face.defect or a.known_face(face.embedding) is not None:
             return None
         with self.memory.batch():
-            person = self.memory.add_person()
-            self.memory.add_key(
+            person = self.memory.people.add_person()
+            self.memory.people.add_key(
                 "face", person.id, face.embedding, face.quality, self.cfg.identity.max_keys, self.face_model
             )
         a.remember("face", person.id, face.embedding, self.cfg.identity.max_keys, face.quality)
@@ -201,12 +202,12 @@ class UtteranceWriter:
 
     def _claim_frames(self, person_id: int, face: Face) -> None:
         """Faces in frames kept before this person was known by their face are theirs when they match it."""
-        rows = [(r, v) for r, v in self.memory.unknown_frame_faces() if v.shape == face.embedding.shape]
+        rows = [(r, v) for r, v in self.memory.media.unknown_frame_faces() if v.shape == face.embedding.shape]
         if not rows:
             return
         metric, threshold = self._face
         near = distances(np.stack([v for _, v in rows]), face.embedding, metric) <= threshold
-        self.memory.claim_frame_faces(person_id, [r for (r, _), hit in zip(rows, near, strict=True) if hit])
+        self.memory.media.claim_frame_faces(person_id, [r for (r, _), hit in zip(rows, near, strict=True) if hit])
 
     def _name_from_speech(self, utt: Utterance, pid: int | None) -> None:
         """ "My name is Emily" said by someone still called unknown_N names them."""
@@ -215,10 +216,10 @@ class UtteranceWriter:
         name = self_introduction(utt.text)
         if name is None:
             return
-        if self.memory.person_id(name) is not None:
+        if self.memory.people.person_id(name) is not None:
             _LOGGER.info("heard a name already given to someone else; not renaming (see `people merge`)")
             return
-        self.memory.rename_person(self.names[pid], name)
+        self.memory.people.rename_person(self.names[pid], name)
         _LOGGER.debug("%s is %s", self.names[pid], name)
         self._publish(PersonNamed(utt.t_start_s, self.names[pid], name))
         self.names[pid] = name
@@ -249,8 +250,8 @@ class UtteranceWriter:
         moved = [u for u, _ in self.recent[k:]]
         assert self.session is not None
         with self.memory.batch():
-            new = self.memory.split_session(self.session[0], moved, self.source_name)
-            self.memory.enqueue("session", self.session[0])
+            new = self.memory.turns.split_session(self.session[0], moved, self.source_name)
+            self.memory.writing.enqueue("session", self.session[0])
         self.session = (new, self.session[1])
         self.recent = self.recent[k:]
         self._publish(SessionSplit(turns[k].t_start - self.origin, new))
@@ -283,9 +284,9 @@ class UtteranceWriter:
         with whose faces it shows (the speaker's, when their face becomes a key now)."""
         retention = self.cfg.retention
         if utt.audio is not None and (keep := retention.keep_s("audio")) > 0:
-            self.memory.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
+            self.memory.media.add_media("audio", encode_wav(utt.audio), t0, t1, keep, session, pid, uid)
         if utt.frame_jpeg is not None and (keep := retention.keep_s("frame")) > 0:
-            media_id = self.memory.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
+            media_id = self.memory.media.add_media("frame", utt.frame_jpeg, t0, t1, keep, session, pid, uid)
             assert self.assigner is not None
             new_face = next((key for kind, key, _ in keys if kind == "face"), None)
             faces = []
@@ -294,4 +295,4 @@ class UtteranceWriter:
                 if owner is None and new_face is not None and np.array_equal(face.embedding, new_face):
                     owner = pid
                 faces.append((owner if owner is None or owner > 0 else None, face.embedding))
-            self.memory.add_frame_faces(media_id, faces)
+            self.memory.media.add_frame_faces(media_id, faces)

@@ -185,7 +185,7 @@ def storage(memory: Memory) -> dict[str, dict[str, int]]:
 def forget_preview(memory: Memory, person_id: int) -> dict[str, int]:
     """What forgetting a person deletes, counted before it is done (`app/store/forget.py` does it)."""
     one = memory.con.execute
-    name = memory.person_name(person_id) or ""
+    name = memory.people.person_name(person_id) or ""
     theirs = "SELECT id FROM utterances WHERE person_id = ?"
     counts = {
         "utterances": one("SELECT count(*) FROM utterances WHERE person_id = ?", (person_id,)),

@@ -1,15 +1,15 @@
 """Derived memory — facts, relations, summaries — each row citing the utterances it came from, and the
-profile of a person that gathers them."""
+profile of a person that gathers them: `Memory.derived`."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from app.store.db import transaction
+from app.store.repository import Owner, Repository
 
 
 @dataclass(frozen=True)
@@ -30,11 +30,12 @@ class Written:
         return [(int(i), float(similarity[i])) for i in top]
 
 
-class DerivedMixin:
-    """The derived-memory part of `Memory`."""
+class Derived(Repository):
+    """What memory writing made of the utterances, as the question, the pages and the export read it."""
 
-    con: Any
-    _written: tuple[tuple, Written] | None
+    def __init__(self, memory: Owner) -> None:
+        super().__init__(memory)
+        self._written: tuple[tuple, Written] | None = None  # (signature, Written): facts and summaries as documents
 
     def add_fact(
         self,

@@ -23,7 +23,7 @@ def _iso(t: float | None) -> str | None:
 def _scope(memory: Memory, person: str | None) -> tuple[str, tuple, int | None]:
     if person is None:
         return "1", (), None
-    pid = memory.person_id(person)
+    pid = memory.people.person_id(person)
     if pid is None:
         raise NotFoundError(f"no person named {person!r}", "people")
     return "person_id = ?", (pid,), pid
@@ -64,7 +64,7 @@ def export(memory: Memory, out: Path, person: str | None = None) -> dict[str, in
     doc, where, args = document(memory, person)
     _private_dir(out)
     media_dir = out / "media"
-    for m in memory.media(where, args):
+    for m in memory.media.rows(where, args):
         _private_dir(media_dir)
         name = f"{m.id}-{m.kind}{_EXT.get(m.kind, '.bin')}"
         _write_private(media_dir / name, memory.vault.get(m.path))

@@ -85,7 +85,7 @@ def scrub(memory: Memory) -> None:
     the deleted rows, truncate the WAL."""
     con = memory.con
     con.execute("INSERT INTO utterances_fts(utterances_fts) VALUES ('optimize')")
-    memory.empty_trash()
+    memory.media.empty_trash()
     memory.dense.rewrite_file()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -113,7 +113,7 @@ def _redact_name(memory: Memory, name: str, embed: Callable[[list[str]], np.ndar
         vectors = embed(texts)
         for (uid, _), text, vec in zip(rows, texts, vectors, strict=True):
             con.execute("UPDATE utterances SET text = ? WHERE id = ?", (text, uid))
-            memory.set_vector(uid, vec)
+            memory.search.set_vector(uid, vec)
     con.execute("DELETE FROM facts WHERE mentions(value, ?) OR mentions(key, ?)", (name, name))
     con.execute("DELETE FROM summaries WHERE mentions(text, ?)", (name,))
     con.execute("DELETE FROM relations WHERE mentions(relation, ?)", (name,))
@@ -125,7 +125,7 @@ def forget_person(
 ) -> ForgetResult:
     """The person, their keys, media, utterances (or only their link to them, with `anonymize`), every fact,
     relation and summary derived from those or about them; their name is redacted wherever else it was said."""
-    pid = memory.person_id(name)
+    pid = memory.people.person_id(name)
     if pid is None:
         raise NotFoundError(f"no person named {name!r}", "people")
     before = _counts(memory)

@@ -22,10 +22,10 @@ def rekey(memory: Memory, new: Secret, cfg: StoreConfig) -> int:
         salt = fh.read(SALT_BYTES)
     key = derive_key(new, salt, kdf_cost(memory.path, cfg, exists=True))
     target = MediaVault(memory.vault.folder, media_key(key))
-    names = [m.path for m in memory.media()]
+    names = [m.path for m in memory.media.rows()]
     for name in names:
         memory.vault.reseal(name, target)
-    memory.close_reader()  # keyed with the old key
+    memory.search.close_reader()  # keyed with the old key
     memory.con.execute(f"PRAGMA rekey = \"x'{key.hex()}'\"")
     memory.set_key(key)
     memory.vault = target

@@ -1,14 +1,15 @@
-"""Raw media (audio and video clips): encrypted files in the vault with a row each, deleted with their rows."""
+"""Raw media (audio and video clips): encrypted files in the vault with a row each, deleted with their rows;
+and the faces in kept frames. This is `Memory.media`."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from app.store.db import transaction, vector_blob
+from app.store.repository import Repository
 from app.store.vault import MediaVault
 
 
@@ -25,11 +26,12 @@ class MediaRow:
     utterance_id: int | None
 
 
-class MediaMixin:
-    """The raw-media part of `Memory`."""
+class Media(Repository):
+    """Audio and video clips kept for a while, and the faces in kept frames."""
 
-    con: Any
-    vault: MediaVault
+    @property
+    def vault(self) -> MediaVault:
+        return self._m.vault  # a rekey replaces it
 
     def media_of(self, utterance_ids: list[int]) -> dict[int, int]:
         """utterance id -> id of its audio clip, for those whose clip is still kept."""
@@ -90,7 +92,7 @@ class MediaMixin:
         with transaction(self.con):
             self.con.executemany("UPDATE frame_faces SET person_id = ? WHERE rowid = ?", [(person_id, r) for r in rows])
 
-    def media(self, where: str = "1", args: tuple = ()) -> list[MediaRow]:
+    def rows(self, where: str = "1", args: tuple = ()) -> list[MediaRow]:
         rows = self.con.execute(
             "SELECT id, kind, path, bytes, t_start, t_end, expires_at, person_id, utterance_id FROM media "
             f"WHERE {where} ORDER BY t_start, id",

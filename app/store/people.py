@@ -1,16 +1,16 @@
-"""People, their voice and face keys, consent, and fixing who said what (rename, merge, split)."""
+"""People, their voice and face keys, consent, and fixing who said what (rename, merge, split): `Memory.people`."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from app.errors import NotFoundError, StoreError
-from app.store import names
 from app.store.db import transaction, vector_blob
+from app.store.names import replace as replace_name
+from app.store.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -20,19 +20,17 @@ class Person:
     utterances: int
 
 
-class PeopleMixin:
-    """The people part of `Memory`."""
+class People(Repository):
+    """Everyone the memory knows, by id and name, with their identity keys and consent."""
 
-    con: Any  # the rest (empty_trash) comes from the other parts of Memory
-
-    def people_names(self) -> list[str]:
+    def names(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT name FROM people ORDER BY id")]
 
     def person_ids(self) -> dict[str, int]:
         """name -> id of everyone."""
         return {name: int(pid) for pid, name in self.con.execute("SELECT id, name FROM people")}
 
-    def people(self) -> list[Person]:
+    def all(self) -> list[Person]:
         rows = self.con.execute(
             "SELECT p.id, p.name, count(u.id) FROM people p LEFT JOIN utterances u ON u.person_id = p.id "
             "GROUP BY p.id ORDER BY p.id"
@@ -129,7 +127,7 @@ class PeopleMixin:
                 ).fetchall()
                 for row_id, text in rows:
                     self.con.execute(
-                        f"UPDATE {table} SET {column} = ? WHERE id = ?", (names.replace(text, old, new), row_id)
+                        f"UPDATE {table} SET {column} = ? WHERE id = ?", (replace_name(text, old, new), row_id)
                     )
 
     def merge_people(self, keep: str, other: str) -> int:
@@ -198,7 +196,7 @@ class PeopleMixin:
                 n += self.con.execute(
                     f"DELETE FROM {table} WHERE person_id IN (SELECT id FROM people WHERE consent != 'given')"
                 ).rowcount
-        self.empty_trash()
+        self._m.media.empty_trash()
         return n
 
     def person_name(self, person_id: int) -> str | None:

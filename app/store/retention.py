@@ -23,11 +23,11 @@ class SweepResult:
 def sweep(memory: Memory, cfg: RetentionConfig, now: float | None = None) -> SweepResult:
     """Delete what is due. Safe to run at any time, from the recorder's writer thread or a command."""
     now = time.time() if now is None else now
-    memory.empty_trash()
-    expired = memory.media("expires_at <= ?", (now,))
-    freed = memory.delete_media([m.id for m in expired])
+    memory.media.empty_trash()
+    expired = memory.media.rows("expires_at <= ?", (now,))
+    freed = memory.media.delete_media([m.id for m in expired])
     budget = int(cfg.max_gb * 1e9)
-    kept = memory.media()  # oldest first
+    kept = memory.media.rows()  # oldest first
     total = sum(m.bytes for m in kept)
     drop = []
     for m in kept:
@@ -35,8 +35,8 @@ def sweep(memory: Memory, cfg: RetentionConfig, now: float | None = None) -> Swe
             break
         drop.append(m.id)
         total -= m.bytes
-    freed += memory.delete_media(drop)
-    orphans = memory.orphan_files()
+    freed += memory.media.delete_media(drop)
+    orphans = memory.media.orphan_files()
     for name in orphans:
         freed += (memory.vault.folder / name).stat().st_size
         memory.vault.delete(name)

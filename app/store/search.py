@@ -1,16 +1,16 @@
 """Search primitives over utterances: dense (exact or the IVF index), BM25 (FTS5, optionally on a reader
-connection in a worker thread), and where utterances sit (`Turns` in RAM)."""
+connection in a worker thread), and where utterances sit (`Turns` in RAM): `Memory.search`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from app.store.db import connect_reader, in_chunks, vector_blob
+from app.store.db import in_chunks, vector_blob
+from app.store.repository import Owner, Repository
 from app.store.turns import Turn
 
 
@@ -27,18 +27,18 @@ def fts_match(words: Sequence[str]) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
-class SearchMixin:
-    """The search part of `Memory`."""
+class Search(Repository):
+    """What recall asks the store: nearest utterances by meaning, by words, and where they sit."""
 
-    con: Any
-    dense: Any  # DenseIndex
-    _word_docs: dict[str, tuple[int, int, int]]
-    _reader: Any
-    _reading: ThreadPoolExecutor | None
+    def __init__(self, memory: Owner) -> None:
+        super().__init__(memory)
+        self._word_docs: dict[str, tuple[int, int, int]] = {}  # word -> (utterances holding it, size then, cap)
+        self._reader = None  # a read-only connection for BM25 beside the dense search (see bm25_search_async)
+        self._reading: ThreadPoolExecutor | None = None
 
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(utterance id, cosine distance) of the k nearest utterances (exact, or by the IVF index: `DenseIndex`)."""
-        return self.dense.search(query, k)
+        return self._m.dense.search(query, k)
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored float32 vectors of these utterances (point lookups), missing ones left out."""
@@ -47,12 +47,12 @@ class SearchMixin:
 
     def turns(self, ids: list[int]) -> dict[int, Turn]:
         """Where these utterances sit (session, speaker, start), those that exist."""
-        return self.dense.current_turns().get(ids)
+        return self._m.dense.current_turns().get(ids)
 
     def neighbours(self, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
         """The utterances just before and just after each of these in its session (None at either end),
         those that exist; the store is asked only where a session's turns are far apart."""
-        out, unsure = self.dense.current_turns().neighbours(ids)
+        out, unsure = self._m.dense.current_turns().neighbours(ids)
         exact = (
             "SELECT u.id, "
             "(SELECT max(b.id) FROM utterances b WHERE b.session_id = u.session_id AND b.id < u.id), "
@@ -64,17 +64,17 @@ class SearchMixin:
 
     def sessions_of(self, ids: np.ndarray) -> np.ndarray:
         """The session of each of these utterances (-1 where there is none)."""
-        return self.dense.current_turns().sessions_of(ids)
+        return self._m.dense.current_turns().sessions_of(ids)
 
     def session_sizes(self, sessions: np.ndarray) -> tuple[np.ndarray, int, int]:
         """(utterances in each of these sessions, sessions with any, utterances in the memory)."""
-        turns = self.dense.current_turns()
+        turns = self._m.dense.current_turns()
         return turns.sizes(sessions), *turns.sessions()
 
     def context_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """Vectors good enough to score with: decoded from the in-RAM ANN index when there is one (cosine to
         the stored ones >= 0.999; no store reads), else the stored ones."""
-        approx = self.dense.approximate(ids)
+        approx = self._m.dense.approximate(ids)
         return approx if approx is not None else self.vectors(ids)
 
     def set_vector(self, uid: int, vector: np.ndarray) -> None:
@@ -118,9 +118,9 @@ class SearchMixin:
         while it works), so a caller can embed and run the dense search meanwhile. It sees what is
         committed. Its result also lists the utterances holding each word searched."""
         if self._reading is None:
-            self._reader = connect_reader(self.path, self._key, self._cfg)
+            self._reader = self._m.reader()
             self._reading = ThreadPoolExecutor(1, "bm25")
-            self._reading.submit(_warm_fts, self._reader, self._cfg.ann_min_utterances)
+            self._reading.submit(_warm_fts, self._reader, self._m.cfg.ann_min_utterances)
         return self._reading.submit(self._bm25, self._reader, words, k, ids, postings, True)
 
     def _bm25(
@@ -176,6 +176,15 @@ class SearchMixin:
         docs = int(count.fetchone()[0])
         self._word_docs[word] = (docs, size, cap)
         return docs
+
+    def close_reader(self) -> None:
+        """Close the read-only BM25 connection, if one was opened (it opens again when next needed)."""
+        if self._reading is not None:
+            self._reading.shutdown()
+            self._reading = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def any_between(self, t0: float, t1: float) -> bool:
         """Whether any utterance starts within [t0, t1] (one index seek)."""

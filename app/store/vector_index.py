@@ -144,7 +144,7 @@ class DenseIndex:
         if self.ivf is None:
             count = self.memory.con.execute("SELECT count(*) FROM utterances").fetchone()[0]
             if count < self.cfg.ann_min_utterances:
-                return self.memory.dense_search_exact(query, k)
+                return self.memory.search.dense_search_exact(query, k)
             self._load_or_build()
         self._catch_up()
         assert self.ivf is not None
@@ -154,7 +154,7 @@ class DenseIndex:
         # re-score ann_rescore x the first places (where recall@10 is decided), one extra per place beyond
         extra = (self.cfg.ann_rescore - 1) * min(k, RESCORED_PLACES)
         candidates = self.ivf.search(query, k + extra)[0].tolist()
-        return self.memory.rescore(query, candidates, k)
+        return self.memory.search.rescore(query, candidates, k)
 
     def approximate(self, ids: list[int]) -> dict[int, np.ndarray] | None:
         """Vectors of these utterances decoded from the in-RAM index, without reading the store; None while
@@ -218,7 +218,7 @@ class DenseIndex:
         self.turns.set(*read_turns(con, changed))
         if self.ivf is not None:
             self.ivf.remove(dirty)
-            vectors = self.memory.vectors(changed)  # deleted rows have none
+            vectors = self.memory.search.vectors(changed)  # deleted rows have none
             if vectors:
                 ids = np.array(sorted(vectors), np.int64)
                 self.ivf.add(np.stack([vectors[i] for i in ids]), ids)
@@ -275,7 +275,7 @@ class DenseIndex:
         nlist = max(8, min(int(4 * math.sqrt(len(ids))), len(ids) // TRAIN_PER_LIST))
         rng = np.random.default_rng(0)
         sample_ids = sorted(rng.choice(ids, min(len(ids), TRAIN_PER_LIST * nlist * 2), replace=False).tolist())
-        sample = self.memory.vectors(sample_ids)
+        sample = self.memory.search.vectors(sample_ids)
         self.ivf = IvfIndex.train(np.stack([sample[i] for i in sample_ids]), nlist)
         batch: list[tuple[int, bytes]] = []
         for row in con.execute("SELECT id, embedding FROM utterance_vectors WHERE id <= ?", (self.max_id,)):

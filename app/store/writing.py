@@ -3,19 +3,19 @@ facts as the merge rules see them, and the bi-temporal updates (restate, superse
 
 The queue lives in the encrypted database. A job's results and its removal from the queue are written in one
 transaction, so a process killed at any point either wrote all of a job or none of it: it is run again, never
-twice.
+twice. This is `Memory.writing`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from app.facts import FactKind
 from app.store.db import transaction, vector_blob
+from app.store.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,8 @@ class HeldPlan:
     said: float  # when it was first said
 
 
-class WritingMixin:
-    """The memory-writing part of `Memory`."""
-
-    con: Any
+class Writing(Repository):
+    """Memory writing's side of the store: its queue, what it reads to write from, and what it writes."""
 
     # the queue
     def enqueue(self, kind: str, ref: int) -> bool:

@@ -58,7 +58,7 @@ def _name(text: str) -> str:
 
 
 def _who(memory, person_id: int) -> str:
-    name = memory.person_name(person_id)
+    name = memory.people.person_name(person_id)
     if name is None:
         raise NotFoundError(f"nobody with id {person_id}: forgotten, merged, or never known")
     return name
@@ -112,7 +112,7 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
         def run(memory) -> str:
             old = _who(memory, person_id)
-            memory.rename_person(old, new)
+            memory.people.rename_person(old, new)
             return f"{old} is now {new}"
 
         return await act(request, f"/people/{person_id}", run)
@@ -125,7 +125,7 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
         def run(memory) -> str:
             keep, gone = _who(memory, person_id), _who(memory, other)
-            moved = memory.merge_people(keep, gone)
+            moved = memory.people.merge_people(keep, gone)
             return f"{gone} merged into {keep}: {moved} utterances moved"
 
         return await act(request, f"/people/{person_id}", run)
@@ -139,7 +139,7 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
         def run(memory) -> str:
             name = _who(memory, person_id)
-            moved = memory.split_person(name, ids, into)
+            moved = memory.people.split_person(name, ids, into)
             return f"{moved.utterances} of {name}'s utterances are now {moved.name}'s"
 
         return await act(request, f"/people/{person_id}", run)
@@ -152,7 +152,7 @@ def router(service, sessions: WebSessions, token: str) -> APIRouter:
 
         def run(memory) -> str:
             name = _who(memory, person_id)
-            memory.set_consent(name, state)
+            memory.people.set_consent(name, state)
             return f"{name}: consent {state}"
 
         return await act(request, f"/people/{person_id}", run)

@@ -97,7 +97,7 @@ def person(memory, person_id: int) -> dict:
     current = [f for f in facts if f["valid_to"] is None]
     summaries = known["summaries"]
     sources = browse.summary_sources(memory, [m["id"] for m in summaries])
-    nodes, edges = graph.layout(row.name, known["relations"], memory.person_ids())
+    nodes, edges = graph.layout(row.name, known["relations"], memory.people.person_ids())
     return {
         "person": row,
         "profile": known,
@@ -105,7 +105,7 @@ def person(memory, person_id: int) -> dict:
         "sections": sections(current, time.time()),
         "history": [f for f in facts if f["valid_to"] is not None],
         "relations": known["relations"],
-        "ids": memory.person_ids(),
+        "ids": memory.people.person_ids(),
         "nodes": nodes,
         "edges": edges,
         "graph": graph,
@@ -132,7 +132,7 @@ def search(memory, embedder, cfg: Config, query: str, between: tuple[float, floa
         _, found = views.ask(memory, embedder, cfg, query, now, RESULTS)
         evidence = found.evidence
         window = found.window.epoch() if found.window and found.filtered else None
-    return {"results": evidence, "time_filter": window, "ids": memory.person_ids()}
+    return {"results": evidence, "time_filter": window, "ids": memory.people.person_ids()}
 
 
 def settings(memory, cfg: Config) -> dict:
