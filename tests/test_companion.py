@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from app.companion.companion import greeting, second_person
 from app.companion.duplex import DuplexSource, Playback, Played
+from app.companion.greeting import greeting, second_person
 from app.companion.turns import (
     Answer,
     Greet,
