@@ -144,6 +144,10 @@ def test_greeting_text_is_grounded_in_the_profile():
         second_person("Next friday we are planning a trip to paris for David's birthday", "David")
         == "next friday you are planning a trip to paris for your birthday"
     )
+    assert (  # the fact as memory writing now keeps it: the speaker's "my" after their name is "their"
+        second_person("Next Friday David is planning a trip to Paris for their birthday", "David")
+        == "next Friday you are planning a trip to Paris for your birthday"
+    )
 
 
 def test_playback_runs_on_the_input_clock_and_stops_at_once():

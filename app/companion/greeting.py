@@ -32,7 +32,10 @@ def second_person(fact: str, name: str) -> str:
     """'David is planning a trip to Paris for David's birthday' → 'you are planning a trip to Paris for your
     birthday' (the memory keeps facts in the third person; "we" is the speaker and others, said to them)."""
     to_you = {"is": "you are", "was": "you were", "has": "you have"}
-    out = re.sub(rf"\b{re.escape(name)}'s\b", "your", fact)
+    out = fact
+    if re.search(rf"\b{re.escape(name)}\b", out):  # their own "my", which memory writing keeps as "their"
+        out = re.sub(r"\b[Tt]heir\b", "your", out)
+    out = re.sub(rf"\b{re.escape(name)}'s\b", "your", out)
     out = re.sub(rf"\b{re.escape(name)} (is|was|has)\b", lambda m: to_you[m.group(1)], out)
     out = re.sub(rf"^{re.escape(name)}\b", "you", out)
     out = re.sub(r"\b(he|she) (is|was)\b", lambda m: "you " + {"is": "are", "was": "were"}[m.group(2)], out)
