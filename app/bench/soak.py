@@ -22,7 +22,6 @@ import resource
 import secrets
 import statistics
 import tempfile
-import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -36,6 +35,7 @@ from app.errors import MediaError
 from app.frames import SAMPLE_RATE_HZ, AudioChunk
 from app.recorder.perception import load_perception
 from app.recorder.pipeline import Recorder
+from app.recorder.sources import Stoppable
 from app.store.keys import Secret
 from app.store.memory import Memory
 
@@ -84,7 +84,7 @@ def real_loop(data: Path = SHARED) -> tuple[np.ndarray, int]:
     return np.concatenate(parts), voices
 
 
-class LoopSource:
+class LoopSource(Stoppable):
     """A recording looped to `duration_s`, replayed as fast as the recorder takes it (or at real time)."""
 
     has_video = False
@@ -95,17 +95,10 @@ class LoopSource:
         self.name = name
         self.realtime = realtime
         self.origin_epoch_s = time.time() - duration_s
-        self._stop = threading.Event()
+        super().__init__()
 
     def check(self) -> None:
         """In memory: nothing to check."""
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    @property
-    def stopped(self) -> bool:
-        return self._stop.is_set()
 
     async def stream(self) -> AsyncIterator[AudioChunk]:
         step = int(CHUNK_S * SAMPLE_RATE_HZ)

@@ -54,6 +54,23 @@ class Source(Protocol):
         """The chunks and frames in time order."""
 
 
+class Stoppable:
+    """The stop every replay and device source shares: `stop()` from any thread (a signal handler, the runtime),
+    `stopped` once it was called; the stream checks `_stop` between reads."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """End the stream soon; what was read so far is still processed and stored."""
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        """Stopped before its end (a signal), rather than played to the end."""
+        return self._stop.is_set()
+
+
 def _creation_time(path: Path) -> float | None:
     # lazy: PyAV (FFmpeg's libraries) is heavy; only a file's creation time needs it here
     import av
@@ -71,7 +88,7 @@ def _creation_time(path: Path) -> float | None:
         return None
 
 
-class FileSource:
+class FileSource(Stoppable):
     """Replays a recorded file, as fast as possible or at real time; the container's creation time (else
     the file's modification time minus its duration) is the event time of its start."""
 
@@ -93,19 +110,10 @@ class FileSource:
         if origin_epoch_s is None:
             origin_epoch_s = _creation_time(path) or (path.stat().st_mtime - (info.duration_s or 0.0))
         self.origin_epoch_s = origin_epoch_s
-        self._stop = threading.Event()
+        super().__init__()
 
     def check(self) -> None:
         """The file was checked when the source was made."""
-
-    def stop(self) -> None:
-        """End the replay early; what was read so far is still processed and stored."""
-        self._stop.set()
-
-    @property
-    def stopped(self) -> bool:
-        """Stopped before its end (a signal), rather than played to the end."""
-        return self._stop.is_set()
 
     async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
         gen = iter_media(self.path, max_fps=self.cfg.video.max_fps, min_rate_hz=self.cfg.audio.min_rate_hz)
@@ -132,7 +140,7 @@ class FileSource:
             gen.close()
 
 
-class MicSource:
+class MicSource(Stoppable):
     """The default (or configured) input device through PortAudio; audio is never dropped silently: if the
     pipeline falls behind by more than audio.queue_s, the overflow is counted and logged."""
 
@@ -145,7 +153,7 @@ class MicSource:
         self.origin_epoch_s = time.time()
         self.dropped_s = 0.0
         self._factory = stream_factory
-        self._stop = threading.Event()
+        super().__init__()
 
     def _device(self):
         """(sounddevice module, device, native rate) of the configured input; DeviceError if there is none."""
@@ -224,13 +232,6 @@ class MicSource:
             yield chunk(queue.get_nowait())
         if resampler is not None:
             yield chunk(np.zeros(0, np.float32), last=True)
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    @property
-    def stopped(self) -> bool:
-        return self._stop.is_set()
 
 
 class CameraSource:

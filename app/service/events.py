@@ -54,14 +54,15 @@ class EventLog:
         if old is not None:
             old.set()
 
-    def publish(self, kind: str, detail: dict, t_s: float | None = None) -> Event:
+    def add(self, published: BusEvent) -> None:
+        """A subscriber to the runtime's bus: every ordinary event, numbered and kept."""
+        kind = published.kind.value
+        data = {"kind": kind, "at": when(time.time()), "t_s": published.t_s, **published.detail}
         with self._lock:
-            event = Event(self._next, kind, {"kind": kind, "at": when(time.time()), "t_s": t_s, **detail})
+            self._events.append(Event(self._next, kind, data))
             self._next += 1
-            self._events.append(event)
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._wake)
-        return event
 
     def forget(self, names: tuple[str, ...], utterances: tuple[int, ...], sessions: tuple[int, ...]) -> int:
         """Drop the events that name a forgotten person or cite a forgotten utterance or session; how many."""
@@ -86,10 +87,6 @@ class EventLog:
             self._events.clear()
             self._events.extend(kept)
         return dropped
-
-    def add(self, event: BusEvent) -> None:
-        """A subscriber to the runtime's bus: every ordinary event, numbered and kept."""
-        self.publish(event.kind.value, event.detail, event.t_s)
 
     @property
     def last_id(self) -> int:
