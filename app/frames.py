@@ -33,11 +33,13 @@ class VideoFrame:
 
 @dataclass(frozen=True, eq=False)
 class SpeechSegment:
-    """A stretch of speech found by the VAD, padded by vad.pad_ms."""
+    """A stretch of speech found by the VAD, padded by vad.pad_ms. `final` False: a tentative one, the segment as
+    it will be if the silence that has just begun lasts until the VAD closes it (eager recognition)."""
 
     audio: np.ndarray
     t_start_s: float
     t_end_s: float
+    final: bool = True
 
     @property
     def duration_s(self) -> float:

@@ -133,7 +133,16 @@ class Runtime:
         source = self._build_companion() if self._with_companion else self.source
         refuse = self.companion.refusal if self.companion is not None else None
         self.recorder = Recorder(
-            self.cfg, self.memory, self.models, source, None, self._on_progress, self.llm, self.bus, refuse
+            self.cfg,
+            self.memory,
+            self.models,
+            source,
+            None,
+            self._on_progress,
+            self.llm,
+            self.bus,
+            refuse,
+            eager=self.companion is not None,  # the companion waits for the words: recognise them ahead
         )
 
     async def _start_service(self, listen: Listen, embedder, data_dir: Path) -> None:

@@ -152,11 +152,11 @@ def conversation(tmp_path_factory, speech) -> tuple[Path, list[tuple[float, floa
     return path, spans
 
 
-def record(cfg, perception, path: Path, db: Path) -> tuple[list[Event], object]:
+def record(cfg, perception, path: Path, db: Path, eager: bool = False) -> tuple[list[Event], object]:
     events: list[Event] = []
     source = FileSource(path, cfg, origin_epoch_s=1_750_000_000.0)
     with Memory.open(db, Secret(b"k", "test"), cfg.store, create=True) as memory:
-        summary = run_async(Recorder(cfg, memory, perception, source, on_event=events.append).run())
+        summary = run_async(Recorder(cfg, memory, perception, source, on_event=events.append, eager=eager).run())
     return events, summary
 
 

@@ -40,6 +40,19 @@ def test_pipeline_event_sequence(cfg, perception, conversation, tmp_path):
         assert abs(row.t_start - (1_750_000_000.0 + t0)) < 0.3  # event time = origin + stream time
 
 
+def test_words_recognised_ahead_are_the_words_of_the_segment(cfg, perception, conversation, tmp_path):
+    """Eager recognition (the companion's): a segment is recognised once the silence after it covers its pad;
+    when it closes with that audio, those words are stored. The memory is the one recorded without it."""
+    path, _ = conversation
+    stored = {}
+    for eager in (False, True):
+        _, summary = record(cfg, perception, path, tmp_path / f"{eager}.db", eager)
+        assert (summary.eager_used >= 1) if eager else (summary.eager_used == summary.eager_wasted == 0)
+        with Memory.open(tmp_path / f"{eager}.db", Secret(b"k", "test"), cfg.store) as memory:
+            stored[eager] = [(r.t_start, r.t_end, r.person, r.text) for r in memory.turns.all_utterances()]
+    assert stored[True] == stored[False] and len(stored[True]) == len(TURNS)
+
+
 def test_a_second_recording_recognizes_known_voices(cfg, perception, conversation, tmp_path):
     path, _ = conversation
     record(cfg, perception, path, tmp_path / "m.db")

@@ -41,8 +41,8 @@ def test_reframer_keeps_leftover():
     assert r.flush() is None
 
 
-def _segments(probs: list[float], cfg: VadConfig):
-    seg = SpeechSegmenter(cfg, WIN)
+def _segments(probs: list[float], cfg: VadConfig, eager: bool = False):
+    seg = SpeechSegmenter(cfg, WIN, eager)
     out = []
     for i, p in enumerate(probs):
         out += seg.push(np.full(WIN, i, np.float32), p)
@@ -88,3 +88,20 @@ def test_long_speech_is_cut_at_max_segment():
 def test_speech_running_to_the_end_is_flushed():
     (s,) = _segments([0.0] * 5 + [0.9] * 20, CFG)
     assert s.t_end_s == pytest.approx(25 * WIN / SAMPLE_RATE_HZ)
+
+
+def test_eager_gives_the_segment_ahead_with_the_same_audio():
+    probs = [0.0] * 10 + [0.9] * 20 + [0.0] * 30
+    ahead, final = _segments(probs, CFG, eager=True)
+    assert not ahead.final and final.final
+    assert np.array_equal(ahead.audio, final.audio)  # recognised ahead, the words are the segment's own
+    assert (ahead.t_start_s, ahead.t_end_s) == (final.t_start_s, final.t_end_s)
+    assert [s.final for s in _segments(probs, CFG)] == [True]  # not asked for: never
+
+
+def test_eager_after_a_pause_that_did_not_end_the_segment_is_not_the_segment():
+    pause = [0.9] * 20 + [0.1] * 5 + [0.9] * 20 + [0.0] * 30  # 160 ms < 320 ms: one segment
+    first, second, final = _segments(pause, CFG, eager=True)
+    assert (first.final, second.final, final.final) == (False, False, True)
+    assert not np.array_equal(first.audio, final.audio) and np.array_equal(second.audio, final.audio)
+    assert _segments([0.0] * 5 + [0.9] * 3 + [0.0] * 30, CFG, eager=True) == []  # a blip: nothing ahead either

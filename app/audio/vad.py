@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -69,9 +70,13 @@ class SileroVad:
 
 class SpeechSegmenter:
     """Hysteresis over window probabilities: opens at vad.threshold, closes after vad.min_silence_ms below
-    vad.neg_threshold, pads both ends, drops blips shorter than vad.min_speech_ms, cuts at max_segment_s."""
+    vad.neg_threshold, pads both ends, drops blips shorter than vad.min_speech_ms, cuts at max_segment_s.
 
-    def __init__(self, cfg: VadConfig, window_samples: int = 512) -> None:
+    `eager`: once the silence after speech covers the end pad, the segment is also given out tentatively
+    (`final` False): its audio is exactly the segment's if the silence goes on until it closes, so it can be
+    recognised while the VAD still waits (someone is waiting for the words: the voice companion)."""
+
+    def __init__(self, cfg: VadConfig, window_samples: int = 512, eager: bool = False) -> None:
         self.cfg = cfg
         self.window = window_samples
         win_ms = 1000 * window_samples / SAMPLE_RATE_HZ
@@ -79,6 +84,7 @@ class SpeechSegmenter:
         self._close_after = max(1, round(cfg.min_silence_ms / win_ms))
         self._min_speech = round(cfg.min_speech_ms / win_ms)
         self._max_windows = round(cfg.max_segment_s * 1000 / win_ms)
+        self._eager_after = max(1, self._pad) if eager else 0  # silent windows after which a tentative is given
         self._history: collections.deque[np.ndarray] = collections.deque(maxlen=self._pad)
         self._windows_seen = 0
         self.origin_s = 0.0  # the stream time of the first window (a live source's clock need not start at 0)
@@ -115,10 +121,17 @@ class SpeechSegmenter:
             out += self._close(trailing_silence=self._silence_run)
         elif len(self._current) >= self._max_windows:
             out += self._close(trailing_silence=0, keep_open=True)
+        elif self._eager_after and self._silence_run == self._eager_after and self._speech_windows >= self._min_speech:
+            windows = self._current[: self._kept(self._silence_run)]
+            out.append(dataclasses.replace(self._segment(windows), final=False))
         return out
 
+    def _kept(self, trailing_silence: int) -> int:
+        """How many windows of the open segment it keeps when it closes after `trailing_silence` (the end pad)."""
+        return len(self._current) - max(0, trailing_silence - self._pad)
+
     def _close(self, trailing_silence: int, keep_open: bool = False) -> list[SpeechSegment]:
-        keep = len(self._current) - max(0, trailing_silence - self._pad)
+        keep = self._kept(trailing_silence)
         windows = self._current[:keep]
         tail = self._current[keep:]
         segment = self._segment(windows) if self._speech_windows >= self._min_speech else None

@@ -227,7 +227,7 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
     first_audio = [(r.first_audio_s - r.asked_s) * 1e3 for r in answered]
     parts = {
         k: _pct([r.timings_ms[k] for r in answered if k in r.timings_ms], 50)
-        for k in ("vad_ms", "asr_ms", "llm_first_token_ms", "tts_first_ms")
+        for k in ("vad_ms", "asr_ms", "stored_ms", "llm_first_token_ms", "tts_first_ms")
     }
     stops = []
     for onset in scene.onsets:
@@ -260,6 +260,8 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
             "answered_aloud": len(answered),
             "speech_end_to_first_audio_ms": {"p50": _pct(first_audio, 50), "p95": _pct(first_audio, 95)},
             "breakdown_p50_ms": parts,
+            # segments recognised while the VAD still waited for their end: used when the silence lasted
+            "recognised_ahead": {"used": summary.eager_used, "wasted": summary.eager_wasted},
             "replies": [r.as_dict() for r in replies],
         },
         "barge_in": {
@@ -299,11 +301,14 @@ def render(result: dict) -> str:
 def _render_scene(r: dict) -> str:
     a, b, e, g = r["answers"], r["barge_in"], r["echo"], r["greeting"]
     fa, bd, st = a["speech_end_to_first_audio_ms"], a["breakdown_p50_ms"], b["onset_to_stop_ms"]
+    ra = a["recognised_ahead"]
     lines = [
         f"scene {r['scene_s']} s at real time (wall {r['wall_s']} s), voice {r['voice']}, echo path {r['echo_path']}",
         f"answers: {a['answered_aloud']} of {a['asked']} aloud; speech end -> first audio p50 {fa['p50']} ms, "
-        f"p95 {fa['p95']} ms (p50 parts: VAD hangover {bd['vad_ms']}, ASR {bd['asr_ms']}, "
-        f"LLM first token {bd['llm_first_token_ms']}, TTS first chunk {bd['tts_first_ms']} ms)",
+        f"p95 {fa['p95']} ms (p50 parts: VAD hangover {bd['vad_ms']}, ASR after it {bd['asr_ms']}, "
+        f"words stored {bd['stored_ms']} after speech end, LLM first token {bd['llm_first_token_ms']}, "
+        f"TTS first chunk {bd['tts_first_ms']} ms)",
+        f"recognised ahead of the VAD's end: {ra['used']} used, {ra['wasted']} wasted (the speaker went on)",
     ]
     for reply in a["replies"]:
         lines.append(f"  {reply['question']!r} -> {reply['text']!r} ({reply['first_audio_ms']} ms)")

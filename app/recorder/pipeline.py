@@ -65,8 +65,11 @@ class Recorder:
         llm=None,
         bus: Bus | None = None,
         refuse: Callable[[Utterance], str | None] | None = None,
+        eager: bool = False,
     ) -> None:
         self.cfg = cfg
+        # recognise a segment while the VAD still waits for its end (someone waits for the words: the companion)
+        self._eager = eager
         self.bus = bus or Bus()  # what it reports (app/events.py); `on_event` is one more subscriber
         if on_event is not None:
             self.bus.subscribe(on_event)
@@ -195,7 +198,7 @@ class Recorder:
     async def _vad(self) -> None:
         vad = self.models.vad
         reframer = Reframer(vad.window_samples)
-        segmenter = SpeechSegmenter(self.cfg.vad, vad.window_samples)
+        segmenter = SpeechSegmenter(self.cfg.vad, vad.window_samples, self._eager)
         await self._in("vad", vad.reset)
 
         def probs(windows: list[np.ndarray]) -> list[float]:
@@ -286,6 +289,10 @@ class Recorder:
         return self.writer.names.get(seen.person_id) if seen is not None and seen.person_id is not None else None
 
     async def _segment(self, seg: SpeechSegment) -> None:
+        if not seg.final:  # tentative: recognised ahead only while recognition keeps up
+            if self._segment_q.empty():
+                self._segment_q.put_nowait(seg)
+            return
         self.summary.speech_s += seg.duration_s
         self.bus.publish(Speech(seg.t_start_s, round(seg.t_end_s, 3)))
         await self._segment_q.put(seg)
@@ -296,14 +303,27 @@ class Recorder:
         return transcript, voice
 
     async def _asr(self) -> None:
+        ahead: tuple[SpeechSegment, tuple] | None = None  # a tentative segment and what was recognised in it
         while (seg := await self._segment_q.get()) is not _END:
-            try:
-                transcript, voice = await self._in("asr", self._recognize, seg)
-            except Exception:
-                _LOGGER.exception("speech recognition failed on the segment at %.1f s; skipped", seg.t_start_s)
-                self.summary.skipped += 1
-                self.bus.publish(Skipped(seg.t_start_s, "asr"))
-                continue
+            if ahead is not None and seg.final and np.array_equal(ahead[0].audio, seg.audio):
+                (transcript, voice), ahead = ahead[1], None  # the silence lasted: the words are ready
+                self.summary.eager_used += 1
+            else:
+                if ahead is not None:  # the speaker went on after a pause: that recognition was not needed
+                    self.summary.eager_wasted += 1
+                    ahead = None
+                try:
+                    transcript, voice = await self._in("asr", self._recognize, seg)
+                except Exception:
+                    if not seg.final:  # the segment itself will be tried when it closes
+                        continue
+                    _LOGGER.exception("speech recognition failed on the segment at %.1f s; skipped", seg.t_start_s)
+                    self.summary.skipped += 1
+                    self.bus.publish(Skipped(seg.t_start_s, "asr"))
+                    continue
+                if not seg.final:
+                    ahead = (seg, (transcript, voice))
+                    continue
             if not transcript.text:
                 self.bus.publish(Skipped(seg.t_start_s, "asr", "no words"))
                 continue

@@ -16,6 +16,8 @@ class RunSummary:
     skipped: int = 0  # segments or utterances dropped after a failure (each logged)
     unstored: int = 0  # utterances heard after the disk filled up, which could not be kept
     frames_analysed: int = 0
+    eager_used: int = 0  # segments whose words were recognised ahead, before the VAD closed them (`eager`)
+    eager_wasted: int = 0  # recognitions ahead that were not used: the speaker went on after the pause
     frames_dropped: int = 0
     wall_s: float = 0.0
     memory_jobs: int = 0  # memory-writing jobs done in the background (memory.background)
@@ -41,6 +43,8 @@ class RunSummary:
             "skipped": self.skipped,
             "unstored": self.unstored,
             "frames_analysed": self.frames_analysed,
+            "eager_used": self.eager_used,
+            "eager_wasted": self.eager_wasted,
             "frames_dropped": self.frames_dropped,
             "wall_s": round(self.wall_s, 2),
             "real_time_factor": round(self.rtf, 3),
