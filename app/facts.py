@@ -99,7 +99,11 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
     ),
     (
         LIKES,
-        re.compile(r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|into|passionate)\b", re.I),
+        re.compile(
+            r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|passionate"
+            r"|(?<!get )(?<!got )(?<!gets )into)\b",  # "into jazz", not "get into politics"
+            re.I,
+        ),
     ),
     (
         FactKind.HABIT,
@@ -112,7 +116,11 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
     ),
     (
         FactKind.PLAN,
-        re.compile(r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hope to|want to|thinking about)\b", re.I),
+        re.compile(
+            r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hop(e|es|ing) to|want(s|ing)? to"
+            r"|thinking about)\b",
+            re.I,
+        ),
     ),
     (
         FactKind.EVENT,

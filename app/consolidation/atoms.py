@@ -9,8 +9,9 @@ microseconds.
 - Clauses: a sentence is split at "and", "but", "so" or ";" where a new subject starts ("... and she loves",
   "... and I ride"), and at a comma before a subject pronoun ("I can't stay late, I've got yoga"), both sides
   three words or more. Requests ("so please do not bring cookies"), courtesies ("sorry about your job") and
-  clauses about no one ("marketing is key": no I, we, name or time) go; "please remember that" before a
-  statement goes, and so does the name a clause addresses ("Way to go, Gina").
+  clauses about no one ("marketing is key": no I, we, name or time) and how someone is just now, about nothing
+  ("I'm fine, just tired", "I'm so jealous") go; "please remember that" before a statement goes, and so do the
+  name a clause addresses ("Way to go, Gina") and a lead-in before a colon ("I've got news too: I'm retiring").
 - Subjects: "my wife Sarah ..." and "our new colleague Maria ..." are about Sarah and Maria; "she", "he" and
   "they" are the last person the line, or one of the two lines before it, named ("How's your daughter Ines?" -
   "Oh, she's great"); a clause whose pronoun names nobody goes. "We" is the speaker and the one other person
@@ -273,6 +274,19 @@ def _expanded(clause: str) -> str:
     return re.sub(r"^(she|he|they|She|He|They)['’](s|ll|d|re|ve)\s+(.*)$", out, clause, flags=re.S)
 
 
+_IS_AFTER = re.compile(  # after "Hana's", what makes it "Hana is" (or "has"), not Hana's something
+    r"['’]s\s+(?=(?:\w+ing|a|an|the|not|very|so|really|always|never|just|still|from|in|at|on|back|been|got|gone)\b)"
+)
+
+
+def _subject(name: str, rest: str) -> str:
+    """The clause with `name` as its subject: "Hana" + "'s picking me up" -> "Hana is picking me up" ("'s been"
+    -> "has been"), + "'s car is red" -> "Hana's car is red", + "is a doctor" -> "Hana is a doctor"."""
+    if _IS_AFTER.match(rest):
+        return name + _expanded(f"she{rest}").removeprefix("she")
+    return f"{name}{rest}" if rest[:1] in "'’" else f"{name} {rest}"
+
+
 def clauses(sentence: str) -> list[str]:
     """A sentence's clauses: split where a conjunction or a comma starts a new subject, the part before it two
     words or more and the part after it three."""
@@ -310,6 +324,17 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"sharing|being)|wishing you|woo+hoo+)\b",
     re.IGNORECASE,
 )
+_FEELING = (
+    r"(?:fine|tired|exhausted|sleepy|jealous|grumpy|good|great|okay|ok|alright|all right|well|busy|bored|stressed|"
+    r"sorry|glad|happy|sad|excited|nervous|worried|upset|annoyed|thrilled|relieved|hungry|cold|ready)"
+)
+_DEGREE = r"(?:(?:so|very|really|just|pretty|quite|a bit|a little|totally|super|a lot)\s+)*"
+_MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just tired", "she's so jealous"
+    rf"^\S+?(?:['’](?:m|s|re)|\s+(?:am|is|are|was|were|feel|feels|felt))\s+{_DEGREE}{_FEELING}"
+    rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*$",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(r"^[^:]{1,40}:\s+(?=\S+\s+\S+\s+\S+)")  # "I've got news too: I'm retiring ..."
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
     r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
@@ -348,17 +373,23 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
     named: list[str] = list(earlier)  # who "she" can be, last one last (the line's own names after `earlier`)
     previous = ""
     for sentence in re.split(r"(?<=[.!?])\s+", statement.strip()):
-        for raw in clauses(sentence):
+        for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
                 clause = tail.sub("", clause)
             clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
-            if not clause or _REQUEST.match(clause) or _COURTESY.match(clause) or _only_relation(clause):
+            if (
+                not clause
+                or _REQUEST.match(clause)
+                or _COURTESY.match(clause)
+                or _MOOD.match(clause)
+                or _only_relation(clause)
+            ):
                 named += [n for n in named_in(clause, names) if n != speaker]
                 continue
             who = speaker
             if m := _NAMED_SUBJECT.match(clause):  # "my wife Sarah is a doctor" -> "Sarah is a doctor"
-                who, clause = m.group(1), m.group(1) + " " + clause[m.end() :]
+                who, clause = m.group(1), _subject(m.group(1), clause[m.end() :])
             elif (first := (clause := _expanded(clause)).split()[0].lower()) in _THIRD:
                 if not named:
                     continue  # "she is excited": about nobody the line names

@@ -165,8 +165,9 @@ _LEAD = re.compile(  # greeting words at a sentence's start, with the name they 
     r"[\s,!.]*)+(?-i:[A-Z][a-z]+\b[,!.]+\s*)?",
     re.IGNORECASE,
 )
-_REACTION = re.compile(  # a sentence that only reacts ("That's really sweet", "Sounds great")
-    r"^(?:(?:(?:that|it|this)(?:'s| is| was| sounds| looks)|sounds|looks|what an?|how)\s+(?:so |really |super |very )?"
+_REACTION = re.compile(  # a sentence that only reacts ("That's really sweet", "Sounds great", "Lena, great to see you")
+    r"^(?-i:[A-Z][a-z]+,\s*)?"  # the name it is said to
+    r"(?:(?:(?:that|it|this)(?:'s| is| was| sounds| looks)|sounds|looks|what an?|how)\s+(?:so |really |super |very )?"
     r"(?:great|cool|awesome|amazing|sweet|nice|wonderful|lovely|fun|good|beautiful|incredible|exciting|"
     r"interesting|inspiring|tough|hard|sad)\b"
     r"|(?:it's |it is )?(?:nice|good|great|glad|happy) to (?:meet|see|hear)"
