@@ -49,6 +49,25 @@ def test_whisper_on_real_recordings(shared_data):
     assert wer("produced the block books, which were the immediate predecessors of the true printed book,", lj) <= 0.1
 
 
+def test_whisper_base_reads_the_utterance_in_a_window_of_15_s_not_30(speech):
+    """The encoder reads the utterance and a second, at least 15 s, not faster-whisper's 30-s padding: the same
+    words for a fraction of the cost (README, Speech recognition); a long clip gets its own length."""
+    need_models("whisper-base")
+    asr = load_recognizer("whisper-base", MODELS)
+    encoded: list[int] = []
+    encode = asr._model.encode
+    asr._model.encode = lambda features: encoded.append(min(features.shape[-1], asr._model.frames)) or encode(features)
+    for text in SENTENCES:
+        clip = speech(text)
+        windowed = asr(clip).text
+        asr._min_frames = 3000  # Whisper's own window, for the same clip
+        assert asr(clip).text == windowed
+        asr._min_frames = 1500
+    long = np.concatenate([speech(text) for text in (*SENTENCES, SENTENCES[0])])  # ~20 s
+    assert wer(" ".join((*SENTENCES, SENTENCES[0])), asr(long).text) <= 0.1
+    assert encoded[:6] == [1500, 3000] * 3 and 1700 < encoded[6] < 3000
+
+
 @pytest.mark.parametrize("name", ["whisper-base", "whisper-tiny.en"])
 def test_silence_and_noise_give_no_words(name):
     """Whisper makes words up in silence and noise ("you"); whether one CPU's kernels push a made-up segment past
