@@ -378,6 +378,7 @@ def test_a_page_without_a_login_goes_to_the_login_and_back(watched):
 # ---------------------------------------------------------------- the measurement
 TIMELINE_UTTERANCES = 10_000
 DAYS, SESSIONS_PER_DAY = 100, 4
+DAY = 86400.0
 RUNS = 15
 PAINT = (
     "const nav = performance.getEntriesByType('navigation')[0];"
@@ -470,19 +471,27 @@ def per_day_lines() -> int:
 
 
 def test_a_profile_reads_by_kind_and_marks_plans_whose_day_has_passed():
+    """A plan is passed when its day, or its month, is over: the rule memory writing closes it by."""
     from app.web.reads import sections
 
-    def fact(kind: str, value: str, day: float | None = None) -> dict:
-        return {"kind": kind, "value": value, "valid_from": day}
-
+    thursday = 1778716800.0  # Thursday 14 May 2026, when the plans were said
     facts = [
-        fact("plan", "The meeting with the bank is on Monday", T0 + 4 * 86400),
-        fact("habit", "David rides the new bicycle to work every day"),
-        fact("attribute", "David is allergic to peanuts"),
-        fact("plan", "David is planning a trip to Paris", T0 + 8 * 86400),
-        fact("mood", "David is tired"),
+        ("plan", "The meeting with the bank is on Monday", thursday + 4 * DAY),  # Monday 18 May
+        ("habit", "David rides the new bicycle to work every day", None),
+        ("attribute", "David is allergic to peanuts", None),
+        ("plan", "Next Friday David is planning a trip to Paris", thursday + 8 * DAY),  # Friday 22 May
+        ("plan", "Lucy starts school in September", thursday + 110 * DAY),  # 1 September
+        ("mood", "David is tired", None),
     ]
-    got = sections(facts, now=T0 + 6 * 86400)
+    facts = [{"id": i, "kind": k, "value": v, "valid_from": d} for i, (k, v, d) in enumerate(facts)]
+    said = {f["id"]: thursday for f in facts}
+    got = sections(facts, thursday + 6 * DAY, said)  # Wednesday 20 May
     assert [h for h, _ in got] == ["Who they are", "Habits", "Plans", "Other"]
     plans = dict(got)["Plans"]
-    assert [(p["value"][:15], p["passed"]) for p in plans] == [("The meeting wit", True), ("David is planni", False)]
+    assert [(p["value"][:15], p["passed"]) for p in plans] == [
+        ("The meeting wit", True),
+        ("Next Friday Dav", False),
+        ("Lucy starts sch", False),
+    ]
+    for now, passed in ((thursday + 115 * DAY, False), (thursday + 141 * DAY, True)):  # 6 September, 2 October
+        assert [p["passed"] for p in dict(sections(facts, now, said))["Plans"]][2] is passed

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from app import views
 from app.ask.recall import Retriever
 from app.config import Config
+from app.consolidation.atoms import planned_span
 from app.errors import NotFoundError
 from app.facts import FactKind
 from app.store import browse
-from app.store.writing import DAY_S
 from app.web import graph
 
 DAYS_SHOWN = 30  # days listed on the timeline at a time
@@ -72,14 +72,18 @@ def people(memory, cfg: Config) -> dict:
 PROFILE = tuple((k, k.heading) for k in FactKind if k.heading)  # the current facts as a profile reads them
 
 
-def sections(facts: list[dict], now: float) -> list[tuple[str, list[dict]]]:
+def sections(facts: list[dict], now: float, said: dict[int, float]) -> list[tuple[str, list[dict]]]:
     """`facts` under the headings of `PROFILE` (a kind it does not name goes under "Other"), in that order; a
-    plan whose day has passed is marked `passed`, and each fact has the words its date follows (`dated`)."""
+    plan whose day (or month: "in September") is over by `now` is marked `passed` — the rule by which memory
+    writing closes it, its time words read from when it was first said (`said`: fact id -> epoch seconds) —
+    and each fact has the words its date follows (`dated`)."""
     headings = dict(PROFILE)
     grouped: dict[str, list[dict]] = {}
     for f in facts:
         kind = FactKind.read(f["kind"])
-        passed = kind is FactKind.PLAN and f["valid_from"] is not None and f["valid_from"] + DAY_S <= now
+        first = said.get(f["id"])
+        span = planned_span(f["value"], first, f["valid_from"]) if kind is FactKind.PLAN and first else None
+        passed = span is not None and span[1] <= now
         dated = (kind or FactKind.ATTRIBUTE).page_date(passed)  # a kind no member has: dated as an attribute
         grouped.setdefault(headings.get(f["kind"], "Other"), []).append({**f, "passed": passed, "dated": dated})
     order = [h for _, h in PROFILE] + ["Other"]
@@ -102,7 +106,7 @@ def person(memory, person_id: int) -> dict:
         "person": row,
         "profile": known,
         "facts": current,
-        "sections": sections(current, time.time()),
+        "sections": sections(current, time.time(), _first_said(memory, current)),
         "history": [f for f in facts if f["valid_to"] is not None],
         "relations": known["relations"],
         "ids": memory.people.person_ids(),
@@ -113,6 +117,13 @@ def person(memory, person_id: int) -> dict:
         "lines": browse.person_lines(memory, person_id, PERSON_LINES),
         "others": [p for p in browse.people(memory) if p.id != person_id],
     }
+
+
+def _first_said(memory, facts: list[dict]) -> dict[int, float]:
+    """When each plan among `facts` was first said (its earliest source line)."""
+    plans = [f for f in facts if f["kind"] == FactKind.PLAN]
+    times = {i: row.t_start for i, row in memory.turns.utterances([u for f in plans for u in f["sources"]]).items()}
+    return {f["id"]: min(times[u] for u in f["sources"] if u in times) for f in plans if set(f["sources"]) & set(times)}
 
 
 def forget_preview(memory, person_id: int) -> dict:
