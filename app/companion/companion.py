@@ -4,9 +4,10 @@ spoken over; greets a known person who comes back; and never takes its own voice
 It listens on the recorder's event bus (app/events.py): `VoiceActivity` for every VAD window (speech onsets:
 barge-in), `Stored` utterances for the turn-taking machine, `Identity` changes that may bring a greeting; the
 recorder asks `refusal` about every utterance before it stores it (the companion's own echo is refused). Replies
-run on the companion's own thread with its own memory connection: the answer streams out of the shared LLM
-sentence by sentence into text-to-speech and onto the `Playback` queue, which the duplex audio plays on the
-microphone's clock. A barge-in stops playback at once (on the loop) and cancels the generation.
+run on the companion's own thread with its own memory connection: the answer, once its check has passed
+(app/ask/answer.py), goes sentence by sentence into text-to-speech and onto the `Playback` queue, which the
+duplex audio plays on the microphone's clock. A barge-in stops playback at once (on the loop) and cancels the
+generation.
 """
 
 from __future__ import annotations
