@@ -183,13 +183,14 @@ class Writing(Repository):
             for r in rows
         ]
 
-    def plans_held(self) -> list[HeldPlan]:
-        """The plans that hold, with when they were first said."""
+    def plans_held(self, person_id: int | None = None) -> list[HeldPlan]:
+        """The plans that hold (everyone's, or `person_id`'s), with when they were first said."""
+        mine = "" if person_id is None else " AND f.person_id = ?"
         rows = self.con.execute(
             "SELECT f.id, f.person_id, f.key, f.value, f.polarity, f.valid_from, group_concat(s.utterance_id), "
             "min(u.t_start) FROM facts f JOIN fact_sources s ON s.fact_id = f.id JOIN utterances u ON "
-            "u.id = s.utterance_id WHERE f.kind = ? AND f.valid_to IS NULL GROUP BY f.id ORDER BY f.id",
-            (FactKind.PLAN,),
+            f"u.id = s.utterance_id WHERE f.kind = ? AND f.valid_to IS NULL{mine} GROUP BY f.id ORDER BY f.id",
+            (FactKind.PLAN,) if person_id is None else (FactKind.PLAN, person_id),
         )
         return [
             HeldPlan(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], [int(x) for x in r[6].split(",")], float(r[7]))

@@ -106,7 +106,8 @@ def person(memory, person_id: int) -> dict:
         "person": row,
         "profile": known,
         "facts": current,
-        "sections": sections(current, time.time(), _first_said(memory, current)),
+        # when each plan was first said: its time words are read from then, as memory writing reads them
+        "sections": sections(current, time.time(), {p.id: p.said for p in memory.writing.plans_held(person_id)}),
         "history": [f for f in facts if f["valid_to"] is not None],
         "relations": known["relations"],
         "ids": memory.people.person_ids(),
@@ -117,13 +118,6 @@ def person(memory, person_id: int) -> dict:
         "lines": browse.person_lines(memory, person_id, PERSON_LINES),
         "others": [p for p in browse.people(memory) if p.id != person_id],
     }
-
-
-def _first_said(memory, facts: list[dict]) -> dict[int, float]:
-    """When each plan among `facts` was first said (its earliest source line)."""
-    plans = [f for f in facts if f["kind"] == FactKind.PLAN]
-    times = {i: row.t_start for i, row in memory.turns.utterances([u for f in plans for u in f["sources"]]).items()}
-    return {f["id"]: min(times[u] for u in f["sources"] if u in times) for f in plans if set(f["sources"]) & set(times)}
 
 
 def forget_preview(memory, person_id: int) -> dict:
