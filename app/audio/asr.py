@@ -36,16 +36,15 @@ NO_SPEECH_PROB = 0.6
 NO_SPEECH_LOGPROB = -0.8
 MAX_COMPRESSION = 2.4  # a segment that compresses better than this repeats itself: a decoding loop
 SILENT_RMS = 3e-4  # below -70 dBFS there is nothing to hear: no decoding at all
-# Whisper's encoder is most of its cost, and faster-whisper pads every clip to a 30-s window. CTranslate2's encoder
-# takes fewer frames (10 ms each), so an utterance can be read in a window of its own length plus a second, with
-# a floor measured per model (README, Speech recognition). whisper-base at 15 s: the same words on LJSpeech, JFK,
-# the demo and the companion's questions, 40 % less CPU over all clips and 0.35-0.45 s for a 3-s question
-# instead of 0.75-1.2 s; at 10 s it began to mishear ("Him memory"), at 5 s it looped. whisper-tiny.en misheard
-# the demo more at 15 and 20 s (WER 0.038 -> 0.090, 0.070), so it and folders a user places keep Whisper's 30 s.
-WINDOW_FRAMES = 3000  # Whisper's own window: 30 s
+# Whisper's encoder is most of its cost, and faster-whisper pads every clip to a 30-s window (3000 frames of
+# 10 ms). CTranslate2's encoder takes fewer frames, so an utterance can be read in a window of its own length
+# plus a second (MARGIN_FRAMES), with a floor measured per model (README, Speech recognition). whisper-base at
+# 15 s: the same words on LJSpeech, JFK, the demo and the companion's questions, 40 % less CPU over all clips
+# and 0.35-0.45 s for a 3-s question instead of 0.75-1.2 s; at 10 s it began to mishear ("Him memory"), at 5 s
+# it looped. whisper-tiny.en misheard the demo more at 15 and 20 s (WER 0.038 -> 0.090, 0.070), so it and
+# folders a user places keep Whisper's 30 s.
 MIN_WINDOW_FRAMES = {"whisper-base": 1500}
 MARGIN_FRAMES = 100
-HOP_SAMPLES = 160
 
 
 @dataclass(frozen=True)
@@ -122,15 +121,17 @@ class WhisperAsr:
         self._language = language
         self._lock = threading.Lock()
         self.name = model_dir.name
-        self._min_frames = MIN_WINDOW_FRAMES.get(self.name, WINDOW_FRAMES)
+        features = self._model.feature_extractor  # Whisper's own window (30 s) and its frames' hop
+        self._window, self._hop = features.nb_max_frames, features.hop_length
+        self._min_frames = MIN_WINDOW_FRAMES.get(self.name, self._window)
 
     def __call__(self, audio: np.ndarray) -> Transcript:
         audio = audio.astype(np.float32)
         if not len(audio) or float(np.sqrt(np.mean(np.square(audio)))) < SILENT_RMS:
             return Transcript("", 0.0)
-        frames = math.ceil(len(audio) / HOP_SAMPLES) + MARGIN_FRAMES
+        frames = math.ceil(len(audio) / self._hop) + MARGIN_FRAMES
         with self._lock:  # the window belongs to this call until its segments are decoded
-            self._model.frames = min(WINDOW_FRAMES, max(self._min_frames, frames))
+            self._model.frames = min(self._window, max(self._min_frames, frames))
             segments, _ = self._model.transcribe(
                 audio,
                 language=self._language,
@@ -149,11 +150,11 @@ class WhisperAsr:
 
 def _windowed_whisper():
     """faster-whisper's WhisperModel whose encoder reads `frames` of the 30-s window it is given (the rest is the
-    padding faster-whisper added): see WINDOW_FRAMES."""
+    padding faster-whisper added; None: all of it): see MIN_WINDOW_FRAMES."""
     from faster_whisper import WhisperModel
 
     class WindowedWhisper(WhisperModel):
-        frames = WINDOW_FRAMES
+        frames: int | None = None
 
         def encode(self, features: np.ndarray):
             return super().encode(features[..., : self.frames])
