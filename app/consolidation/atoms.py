@@ -260,9 +260,9 @@ _THIRD = {"she", "he", "they"}
 _PLURAL = {"are": "is", "were": "was", "have": "has"}
 
 
-def _expanded(clause: str) -> str:
-    """A leading "she's", "he'll", "they're" written out ("she is", "he will", "they are"); "'s" before a past
-    participle is "has" ("he's always wanted")."""
+def _expanded(clause: str, subject: str = "she|he|they|She|He|They") -> str:
+    """A leading "she's", "he'll", "they're" (or `subject`'s: "Hana's picking") written out ("she is", "he
+    will", "they are"); "'s" before a past participle is "has" ("he's always wanted")."""
 
     def out(m: re.Match) -> str:
         short, after = m.group(2).lower(), m.group(3)
@@ -271,7 +271,7 @@ def _expanded(clause: str) -> str:
             return f"{m.group(1)} {'has' if has else 'is'} {after}"
         return f"{m.group(1)} {dict(ll='will', d='would', re='are', ve='have')[short]} {after}"
 
-    return re.sub(r"^(she|he|they|She|He|They)['’](s|ll|d|re|ve)\s+(.*)$", out, clause, flags=re.S)
+    return re.sub(rf"^({subject})['’](s|ll|d|re|ve)\s+(.*)$", out, clause, flags=re.S)
 
 
 _IS_AFTER = re.compile(  # after "Hana's", what makes it "Hana is" (or "has"), not Hana's something
@@ -283,7 +283,7 @@ def _subject(name: str, rest: str) -> str:
     """The clause with `name` as its subject: "Hana" + "'s picking me up" -> "Hana is picking me up" ("'s been"
     -> "has been"), + "'s car is red" -> "Hana's car is red", + "is a doctor" -> "Hana is a doctor"."""
     if _IS_AFTER.match(rest):
-        return name + _expanded(f"she{rest}").removeprefix("she")
+        return _expanded(f"{name}{rest}", re.escape(name))
     return f"{name}{rest}" if rest[:1] in "'’" else f"{name} {rest}"
 
 
