@@ -84,6 +84,7 @@ def test_items_are_typed_by_what_they_say():
     assert typed("John prefers swimming in the lake") == ("likes", "hobby")
     assert typed("John is hoping to get into local politics")[0] == "plan"  # hoping to: ahead; get into: not likes
     assert typed("Sam is into jazz")[0] == "likes"
+    assert typed("Sam is in a lot of pain")[1] == "health" and typed("Sam took up painting")[1] == "hobby"
 
 
 def test_relations_are_read_from_what_speakers_say_about_people():
@@ -260,6 +261,20 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "Keiko, great to see you! The meeting is on Monday at 10:30.",
             [("Lena", "The meeting is on Monday at 10:30")],
         ),
+        # a gerund as the subject is said of no one; one that leaves its "I" out is the speaker's doing
+        (
+            "Jon",
+            "Running a business isn't easy. Networking really pays off. Searching for a studio's a tough job.",
+            [],
+        ),
+        (
+            "Jon",
+            "Looking forward to the trip. Losing my job was hard.",
+            [("Jon", "Jon is looking forward to the trip"), ("Jon", "Losing Jon's job was hard")],
+        ),
+        # a name and a word is said to someone; what is shown, not said, is in brackets
+        ("Gina", "Go Jon! Bye Jon! I'm always here to cheer you on. You got this, hang in there!", []),
+        ("Gina", "I adopted a dog [shares a photo: a dog]. Is this yours?", [("Gina", "Gina adopted a dog")]),
     ],
 )
 def test_a_line_becomes_atomic_facts_about_whom_they_are_about(speaker, text, expected):

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from app.text.timeexpr import time_window
+from app.text.timeexpr import plan_window, time_window
 
 NOW = datetime(2023, 5, 17, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
 
@@ -28,7 +28,7 @@ def day(y: int, m: int, d: int, h: int = 0) -> datetime:
         ("what did we eat last night", day(2023, 5, 16, 18), day(2023, 5, 17, 6), "what did we eat"),
         ("who called this morning", day(2023, 5, 17, 5), day(2023, 5, 17, 12), "who called"),
         ("anything new last week?", day(2023, 5, 8), day(2023, 5, 15), "anything new?"),
-        ("plans from last month's trip", day(2023, 4, 1), day(2023, 5, 1), "plans from trip"),
+        ("plans from last month's trip", day(2023, 4, 1), day(2023, 5, 1), "plans from the trip"),
         ("what did I do in 2022", day(2022, 1, 1), day(2023, 1, 1), "what did I do"),
     ],
 )
@@ -65,3 +65,16 @@ def test_windows_follow_the_question_time_zone():
     tokyo = timezone(timedelta(hours=9))
     window, _ = time_window("who called yesterday", datetime(2023, 5, 17, 1, 0, tzinfo=tokyo))
     assert window.start == datetime(2023, 5, 16, tzinfo=tokyo) and window.start.utcoffset() == timedelta(hours=9)
+
+
+@pytest.mark.parametrize(
+    ("statement", "rest"),
+    [
+        ("Can't wait for tomorrow's grand opening", "Can't wait for the grand opening"),
+        ("Tomorrow's gonna be an awesome night", "It's gonna be an awesome night"),
+        ("Tomorrow's opening will be so much fun", "The opening will be so much fun"),
+        ("I fly to Paris tomorrow", "I fly to Paris"),
+    ],
+)
+def test_a_statement_without_its_time_words_keeps_its_grammar(statement, rest):
+    assert plan_window(statement, NOW)[1] == rest

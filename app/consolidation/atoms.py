@@ -41,7 +41,10 @@ _ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
 
 
 TOPICS = (  # key -> words that mark it, first match wins
-    ("health", r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain|doctor's|hospitali[sz]ed|diet|vegetarian|vegan"),
+    (
+        "health",
+        r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain(?:s|ful)?\b|doctor's|hospitali[sz]ed|diet|veg(?:an|etarian)",
+    ),
     ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
     ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|from [A-Z]"),
     ("family", r"wife|husband|son\b|daughter|kids?\b|children|mother|father|mom\b|dad\b|brother|sister|family|baby"),
@@ -311,9 +314,11 @@ def _only_relation(clause: str) -> bool:
 def _we(clause: str, speaker: str, others: list[str]) -> str:
     """'we grew up' -> 'David and John grew up' (the speaker and the one other person the line named), else the
     speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
+    full = {"re": "are", "ve": "have", "ll": "will", "d": "would"}
+    clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {full[m[2]]}", clause)  # "we're" -> "we are"
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
-    clause = re.sub(r"\b([Ww]e) (?:all|both)\b", r"\1", clause)  # "we all hiked": the speaker hiked
+    clause = re.sub(r"\b([Ww]e)( (?:are|were|have|had))? (?:all|both)\b", r"\1\2", clause)  # "we all hiked": I hiked
     clause = re.sub(r"\b[Ww]e (are|were)\b", lambda m: "I " + {"are": "am", "were": "was"}[m[1]], clause)
     return re.sub(r"\b[Ww]e\b", "I", re.sub(r"\b[Oo]ur\b", "my", re.sub(r"\bus\b", "me", clause)))
 
@@ -322,6 +327,11 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"^(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|proud of you|thanks|thank you|"
     r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right)|for (?:letting|having|"
     r"sharing|being)|wishing you|woo+hoo+)\b",
+    re.IGNORECASE,
+)
+_CHEER = re.compile(  # encouragement said to the listener, wherever it stands in the clause: no fact of anyone
+    r"\b(?:you(?:'ve)? got this|you can do (?:it|this)|hang in there|believe in (?:yourself|you)|here for you|"
+    r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it)\b",
     re.IGNORECASE,
 )
 _FEELING = (
@@ -341,9 +351,17 @@ _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and
     r"(?!\w*thing\b)[a-z]+ing\b(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
+_GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
+    # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
+    r"^(?!\w*thing\b)[a-z]+ing\b(?:\s+(?!(?:it|I|he|she|we|they|you|that|this)\b)[a-z]+){0,8}?"
+    r"(?:['’]s|(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
+    r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|makes|"
+    r"means|keeps|gives|lets|brings))\b",
+    re.IGNORECASE,
+)
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there
     r"^(?:(?P<been>been)|(?P<still>still)\s+(?=\w+ing\b)|(?:just|still|got|took|went|had|made|started|finished|lost|"
-    r"found|bought|moved|visited)\b)",
+    r"found|bought|moved|visited)\b|(?P<doing>(?!\w*thing\b)[a-z]+ing\b))",
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
@@ -382,8 +400,10 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 not clause
                 or _REQUEST.match(clause)
                 or _COURTESY.match(clause)
+                or _CHEER.search(clause)
                 or _MOOD.match(clause)
                 or _only_relation(clause)
+                or (len(clause.split()) <= 2 and named_in(clause, names))  # "Go Jon", "Bye Jon": said to them
             ):
                 named += [n for n in named_in(clause, names) if n != speaker]
                 continue
@@ -407,7 +427,8 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             if (
                 who == speaker
                 and not _SELF.search(clause)
-                and not (_UNSAID_I.match(clause) and len(clause.split()) >= 3)  # "Growing up, I saw": not one
+                # an "I" left out ("Still working on the biz"), not a gerund said of no one
+                and not (_UNSAID_I.match(clause) and len(clause.split()) >= 3 and not _GENERAL.match(clause))
                 and not named_in(clause, names)
                 and plan_window(clause, _ANY_DAY) is None
             ):
@@ -415,8 +436,13 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             if who != speaker:  # the speaker's own words in a fact about someone else: by name
                 clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
-            if who == speaker and not re.search(r"\b(?:I|we)\b", clause) and (m := _LEFT_OUT_I.match(clause)):
-                verb = "I have " if m["been"] else "I am " if m["still"] else "I "
+            if (
+                who == speaker
+                and not re.search(r"\b(?:I|we)\b", clause)
+                and (m := _LEFT_OUT_I.match(clause))
+                and not (m["doing"] and _GENERAL.match(clause))  # "Losing my job was hard" says its subject
+            ):
+                verb = "I have " if m["been"] else "I am " if m["still"] or m["doing"] else "I "
                 clause = verb + clause[:1].lower() + clause[1:]  # "Just got back ..." -> "I just got back ..."
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
             if fact and not _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's

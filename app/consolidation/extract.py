@@ -177,9 +177,11 @@ _REACTION = re.compile(  # a sentence that only reacts ("That's really sweet", "
 
 
 def statement(text: str) -> str:
-    """What a line states, without its questions, greetings and reactions ("Thanks, Caroline! I adopted a
-    dog. Is this yours?" -> "I adopted a dog"): each remaining sentence has two content words or more."""
+    """What a line states, without its questions, greetings, reactions and bracketed asides ("Thanks,
+    Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"): each remaining sentence
+    has two content words or more."""
     kept = []
+    text = re.sub(r"\s*\[[^\]]*\]", "", text)  # "[shares a photo: ...]", "[laughs]": what was done or heard, not said
     for sentence in _SENTENCE.split(text.strip()):
         rest = _LEAD.sub("", sentence.strip()).strip()
         if rest and not rest.endswith("?") and not _REACTION.match(rest) and len(keywords(rest)) >= 2:

@@ -98,6 +98,26 @@ def _part(day: datetime, part: str | None) -> tuple[datetime, datetime]:
     return day + timedelta(hours=h0), day + timedelta(hours=h1)
 
 
+_IS_AFTER_TIME = re.compile(  # "tomorrow's gonna be", "tomorrow's the day": "'s" is "is" there, not possessive
+    r"['’]s\s+(?:gonna|going|a|an|the|my|our|his|her|their|so|really|very|not|been|be|got|just|all|finally|"
+    r"here|over|coming|almost)\b",
+    re.IGNORECASE,
+)
+
+
+def _without(text: str, m: re.Match) -> str:
+    """`text` without the time words `m` found. A possessive time leaves "the" in their place ("tomorrow's
+    opening" -> "the opening"), a time that is the subject leaves "it" ("Tomorrow's gonna be fun" -> "It's
+    gonna be fun"), never a bare "'s"."""
+    before, after = text[: m.start()], text[m.end() :]
+    if _IS_AFTER_TIME.match(after):
+        before += " it"
+    elif m.group(0).endswith(("'s", "’s")) or re.match(r"['’]s\b", after):
+        before, after = before + " the", re.sub(r"^['’]s\b", "", after)
+    rest = re.sub(r"\bit (['’]s)", r"it\1", re.sub(r"\s+", " ", f"{before} {after}").strip())
+    return rest[:1].upper() + rest[1:] if text[:1].isupper() and not text[: m.start()].strip() else rest
+
+
 def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     """The event-time window a question names, and the question without those words; None if it names none."""
     q = question.lower()
@@ -105,8 +125,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     today = _day(now.replace(tzinfo=None))
 
     def found(m: re.Match, start: datetime, end: datetime) -> tuple[TimeWindow, str]:
-        rest = (question[: m.start()] + " " + question[m.end() :]).strip()
-        rest = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s+", " ", rest))
+        rest = re.sub(r"\s+([?.!,])", r"\1", _without(question, m))
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
     # "on 8 May 2023", "May 8, 2023", "on May 8"
@@ -190,7 +209,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     today = _day(now.replace(tzinfo=None))
 
     def found(m: re.Match, start: datetime, end: datetime) -> tuple[TimeWindow, str]:
-        rest = re.sub(r"\s+", " ", text[: m.start()] + " " + text[m.end() :]).strip()
+        rest = _without(text, m)
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
     if past and (m := re.search(rf"\b(?:on|this(?! coming))\s+({_DAY})\b", q)):
