@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask.answer import READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer
-from app.ask.grounding import Line, asker_needed, holding, resolve_times, topic_words
+from app.ask.grounding import Line, answers_alone, asker_needed, holding, resolve_times, topic_words
 from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
@@ -162,6 +162,21 @@ def test_the_check_holds_an_answer_to_its_line():
     lucy = _line("Emily", "Emily's daughter Lucy starts school in September.", 11)
     assert holding("Yes", "Does Emily have any kids?", [lucy], ["Emily"]) == [lucy]
     assert holding("Lucy", "Who is Emily's son?", [lucy], ["Emily"]) == []  # a daughter is a kid, not a son
+
+
+def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_asked():
+    """One line read is fewer tokens (an answer sooner); it is enough only when it holds every person, relation
+    word and topic word the question asks about."""
+    peanuts = _line("David", "David is allergic to peanuts.", 2)
+    assert answers_alone("What is David allergic to?", peanuts, ["David"])
+    assert answers_alone("Who is allergic to peanuts?", peanuts)
+    assert not answers_alone("What is Emily allergic to?", peanuts, ["Emily"])  # not about her
+    assert not answers_alone("Is David allergic to shellfish?", peanuts, ["David"])  # not the whole claim
+    wife = _line("John", "John's wife Sarah is a doctor and she loves tennis too.", 10)
+    assert not answers_alone("Who is John's brother?", wife, ["John"])  # "brother" is not in the line
+    assert not answers_alone("Who is David?", peanuts, ["David"])  # no topic words: nothing to be sure of
+    swims = _line("John", "That is true. John swims there every morning before work.", 3)
+    assert not answers_alone("Where does John swim?", swims, ["John"])  # "there" is in the line before
 
 
 def test_the_prompts_hold_no_example_facts():

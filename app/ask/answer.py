@@ -3,8 +3,9 @@
 1. gather (app/ask/grounding.py): at most `answer.candidates` lines the answer may be in, ranked by the retriever
    and by whether they mention the people the question names and hold its topic words; each "who: what",
    in the third person, with its time words resolved against the day it was said.
-2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default), or those the model
-   picks by number (`model`: measured worse and slower; README, Answers).
+2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default) — the first alone
+   when it holds all the question asks about in itself (`grounding.answers_alone`: fewer tokens to read) — or
+   those the model picks by number (`model`: measured worse and slower; README, Answers).
 3. read: the model answers from the chosen lines alone, in a few words.
 4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.ask.grounding import Line, asker_needed, gather, holding
+from app.ask.grounding import Gathered, Line, answers_alone, asker_needed, gather, holding
 from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
@@ -197,7 +198,7 @@ class Answerer:
         if not found.lines:
             out.answer, out.why_unknown = found.why_none or UNKNOWN, "nothing found"
             return done()
-        chosen = self._select(question, found.lines, out, timeout_s, on_job)
+        chosen = self._select(question, found, out, timeout_s, on_job)
         out.chosen = [line.id for line in chosen]
         if not chosen:
             out.why_unknown = "none chosen"
@@ -215,10 +216,14 @@ class Answerer:
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
         return done()
 
-    def _select(self, question: str, lines: list[Line], out: Answer, timeout_s: float | None, on_job) -> list[Line]:
-        """The lines that answer, by the model's choice (or the retriever's best, `answer.select: retriever`)."""
-        c = self.cfg.answer
+    def _select(self, question: str, found: Gathered, out: Answer, timeout_s: float | None, on_job) -> list[Line]:
+        """The lines that answer, by the model's choice (or the retriever's best, `answer.select: retriever`:
+        only the first when it alone holds all the question asks about, and nobody is reached through a relation
+        of the asker's)."""
+        c, lines = self.cfg.answer, found.lines
         if c.select == "retriever" or len(lines) == 1:
+            if c.chosen > 1 and not found.joined and answers_alone(question, lines[0], found.named, self._similar):
+                return lines[:1]
             return lines[: c.chosen]
         t0 = time.perf_counter()
         request = Request(

@@ -12,6 +12,7 @@
 - `holding`: the lines that hold an answer — its own words (those the question did not bring) in one line, or
   a line's speaker for a who-question, a list item by item — and whether the people, relation words and topic
   words of the question are there too.
+- `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `asker_needed`: a question about "my ..." or "did I ..." needs to know who asks.
 """
 
@@ -337,6 +338,26 @@ def holding(
     if len(_topic_held(topic, context, similar)) < enough:  # "who is allergic to shellfish?" is not "peanuts"
         return []
     return held
+
+
+_POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him)\b", re.I)
+
+
+def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
+    """Whether `line` alone holds all that `question` asks about — every person it names, its relation words
+    and each of its topic words (said, or with `similar` meant) — and says it in itself, with no word that
+    points to another line ("John swims there every morning": where is in the line before), so a second line
+    need not be read."""
+    if _POINTS_ELSEWHERE.search(line.shown):
+        return False
+    said = f"{line.person or ''} {line.shown}".lower()
+    if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said) for n in named):
+        return False
+    words = _words(line.shown)
+    if any(not _says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS):
+        return False
+    topic = topic_words(question, named)
+    return bool(topic) and len(_topic_held(topic, [line], similar)) == len(topic)
 
 
 def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:

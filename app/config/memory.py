@@ -156,7 +156,13 @@ class AnswerConfig:
     """Grounded answers (app/ask/answer.py): code gathers, ranks and checks the lines; the model reads a few of them."""
 
     candidates: int = opt(6, "lines gathered and ranked for a question", lo=1, hi=20)
-    chosen: int = opt(2, "lines the answer is read from (the best-ranked ones, or those the model picks)", lo=1, hi=6)
+    chosen: int = opt(
+        2,
+        "most lines the answer is read from (the best-ranked ones, or those the model picks); the first alone "
+        "when it holds all the question asks about",
+        lo=1,
+        hi=6,
+    )
     select: str = opt(
         "retriever",
         "retriever: the best-ranked lines are read; model: the language model first picks among the candidates "
