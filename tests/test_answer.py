@@ -12,10 +12,11 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask.answer import READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer
-from app.ask.grounding import Line, answers_alone, asker_needed, holding, resolve_times, topic_words
+from app.ask.grounding import Line, answers_alone, asker_needed, gather, holding, resolve_times, topic_words
 from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
+from app.store.utterances import NewUtterance
 from tests.conftest import DAY, MAY_8
 
 NOW = datetime.fromtimestamp(MAY_8 + 3 * DAY, timezone.utc)
@@ -177,6 +178,27 @@ def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_ask
     assert not answers_alone("Who is David?", peanuts, ["David"])  # no topic words: nothing to be sure of
     swims = _line("John", "That is true. John swims there every morning before work.", 3)
     assert not answers_alone("Where does John swim?", swims, ["John"])  # "there" is in the line before
+
+
+def test_a_line_read_alone_that_gives_no_answer_is_read_again_with_the_next(llm, cfg, tmp_path, perception):
+    """The best line holds all the question asks about, so it is read alone; what is read from it is not an
+    answer it holds (the colour of the puppy is not there), so the two best lines are read after all."""
+    lines = [
+        ("Caroline", "I adopted a puppy named Luna at the shelter."),
+        ("Melanie", "I signed up for a pottery class on Saturdays."),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        for name, text in lines:
+            pid = m.people.add_person(name).id
+            session = m.turns.start_session("t", MAY_8)
+            vec = perception.text([text])[0]
+            m.turns.add_utterance(NewUtterance(session, pid, text, MAY_8, MAY_8 + 5, 1.0, "t", False, vec))
+        answerer = Answerer(llm, m, perception.text, cfg)
+        question = "What colour is Caroline's puppy?"
+        first = gather(m, perception.text, cfg.recall, question, NOW, None, cfg.answer.candidates).lines[0]
+        assert answers_alone(question, first, ["Caroline"])  # read alone first
+        answer = answerer(question, NOW)
+    assert not answer.known and len(answer.chosen) == 2, answer
 
 
 def test_the_prompts_hold_no_example_facts():

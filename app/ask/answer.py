@@ -4,8 +4,9 @@
    and by whether they mention the people the question names and hold its topic words; each "who: what",
    in the third person, with its time words resolved against the day it was said.
 2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default) — the first alone
-   when it holds all the question asks about in itself (`grounding.answers_alone`: fewer tokens to read) — or
-   those the model picks by number (`model`: measured worse and slower; README, Answers).
+   when it holds all the question asks about in itself (`grounding.answers_alone`: fewer tokens to read; when
+   what is read from it fails the check, the best two are read after all) — or those the model picks by
+   number (`model`: measured worse and slower; README, Answers).
 3. read: the model answers from the chosen lines alone, in a few words.
 4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
@@ -203,18 +204,31 @@ class Answerer:
         if not chosen:
             out.why_unknown = "none chosen"
             return done()
-        text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
-        joined = list(found.joined.values())
-        held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
-        out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
-        if held and self._to_verify(text) and not self._verified(question, text, held[0], out, timeout_s, on_job):
-            held, out.why_unknown = [], "not confirmed"
+        text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+        wider = found.lines[: self.cfg.answer.chosen]
+        if not held and len(chosen) < len(wider):  # the line read alone gave no answer it holds: read the best two
+            chosen = wider
+            out.chosen = [line.id for line in chosen]
+            text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
         if held:
             out.answer, out.known = text, True
             cited = [line.id for line in held]
             cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
         return done()
+
+    def _read_and_check(
+        self, question: str, chosen: list[Line], found: Gathered, out: Answer, timeout_s, on_job, started: float
+    ) -> tuple[str, list[Line]]:
+        """What the model reads from `chosen` and the lines that hold it (none: not an answer; `out.why_unknown`
+        says why)."""
+        text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
+        joined = list(found.joined.values())
+        held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
+        out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
+        if held and self._to_verify(text) and not self._verified(question, text, held[0], out, timeout_s, on_job):
+            held, out.why_unknown = [], "not confirmed"
+        return text, held
 
     def _select(self, question: str, found: Gathered, out: Answer, timeout_s: float | None, on_job) -> list[Line]:
         """The lines that answer, by the model's choice (or the retriever's best, `answer.select: retriever`:
@@ -254,7 +268,7 @@ class Answerer:
         reply = self._run(request, timeout_s, on_job, out, first)
         if first:
             out.first_token_ms = (first[0] - started) * 1e3
-        out.timings_ms["read"] = (time.perf_counter() - t0) * 1e3
+        out.timings_ms["read"] = out.timings_ms.get("read", 0.0) + (time.perf_counter() - t0) * 1e3
         out.finish = reply.usage.finish
         text = " ".join(reply.text.split()).strip().strip('"').strip()
         text = re.sub(r"^(?:the )?answer(?: is)?\s*:\s*", "", text, flags=re.I)  # "The answer is: park"
