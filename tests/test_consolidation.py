@@ -85,6 +85,7 @@ def test_items_are_typed_by_what_they_say():
     assert typed("John is hoping to get into local politics")[0] == "plan"  # hoping to: ahead; get into: not likes
     assert typed("Sam is into jazz")[0] == "likes"
     assert typed("Sam is in a lot of pain")[1] == "health" and typed("Sam took up painting")[1] == "hobby"
+    assert typed("Sam takes painkillers for his back")[1] == "health"
 
 
 def test_relations_are_read_from_what_speakers_say_about_people():
@@ -274,6 +275,19 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         ),
         # a name and a word is said to someone; what is shown, not said, is in brackets
         ("Gina", "Go Jon! Bye Jon! I'm always here to cheer you on. You got this, hang in there!", []),
+        ("Gina", "Sarah left.", [("Gina", "Sarah left")]),  # a name and a verb is said of them
+        (  # a cheer beside what is said keeps what is said
+            "Gina",
+            "I'm proud of you, my son just graduated.",
+            [("Gina", "Gina is proud of you, their son just graduated")],
+        ),
+        # words in "-ing" that are things, and a possessive, are no "I" left out; "we'd been" is "had"
+        ("Gina", "Evening walks keep me sane. Having kids changes a lot.", [("Gina", "Evening walks keep Gina sane")]),
+        (
+            "Gina",
+            "Going to Jon's party tonight. We'd been friends for years.",
+            [("Gina", "Gina is going to Jon's party tonight"), ("Gina", "Gina had been friends for years")],
+        ),
         ("Gina", "I adopted a dog [shares a photo: a dog]. Is this yours?", [("Gina", "Gina adopted a dog")]),
     ],
 )

@@ -74,6 +74,7 @@ def test_windows_follow_the_question_time_zone():
         ("Tomorrow's gonna be an awesome night", "It's gonna be an awesome night"),
         ("Tomorrow's opening will be so much fun", "The opening will be so much fun"),
         ("I fly to Paris tomorrow", "I fly to Paris"),
+        ("Tomorrow's all-hands meeting is at 10", "The all-hands meeting is at 10"),
     ],
 )
 def test_a_statement_without_its_time_words_keeps_its_grammar(statement, rest):

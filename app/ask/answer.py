@@ -206,7 +206,8 @@ class Answerer:
             return done()
         text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
         wider = found.lines[: self.cfg.answer.chosen]
-        if not held and len(chosen) < len(wider):  # the line read alone gave no answer it holds: read the best two
+        alone = self.cfg.answer.select == "retriever" and len(chosen) < len(wider) and out.finish != "cancelled"
+        if not held and alone:  # the line read alone gave no answer it holds: read the best two
             chosen = wider
             out.chosen = [line.id for line in chosen]
             text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
@@ -298,7 +299,7 @@ class Answerer:
             temperature=0.0,
         )
         reply = self._run(request, timeout_s, on_job, out)
-        out.timings_ms["verify"] = (time.perf_counter() - t0) * 1e3
+        out.timings_ms["verify"] = out.timings_ms.get("verify", 0.0) + (time.perf_counter() - t0) * 1e3
         return bool((reply.data or {}).get("supported"))
 
     def _run(self, request: Request, timeout_s: float | None, on_job, out: Answer, first: list | None = None):

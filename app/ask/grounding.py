@@ -327,20 +327,27 @@ def holding(
     else:
         return []
     context = [*held, *joined]
-    text = " ".join(f"{x.person or ''} {x.shown}" for x in context).lower()
-    # "what book did Caroline recommend to Melanie?": Caroline said it, to Melanie, who spoke in that conversation
-    told = {n for x in held if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
-    if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
-        return []
-    words = {w for x in context for w in _words(x.shown)}
-    if any(not _says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS):
+    if not _people_held(question, named, held, context):
         return []
     if len(_topic_held(topic, context, similar)) < enough:  # "who is allergic to shellfish?" is not "peanuts"
         return []
     return held
 
 
-_POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him)\b", re.I)
+def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
+    """Whether the `context` lines hold every person `question` names and its relation words ("Emily's
+    husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by someone
+    the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
+    Melanie?")."""
+    text = " ".join(f"{x.person or ''} {x.shown}" for x in context).lower()
+    told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
+    if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
+        return False
+    words = {w for x in context for w in _words(x.shown)}
+    return all(_says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
+
+
+_POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
@@ -348,13 +355,7 @@ def answers_alone(question: str, line: Line, named: list[str] = (), similar=None
     and each of its topic words (said, or with `similar` meant) — and says it in itself, with no word that
     points to another line ("John swims there every morning": where is in the line before), so a second line
     need not be read."""
-    if _POINTS_ELSEWHERE.search(line.shown):
-        return False
-    said = f"{line.person or ''} {line.shown}".lower()
-    if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said) for n in named):
-        return False
-    words = _words(line.shown)
-    if any(not _says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS):
+    if _POINTS_ELSEWHERE.search(line.shown) or not _people_held(question, named, [line], [line]):
         return False
     topic = topic_words(question, named)
     return bool(topic) and len(_topic_held(topic, [line], similar)) == len(topic)

@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from app.facts import type_of
 from app.store.writing import DAY_S, Line
 from app.text.timeexpr import plan_window
+from app.text.words import ING_NOUNS, IS_AFTER_WORDS, keywords
 
 FAMILY = (
     "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
@@ -43,7 +44,7 @@ _ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
 TOPICS = (  # key -> words that mark it, first match wins
     (
         "health",
-        r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain(?:s|ful)?\b|doctor's|hospitali[sz]ed|diet|veg(?:an|etarian)",
+        r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain(?!t)|doctor's|hospitali[sz]ed|diet|veg(?:an|etarian)",
     ),
     ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
     ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|from [A-Z]"),
@@ -278,7 +279,7 @@ def _expanded(clause: str, subject: str = "she|he|they|She|He|They") -> str:
 
 
 _IS_AFTER = re.compile(  # after "Hana's", what makes it "Hana is" (or "has"), not Hana's something
-    r"['’]s\s+(?=(?:\w+ing|a|an|the|not|very|so|really|always|never|just|still|from|in|at|on|back|been|got|gone)\b)"
+    rf"['’]s\s+(?=(?:(?!{ING_NOUNS}\b)\w+ing|{IS_AFTER_WORDS})(?![-\w]))", re.IGNORECASE
 )
 
 
@@ -315,6 +316,7 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
     """'we grew up' -> 'David and John grew up' (the speaker and the one other person the line named), else the
     speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
     full = {"re": "are", "ve": "have", "ll": "will", "d": "would"}
+    clause = re.sub(r"\b([Ww]e)['’]d(?= (?:been|already|never|just|\w+ed)\b)", r"\1 had", clause)  # "we'd been"
     clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {full[m[2]]}", clause)  # "we're" -> "we are"
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
@@ -329,9 +331,15 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"sharing|being)|wishing you|woo+hoo+)\b",
     re.IGNORECASE,
 )
-_CHEER = re.compile(  # encouragement said to the listener, wherever it stands in the clause: no fact of anyone
-    r"\b(?:you(?:'ve)? got this|you can do (?:it|this)|hang in there|believe in (?:yourself|you)|here for you|"
-    r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it)\b",
+_CHEER = re.compile(  # encouragement said to the listener: no fact of anyone when the clause says nothing else
+    r"\b(?:(?:I'm |I am )?(?:always |so |really )*(?:here )?(?:to )?(?:"
+    r"you(?:['’]ve)? got this|you can do (?:it|this)|hang in there|believe in (?:yourself|you)|here for you|"
+    r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it))\b",
+    re.IGNORECASE,
+)
+_HAIL = re.compile(  # a name and a word said to them: "Go Jon", "Bye Jon", "Absolutely Jon"
+    r"^(?:go|bye|goodbye|hi|hey|hello|thanks|cheers|congrats|absolutely|sure|night|morning|welcome|yay|love you|"
+    r"miss you)[\s,!]+[A-Z][a-z]+$",
     re.IGNORECASE,
 )
 _FEELING = (
@@ -348,20 +356,21 @@ _LEAD_IN = re.compile(r"^[^:]{1,40}:\s+(?=\S+\s+\S+\s+\S+)")  # "I've got news t
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
     r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
-    r"(?!\w*thing\b)[a-z]+ing\b(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
     # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
-    r"^(?!\w*thing\b)[a-z]+ing\b(?:\s+(?!(?:it|I|he|she|we|they|you|that|this)\b)[a-z]+){0,8}?"
-    r"(?:['’]s|(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
-    r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|makes|"
-    r"means|keeps|gives|lets|brings))\b",
+    rf"^(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)[a-z]+){{0,8}}?"
+    rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
+    r"(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
+    r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|will|would|might|"
+    r"makes|means|keeps|gives|lets|brings|changes|matters|needs|costs|feels|seems|sounds|hurts|requires)\b)",
     re.IGNORECASE,
 )
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there
     r"^(?:(?P<been>been)|(?P<still>still)\s+(?=\w+ing\b)|(?:just|still|got|took|went|had|made|started|finished|lost|"
-    r"found|bought|moved|visited)\b|(?P<doing>(?!\w*thing\b)[a-z]+ing\b))",
+    rf"found|bought|moved|visited)\b|(?P<doing>(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b))",
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
@@ -400,10 +409,10 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 not clause
                 or _REQUEST.match(clause)
                 or _COURTESY.match(clause)
-                or _CHEER.search(clause)
+                or (_CHEER.search(clause) and len(keywords(_CHEER.sub(" ", clause))) < 2)
                 or _MOOD.match(clause)
                 or _only_relation(clause)
-                or (len(clause.split()) <= 2 and named_in(clause, names))  # "Go Jon", "Bye Jon": said to them
+                or _HAIL.match(clause)
             ):
                 named += [n for n in named_in(clause, names) if n != speaker]
                 continue

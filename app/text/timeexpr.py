@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from app.text.words import IS_AFTER
+
 MONTHS = {
     m: i + 1
     for i, names in enumerate(
@@ -98,19 +100,12 @@ def _part(day: datetime, part: str | None) -> tuple[datetime, datetime]:
     return day + timedelta(hours=h0), day + timedelta(hours=h1)
 
 
-_IS_AFTER_TIME = re.compile(  # "tomorrow's gonna be", "tomorrow's the day": "'s" is "is" there, not possessive
-    r"['’]s\s+(?:gonna|going|a|an|the|my|our|his|her|their|so|really|very|not|been|be|got|just|all|finally|"
-    r"here|over|coming|almost)\b",
-    re.IGNORECASE,
-)
-
-
 def _without(text: str, m: re.Match) -> str:
     """`text` without the time words `m` found. A possessive time leaves "the" in their place ("tomorrow's
     opening" -> "the opening"), a time that is the subject leaves "it" ("Tomorrow's gonna be fun" -> "It's
     gonna be fun"), never a bare "'s"."""
     before, after = text[: m.start()], text[m.end() :]
-    if _IS_AFTER_TIME.match(after):
+    if IS_AFTER.match(after):
         before += " it"
     elif m.group(0).endswith(("'s", "’s")) or re.match(r"['’]s\b", after):
         before, after = before + " the", re.sub(r"^['’]s\b", "", after)

@@ -16,6 +16,18 @@ yourselves said say says tell told remember know anyone anybody someone somethin
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # "o'clock" and "caroline's" are one word
+# words ending in "ing" that are things, not a verb's "-ing": "evening walks", "Hana's wedding"
+ING_NOUNS = (
+    r"(?:morning|evening|wedding|spring|building|ceiling|during|sibling|darling|pudding|clothing|king|ring|sing|"
+    r"bring|string|swing|wing|thing|something|nothing|anything|everything)"
+)
+# after "tomorrow's" (or, with a verb's "-ing" too, "Hana's"), the words that make the "'s" an "is" or a "has",
+# not a possessive: "tomorrow's gonna be fun", "Hana's my wife"
+IS_AFTER_WORDS = (
+    r"gonna|a|an|the|my|our|his|her|their|not|very|so|really|always|never|just|still|all|finally|almost|here|"
+    r"over|from|in|at|on|back|been|be|got|gone"
+)
+IS_AFTER = re.compile(rf"['’]s\s+(?=(?:{IS_AFTER_WORDS})(?![-\w]))", re.IGNORECASE)
 
 
 def keywords(text: str) -> list[str]:
