@@ -199,15 +199,13 @@ class Answerer:
         if not found.lines:
             out.answer, out.why_unknown = found.why_none or UNKNOWN, "nothing found"
             return done()
-        chosen = self._select(question, found, out, timeout_s, on_job)
+        chosen, wider = self._select(question, found, out, timeout_s, on_job)
         out.chosen = [line.id for line in chosen]
         if not chosen:
             out.why_unknown = "none chosen"
             return done()
         text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
-        wider = found.lines[: self.cfg.answer.chosen]
-        alone = self.cfg.answer.select == "retriever" and len(chosen) < len(wider) and out.finish != "cancelled"
-        if not held and alone:  # the line read alone gave no answer it holds: read the best two
+        if not held and wider and out.finish != "cancelled":  # the line read alone gave no answer it holds
             chosen = wider
             out.chosen = [line.id for line in chosen]
             text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
@@ -231,15 +229,18 @@ class Answerer:
             held, out.why_unknown = [], "not confirmed"
         return text, held
 
-    def _select(self, question: str, found: Gathered, out: Answer, timeout_s: float | None, on_job) -> list[Line]:
+    def _select(
+        self, question: str, found: Gathered, out: Answer, timeout_s: float | None, on_job
+    ) -> tuple[list[Line], list[Line]]:
         """The lines that answer, by the model's choice (or the retriever's best, `answer.select: retriever`:
         only the first when it alone holds all the question asks about, and nobody is reached through a relation
-        of the asker's)."""
+        of the asker's), and the lines to read instead if what is read from that one line fails (else none)."""
         c, lines = self.cfg.answer, found.lines
         if c.select == "retriever" or len(lines) == 1:
-            if c.chosen > 1 and not found.joined and answers_alone(question, lines[0], found.named, self._similar):
-                return lines[:1]
-            return lines[: c.chosen]
+            wider = lines[: c.chosen]
+            if len(wider) > 1 and not found.joined and answers_alone(question, lines[0], found.named, self._similar):
+                return lines[:1], wider
+            return wider, []
         t0 = time.perf_counter()
         request = Request(
             select_messages(question, lines, c.chosen),
@@ -252,7 +253,7 @@ class Answerer:
         out.timings_ms["select"] = (time.perf_counter() - t0) * 1e3
         data = reply.data or {}
         numbers = [data.get("line", 0)] if c.chosen == 1 else data.get("lines", [])
-        return [lines[n - 1] for n in dict.fromkeys(numbers) if 1 <= n <= len(lines)]
+        return [lines[n - 1] for n in dict.fromkeys(numbers) if 1 <= n <= len(lines)], []
 
     def _read(
         self, question: str, lines: list[Line], out: Answer, timeout_s: float | None, on_job, started: float

@@ -264,6 +264,9 @@ _THIRD = {"she", "he", "they"}
 _PLURAL = {"are": "is", "were": "was", "have": "has"}
 
 
+_CONTRACTED = {"ll": "will", "d": "would", "re": "are", "ve": "have"}  # "'s" is "is" or "has": `_expanded`
+
+
 def _expanded(clause: str, subject: str = "she|he|they|She|He|They") -> str:
     """A leading "she's", "he'll", "they're" (or `subject`'s: "Hana's picking") written out ("she is", "he
     will", "they are"); "'s" before a past participle is "has" ("he's always wanted")."""
@@ -273,7 +276,7 @@ def _expanded(clause: str, subject: str = "she|he|they|She|He|They") -> str:
         if short == "s":
             has = re.match(r"(?:always |never |just |already )?(?:been|got|gotten|gone|done|had|\w+ed)\b", after)
             return f"{m.group(1)} {'has' if has else 'is'} {after}"
-        return f"{m.group(1)} {dict(ll='will', d='would', re='are', ve='have')[short]} {after}"
+        return f"{m.group(1)} {_CONTRACTED[short]} {after}"
 
     return re.sub(rf"^({subject})['’](s|ll|d|re|ve)\s+(.*)$", out, clause, flags=re.S)
 
@@ -315,9 +318,8 @@ def _only_relation(clause: str) -> bool:
 def _we(clause: str, speaker: str, others: list[str]) -> str:
     """'we grew up' -> 'David and John grew up' (the speaker and the one other person the line named), else the
     speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
-    full = {"re": "are", "ve": "have", "ll": "will", "d": "would"}
     clause = re.sub(r"\b([Ww]e)['’]d(?= (?:been|already|never|just|\w+ed)\b)", r"\1 had", clause)  # "we'd been"
-    clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {full[m[2]]}", clause)  # "we're" -> "we are"
+    clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {_CONTRACTED[m[2]]}", clause)  # "we are"
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
     clause = re.sub(r"\b([Ww]e)( (?:are|were|have|had))? (?:all|both)\b", r"\1\2", clause)  # "we all hiked": I hiked
@@ -354,14 +356,15 @@ _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just t
 )
 _LEAD_IN = re.compile(r"^[^:]{1,40}:\s+(?=\S+\s+\S+\s+\S+)")  # "I've got news too: I'm retiring ..."
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
+_GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
     r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
-    rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    rf"{_GERUND}(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
     # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
-    rf"^(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)[a-z]+){{0,8}}?"
+    rf"^{_GERUND}(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)[a-z]+){{0,8}}?"
     rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
     r"(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
     r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|will|would|might|"
@@ -370,7 +373,7 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
 )
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there
     r"^(?:(?P<been>been)|(?P<still>still)\s+(?=\w+ing\b)|(?:just|still|got|took|went|had|made|started|finished|lost|"
-    rf"found|bought|moved|visited)\b|(?P<doing>(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b))",
+    rf"found|bought|moved|visited)\b|(?P<doing>{_GERUND}))",
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)

@@ -106,10 +106,10 @@ def _without(text: str, m: re.Match) -> str:
     gonna be fun"), never a bare "'s"."""
     before, after = text[: m.start()], text[m.end() :]
     if IS_AFTER.match(after):
-        before += " it"
+        before, after = f"{before} it{after[:2]}", after[2:]  # "it's", the "'s" kept as it was written
     elif m.group(0).endswith(("'s", "’s")) or re.match(r"['’]s\b", after):
         before, after = before + " the", re.sub(r"^['’]s\b", "", after)
-    rest = re.sub(r"\bit (['’]s)", r"it\1", re.sub(r"\s+", " ", f"{before} {after}").strip())
+    rest = re.sub(r"\s+", " ", f"{before} {after}").strip()
     return rest[:1].upper() + rest[1:] if text[:1].isupper() and not text[: m.start()].strip() else rest
 
 
