@@ -98,6 +98,10 @@ def test_my_needs_someone_who_asks(llm, memory, perception, cfg):
     assert asked.known and "Luna" in asked.answer and uids[4] in [c["id"] for c in asked.citations]
     assert not asker_needed("Hey memory, tell me what David is allergic to")  # "tell me" is not about the asker
     assert asker_needed("Which of my colleagues loves tennis?") and asker_needed("what did I say about Paris")
+    # "I" is the asker: what someone else said of themselves is not the asker's ("Luna" is Caroline's puppy)
+    assert "Melanie" in gather(m, perception.text, cfg.recall, "What is my puppy called?", NOW, "Melanie", 4).named
+    other = answerer("What is the name of my puppy?", NOW, person="Melanie")
+    assert not other.known and other.citations == [], other
 
 
 def test_times_in_a_line_are_resolved_against_the_day_it_was_said():
@@ -163,6 +167,15 @@ def test_the_check_holds_an_answer_to_its_line():
     lucy = _line("Emily", "Emily's daughter Lucy starts school in September.", 11)
     assert holding("Yes", "Does Emily have any kids?", [lucy], ["Emily"]) == [lucy]
     assert holding("Lucy", "Who is Emily's son?", [lucy], ["Emily"]) == []  # a daughter is a kid, not a son
+    # a name said to someone is not about them: "Nice to meet you Emily", "Thanks, Maria!", "Emily, ..."
+    intro = _line("John", "Nice to meet you Emily, John teaches history at the high school.", 12)
+    assert holding("History", "What does Emily teach?", [intro], ["Emily"]) == []
+    assert holding("History", "What does John teach?", [intro], ["John"]) == [intro]
+    thanks = _line("John", "Thanks, Maria! John's son Kyle loves the playground.", 13)
+    assert holding("Kyle", "What is the name of Maria's son?", [thanks], ["Maria"]) == []
+    told = _line("John", "Maria, John's son Kyle loves the playground.", 14)
+    assert holding("Kyle", "What is the name of Maria's son?", [told], ["Maria"]) == []
+    assert holding("Kyle", "What is the name of John's son?", [told], ["John"]) == [told]
 
 
 def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_asked():

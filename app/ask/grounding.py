@@ -191,6 +191,8 @@ def gather(
     for uid in relating:
         pool.setdefault(uid, 0.0)
     named = retriever.people_named(question)[0]
+    if about and about[0] not in named:  # "what am I allergic to?" is held only by a line by or about the asker
+        named = [*named, about[0]]
     for name in named:  # lines that mention someone the question names, who may never have spoken
         for uid, _ in memory.search.bm25_search(keywords(name), limit):
             pool.setdefault(uid, 0.0)
@@ -339,12 +341,24 @@ def _people_held(question: str, named: list[str], said_by: list[Line], context: 
     husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by someone
     the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
     Melanie?")."""
-    text = " ".join(f"{x.person or ''} {x.shown}" for x in context).lower()
+    text = " ".join(f"{x.person or ''} {_unaddressed(x.shown, named)}" for x in context).lower()
     told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return False
     words = {w for x in context for w in _words(x.shown)}
     return all(_says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
+
+
+_GREETING = r"(?:hi|hey|hello|dear|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
+
+
+def _unaddressed(text: str, names: list[str]) -> str:
+    """`text` without the names it addresses: "Nice to meet you Emily, John teaches history" is not about Emily,
+    nor is "Thanks, Maria!" or "Emily, have you heard?"."""
+    for name in names:
+        n = re.escape(name)
+        text = re.sub(rf"\b{_GREETING},?\s+{n}\b|^\s*{n}\s*[,!]|,\s*{n}\s*(?=[,.!?]|$)", " ", text, flags=re.I)
+    return text
 
 
 _POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
