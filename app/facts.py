@@ -101,7 +101,8 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         LIKES,
         re.compile(
             r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|passionate"
-            r"|(?<!get )(?<!got )(?<!gets )into)\b",  # "into jazz", not "get into politics"
+            r"|(?<!get )(?<!got )(?<!gets )into"  # "into jazz", not "get into politics"
+            r"|always wanted|dream(?:s|ed|t)? of)\b",  # a long-held wish: "has always wanted to live by the sea"
             re.I,
         ),
     ),
@@ -124,7 +125,11 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
     ),
     (
         FactKind.EVENT,
-        re.compile(r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|got|took|did|had)\b", re.I),
+        re.compile(
+            r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|took|did|had"
+            r"|(?<!has )(?<!have )(?<!'ve )got)\b",  # "has got" is "has"
+            re.I,
+        ),
     ),
 )
 

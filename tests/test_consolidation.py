@@ -19,6 +19,7 @@ from app.consolidation import forgetting
 from app.consolidation.atoms import (
     atoms,
     clauses,
+    past_tense,
     planned_span,
     relations_in,
     third_person,
@@ -26,7 +27,7 @@ from app.consolidation.atoms import (
     was_planned,
 )
 from app.consolidation.consolidator import Consolidator
-from app.consolidation.extract import Item, check, digest, names_in, said, statement
+from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
 from app.demo import CREATION_TIME, SCRIPT
 from app.store.forget import forget_person, forget_session
@@ -86,6 +87,19 @@ def test_items_are_typed_by_what_they_say():
     assert typed("Sam is into jazz")[0] == "likes"
     assert typed("Sam is in a lot of pain")[1] == "health" and typed("Sam took up painting")[1] == "hobby"
     assert typed("Sam takes painkillers for his back")[1] == "health"
+    assert typed("Luca has always wanted to live by the sea")[0] == "likes"  # a long-held wish
+    assert typed("Theo has got a dentist appointment")[0] == "attribute" and typed("Theo got a job")[0] == "event"
+    assert not past_tense("Theo has got a dentist appointment") and past_tense("Theo got a dentist appointment")
+
+
+def test_a_clause_without_a_time_takes_its_sentence_s():
+    """A plan or an event split from its sentence keeps the sentence's time; two times in it give neither."""
+    said = datetime(2026, 5, 18, 9, tzinfo=timezone.utc).timestamp()  # a Monday
+    line = Line(1, 1, "Theo", "Sorry, I missed the bus this morning. I'm flying to Rome, I leave on Friday.", said)
+    window, _ = sentence_time("Theo is flying to Rome", line, past=False)
+    assert window.start == datetime(2026, 5, 22, tzinfo=timezone.utc)
+    two = Line(2, 1, "Theo", "I flew back on Friday and I'm off to Rome, I leave next Monday.", said)
+    assert sentence_time("Theo is off to Rome", two, past=False) is None
 
 
 def test_relations_are_read_from_what_speakers_say_about_people():
@@ -275,7 +289,7 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         ),
         # a name and a word is said to someone; what is shown, not said, is in brackets
         ("Gina", "Go Jon! Bye Jon! I'm always here to cheer you on. You got this, hang in there!", []),
-        ("Gina", "Sarah left.", [("Gina", "Sarah left")]),  # a name and a verb is said of them
+        ("Gina", "Sarah left.", [("Sarah", "Sarah left")]),  # a name and a verb is said of them, and is theirs
         (  # a cheer beside what is said keeps what is said
             "Gina",
             "I'm proud of you, my son just graduated.",
@@ -289,6 +303,23 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             [("Gina", "Gina is going to Jon's party tonight"), ("Gina", "Gina had been friends for years")],
         ),
         ("Gina", "I adopted a dog [shares a photo: a dog]. Is this yours?", [("Gina", "Gina adopted a dog")]),
+        # another person as the subject is theirs to hold, the speaker's "me" by name; an answer to an offer is
+        # no fact; "I'd" is "would" ("had" before a past participle)
+        (
+            "Gina",
+            "Sadly John lost his job, he helped me move though. John and I went hiking.",
+            [
+                ("John", "John lost his job"),
+                ("John", "John helped Gina move though"),
+                ("Gina", "John and Gina went hiking"),
+            ],
+        ),
+        ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
+        (
+            "Gina",
+            "I'd love a dog. I'd never seen the sea.",
+            [("Gina", "Gina would love a dog"), ("Gina", "Gina had never seen the sea")],
+        ),
     ],
 )
 def test_a_line_becomes_atomic_facts_about_whom_they_are_about(speaker, text, expected):

@@ -75,7 +75,17 @@ def test_windows_follow_the_question_time_zone():
         ("Tomorrow's opening will be so much fun", "The opening will be so much fun"),
         ("I fly to Paris tomorrow", "I fly to Paris"),
         ("Tomorrow's all-hands meeting is at 10", "The all-hands meeting is at 10"),
+        ("I can't make Friday's meeting", "I can't make the meeting"),
+        ("I'll see Jon on Saturday's game", "I'll see Jon on the game"),
     ],
 )
 def test_a_statement_without_its_time_words_keeps_its_grammar(statement, rest):
     assert plan_window(statement, NOW)[1] == rest
+
+
+def test_a_weekday_s_thing_is_on_that_day():
+    """ "Friday's meeting" is on the coming Friday, or, told as what happened, the last one."""
+    ahead, _ = plan_window("I can't make Friday's meeting", NOW)
+    assert ahead.start == datetime(2023, 5, 19, tzinfo=timezone.utc)
+    before, _ = plan_window("I missed Friday's meeting", NOW, past=True)
+    assert before.start == datetime(2023, 5, 12, tzinfo=timezone.utc)

@@ -61,7 +61,7 @@ TOPICS = (  # key -> words that mark it, first match wins
 
 _PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
     r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
-    r"made|broke|took|got|met|bought|found|ate|swam|rode|thought|felt|"
+    r"made|broke|took|(?<!has )(?<!have )(?<!'ve )got|met|bought|found|ate|swam|rode|thought|felt|"  # "has got": has
     r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
@@ -220,6 +220,9 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
     text = re.sub(r"\b[Ii]'ve\b", "I have", text)
     text = re.sub(r"\b[Ii]'ll\b", "I will", text)
+    had = r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|\w+ed)\b)"  # "I'd been"
+    text = re.sub(rf"\b[Ii]'d{had}", "I had", text)
+    text = re.sub(r"\b[Ii]'d\b", "I would", text)
     text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
     for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
         text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
@@ -258,6 +261,11 @@ _TAIL_REQUEST_SHOW = re.compile(r",?\s+check (?:it|this|that) out\b.*$", re.IGNO
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
     rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
+)
+_OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Jon and I",
+    # "Jon, ...", "Jon you ...")
+    r"^(?:(?i:so|and|but|sadly|apparently|actually|also|well|oh|yeah|guess what|turns out)\b,?\s+)?"
+    r"([A-Z][a-z]+)\b(?!['’]?\s*(?:,|and\b|&|you\b|your\b))"
 )
 _THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[a-z]+)$")
 _THIRD = {"she", "he", "they"}
@@ -331,6 +339,11 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"^(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|proud of you|thanks|thank you|"
     r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right)|for (?:letting|having|"
     r"sharing|being)|wishing you|woo+hoo+)\b",
+    re.IGNORECASE,
+)
+_ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks"
+    r"^(?:nothing|not for me|no thanks|I(?:'d| would) (?:love|like)|I(?:'ll| will) (?:have|take)|just)\b[^,]*,\s*"
+    r"(?:thanks|thank you)$",
     re.IGNORECASE,
 )
 _CHEER = re.compile(  # encouragement said to the listener: no fact of anyone when the clause says nothing else
@@ -412,6 +425,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 not clause
                 or _REQUEST.match(clause)
                 or _COURTESY.match(clause)
+                or _ORDER.match(clause)
                 or (_CHEER.search(clause) and len(keywords(_CHEER.sub(" ", clause))) < 2)
                 or _MOOD.match(clause)
                 or _only_relation(clause)
@@ -422,6 +436,8 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             who = speaker
             if m := _NAMED_SUBJECT.match(clause):  # "my wife Sarah is a doctor" -> "Sarah is a doctor"
                 who, clause = m.group(1), _subject(m.group(1), clause[m.end() :])
+            elif (m := _OTHER_SUBJECT.match(clause)) and m[1] in names and m[1] != speaker:
+                who, clause = m[1], clause[m.start(1) :]  # "Sadly Jon quit his job", said by Gina: Jon's
             elif (first := (clause := _expanded(clause)).split()[0].lower()) in _THIRD:
                 if not named:
                     continue  # "she is excited": about nobody the line names

@@ -32,7 +32,7 @@ from app.errors import LLMCutOff
 from app.facts import FactKind, polarity
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.writing import Line
-from app.text.timeexpr import day_words, plan_window, spoken_time
+from app.text.timeexpr import TimeWindow, day_words, plan_window, spoken_time
 from app.text.words import keywords
 
 _LOGGER = logging.getLogger(__name__)
@@ -247,11 +247,22 @@ def _subject(fact: str, who: str, names: list[str], line: Line) -> str:
     return others[0] if len(others) == 1 and _mentions(line, others[0]) else who
 
 
+def sentence_time(fact: str, line: Line, past: bool) -> tuple[TimeWindow, str] | None:
+    """The time the sentence a clause came from names, when it names one: "I can't make Friday's meeting, I've
+    got a dentist appointment" puts the appointment on Friday; a sentence with two times gives neither."""
+    words = set(keywords(fact))
+    sentence = max(re.split(r"(?<=[.!?])\s+", line.text), key=lambda s: len(words & set(keywords(s))))
+    now = datetime.fromtimestamp(line.t_start, timezone.utc)
+    found = plan_window(sentence, now, past)
+    return None if found is None or plan_window(found[1], now, past) is not None else found
+
+
 def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> tuple[list[Item], int]:
     """The items whose line supports them (typed, dated, in the third person), the relations their speakers
     name, and how many the model gave that were dropped. A fact of `said` (the line's own clause) carries
     `earlier`: whether its person was named a line or two before ("she" in "she is competing"); its time is
-    read from its own words, while a model's fact may take its line's."""
+    read from its own words or, for a plan or an event, its sentence's (`sentence_time`), while a model's fact
+    may take its line's."""
     items: list[Item] = []
     dropped = 0
     seen: set[tuple[int, str, str]] = set()
@@ -288,7 +299,9 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
             now = datetime.fromtimestamp(line.t_start, timezone.utc)
             past = past_tense(fact)
             window = plan_window(fact, now, past) or (  # a model's rewording may leave its line's time out
-                plan_window(line.text, now, past) if kind.one_off and "earlier" not in f else None
+                (plan_window(line.text, now, past) if "earlier" not in f else sentence_time(fact, line, past))
+                if kind.one_off
+                else None
             )
             span = window[0] if window else None
             if span and kind.takes_time:  # the time it names says which: still ahead or past

@@ -112,8 +112,9 @@ def _on(date: str, t: float | None) -> bool:
 
 def score(
     golds: list[GoldFact], ids: dict[tuple[str, int], int], items: list[dict], embedder
-) -> tuple[list[dict], int]:
-    """Each gold fact with its best match among `items` (see the module's text), and how many items match one."""
+) -> tuple[list[dict], set[int]]:
+    """Each gold fact with its best match among `items` (see the module's text), and the indexes of the items that
+    match one."""
     similarity = np.full((len(golds), len(items)), -1.0)
     if items:
         g = embedder([x.text for x in golds])
@@ -154,7 +155,7 @@ def score(
                 "date_right": hit and gold.date is not None and item is not None and _on(gold.date, item["valid_from"]),
             }
         )
-    return rows, len(match)
+    return rows, taken
 
 
 def tally(rows: list[dict], written: int, matching: int) -> dict:
@@ -203,6 +204,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False,
     rows: list[dict] = []
     summaries: list[dict] = []
     written_n = matching = 0
+    unmatched: list[str] = []  # what was written that no gold fact is: precision's misses, to be read one by one
     try:
         with tempfile.TemporaryDirectory(prefix="eval-facts-") as tmp:
             for name, (path, ids, _) in build(cfg, Path(tmp), embedder, llm, scenes).items():
@@ -211,7 +213,8 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False,
                     golds = [g for g in gold_facts if scenes[g.scene].memory == name]
                     mine, hits = score(golds, ids, items, embedder)
                     rows += mine
-                    written_n, matching = written_n + len(items), matching + hits
+                    written_n, matching = written_n + len(items), matching + len(hits)
+                    unmatched += [f"{x['person']}: {x['text']}" for j, x in enumerate(items) if j not in hits]
                     summaries += summaries_naming_everyone(memory)
     finally:
         llm.close()
@@ -224,6 +227,7 @@ def eval_facts(cfg: Config, out_dir: Path | None = None, held_out: bool = False,
         "summaries_naming_everyone": share(sum(not x["missing"] for x in summaries), len(summaries)),
         "summaries": summaries,
         "rows": rows,
+        "unmatched": unmatched,
     }
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -248,6 +252,7 @@ def render(r: dict) -> str:
             else f" [{row['written_kind']}" + (f", from {row['written_from']}]" if row["date"] else "]")
         )
         lines.append(f"  {mark} {row['gold']!r} ({row['kind']}) <- {row['written']!r}{extra}")
+    lines += [f"  +   written, no gold fact: {text!r}" for text in r["unmatched"]]
     for s in r["summaries"]:
         lacking = f" (without {', '.join(s['missing'])})" if s["missing"] else ""
         lines.append(f"  summary{lacking}: {s['summary']!r}")

@@ -108,7 +108,8 @@ def _without(text: str, m: re.Match) -> str:
     if IS_AFTER.match(after):
         before, after = f"{before} it{after[:2]}", after[2:]  # "it's", the "'s" kept as it was written
     elif m.group(0).endswith(("'s", "’s")) or re.match(r"['’]s\b", after):
-        before, after = before + " the", re.sub(r"^['’]s\b", "", after)
+        on = re.match(r"(?i:on|at|for|by|until|till)\s", m.group(0))  # "see Jon on Saturday's game": "on the game"
+        before, after = f"{before}{' ' + on.group(0).strip() if on else ''} the", re.sub(r"^['’]s\b", "", after)
     rest = re.sub(r"\s+", " ", f"{before} {after}").strip()
     return rest[:1].upper() + rest[1:] if text[:1].isupper() and not text[: m.start()].strip() else rest
 
@@ -207,16 +208,19 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         rest = _without(text, m)
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
-    if past and (m := re.search(rf"\b(?:on|this(?! coming))\s+({_DAY})\b", q)):
-        start = today - timedelta(days=(today.weekday() - WEEKDAYS[m.group(1)]) % 7)  # today, or the days before
+    # a weekday's thing ("Friday's meeting") is that day's, as "on Friday" is
+    if past and (m := re.search(rf"\b(?:(?:on|this(?! coming))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q)):
+        day = WEEKDAYS[m.group(1) or m.group(2)]
+        start = today - timedelta(days=(today.weekday() - day) % 7)  # today, or the days before
         return found(m, start, start + timedelta(days=1))
 
     if m := re.search(r"\btomorrow\b", q):
         return found(m, today + timedelta(days=1), today + timedelta(days=2))
     # "next Friday", "on Monday", "this Saturday": the next one after today ("next": in the next week)
-    if m := re.search(rf"\b(next|on|this(?! past))\s+({_DAY})\b", q):
-        ahead = (WEEKDAYS[m.group(2)] - today.weekday()) % 7 or 7
-        if m.group(1) == "next" and today.weekday() < WEEKDAYS[m.group(2)]:
+    if m := re.search(rf"\b(?:(next|on|this(?! past))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q):
+        day = WEEKDAYS[m.group(2) or m.group(3)]
+        ahead = (day - today.weekday()) % 7 or 7
+        if m.group(1) == "next" and today.weekday() < day:
             ahead += 7  # "next Friday" said on a Thursday: the Friday of next week
         start = today + timedelta(days=ahead)
         return found(m, start, start + timedelta(days=1))
