@@ -12,7 +12,17 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask.answer import READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer
-from app.ask.grounding import Line, answers_alone, asker_needed, gather, holding, resolve_times, topic_words
+from app.ask.grounding import (
+    Line,
+    answers_alone,
+    asker_needed,
+    concise,
+    dated_answer,
+    gather,
+    holding,
+    resolve_times,
+    topic_words,
+)
 from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
@@ -176,6 +186,52 @@ def test_the_check_holds_an_answer_to_its_line():
     told = _line("John", "Maria, John's son Kyle loves the playground.", 14)
     assert holding("Kyle", "What is the name of Maria's son?", [told], ["Maria"]) == []
     assert holding("Kyle", "What is the name of John's son?", [told], ["John"]) == [told]
+    # what is asked about may be in another line its speaker said in that conversation, read with it
+    plan = replace(_line("John", "John and his siblings always plan a gaming night.", 15), session=3)
+    then = _line("John", "John is organizing one with his siblings next month (September 2022).", 16)
+    then = replace(then, session=3)
+    when = "When did John plan his next meeting with his siblings?"
+    assert holding("September 2022", when, [then, plan], ["John"]) == [then]
+    assert holding("September 2022", when, [then, replace(plan, id=20)], ["John"]) == []  # said after it
+    assert holding("September 2022", when, [then, replace(plan, session=4)], ["John"]) == []  # another day
+    assert holding("September 2022", when, [then, replace(plan, person="Maria")], ["John"]) == []  # another's
+    grew = replace(_line("David", "John is David's brother and we grew up together in Boston.", 18), session=3)
+    bike = replace(_line("David", "David rides a new bicycle to work every day.", 19), session=3)
+    assert holding("Boston", "Where does David work?", [grew, bike], ["David"]) == []  # "grew up" says it all
+    buddy = _line("Melanie", "A buddy of Melanie's adopted a kid last year (2022).", 17)
+    assert holding("2022", "When did Melanie's friend adopt a child?", [buddy], ["Melanie"]) == [buddy]
+
+
+def test_an_answer_leaves_out_what_the_question_already_says():
+    """What a small model restates of the question is cut from the answer's ends: shorter to hear, the same
+    answer; yes or no, negations, quotes and short answers stay as they were read."""
+    gift = "What did Maria donate to a homeless shelter?"
+    assert concise("Maria donated their old car to a homeless shelter.", gift) == "Old car"
+    assert concise("It makes Jon happy.", "What does Jon's dance make him?") == "Happy"
+    assert concise(
+        'Joanna watched "Little Women" and recommended it to Nate.', "What did Joanna watch and recommend to Nate?"
+    ) == ('"Little Women"')
+    assert concise("Emily works with John", "Who works with John at the bank?") == "Emily"
+    assert concise("The Wheel of Time", "Which TV series does Tim watch?") == "Wheel of Time"  # not "Tim"
+    for kept, asked in [
+        ("The city hospital", "Where does Emily work?"),  # short
+        ("Yes, Emily loves tennis.", "Which of my colleagues loves tennis?"),
+        ("John did not go to the party at all", "Why did John skip the party?"),  # a negation
+        ("Monday 18 May 2026 at 10 o'clock", "When is the meeting with the bank?"),  # nothing repeated
+        ("Maria donated to a homeless shelter", gift),  # nothing of its own left
+    ]:
+        assert concise(kept, asked) == kept
+
+
+def test_an_answer_s_time_words_get_the_day_they_mean():
+    """Counted from when the line that holds the answer was said; an answer that says a date stays."""
+    line = replace(
+        _line("Sam", "Sam was in the ER last weekend."), t_start=datetime(2023, 10, 17, tzinfo=timezone.utc).timestamp()
+    )
+    dated = "Last weekend (14 October to 15 October 2023)"
+    assert dated_answer("Last weekend", line) == dated and dated_answer(dated, line) == dated
+    assert dated_answer("Last summer", line) == "Last summer (1 June to 31 August 2023)"
+    assert dated_answer("Every morning", line) == "Every morning"
 
 
 def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_asked():

@@ -10,7 +10,9 @@
 3. read: the model answers from the chosen lines alone, in a few words.
 4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
-   once it passed, so nobody hears what the memory does not hold.
+   once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
+   at its ends (`grounding.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
+   its time words mean (`grounding.dated_answer`: "Last weekend (14 October to 15 October 2023)").
 
 The prompts are small (two short lines and a question, not an evidence block or a profile) and their fixed
 instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question about "my ..."
@@ -26,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.ask.grounding import Gathered, Line, answers_alone, asker_needed, gather, holding
+from app.ask.grounding import Gathered, Line, answers_alone, asker_needed, concise, dated_answer, gather, holding
 from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
@@ -210,7 +212,7 @@ class Answerer:
             out.chosen = [line.id for line in chosen]
             text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
         if held:
-            out.answer, out.known = text, True
+            out.answer, out.known = dated_answer(concise(text, question), held[0]), True
             cited = [line.id for line in held]
             cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))

@@ -66,7 +66,7 @@ IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").s
 # "daily" by "every day"
 _SAME = """
 like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
-kid kids child children, marry married marries marrying,
+kid kids child children, marry married marries marrying, friend friends buddy buddies pal pals,
 day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly
 """
 SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
@@ -101,6 +101,14 @@ def resolve_times(text: str, said: float, depth: int = 3) -> str:
     return f"{before}{text[at:end]} ({meant}){after}"
 
 
+def dated_answer(answer: str, line: Line) -> str:
+    """The answer with the day its time words mean, counted from when `line`, which holds it, was said ("Last
+    weekend" → "Last weekend (14 October to 15 October 2023)"), unless it already says a date."""
+    if re.search(r"\d", answer) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", answer, re.I):
+        return answer
+    return resolve_times(answer, line.t_start)
+
+
 def asker_needed(question: str) -> bool:
     """Whether the question is about the one who asks ("my colleagues", "what did I say"); "tell me" is not."""
     return bool(FIRST_PERSON.search(REQUEST.sub(" ", question)))
@@ -122,6 +130,7 @@ class Line:
     score: float
     via: str = "retrieved"  # retrieved | fact | relation
     heard_by: frozenset[str] = frozenset()  # the others who spoke in its conversation (lower case)
+    session: int | None = None  # its conversation
 
     def render(self) -> str:
         return f"{self.person or 'Someone'}: {self.shown}"
@@ -142,7 +151,7 @@ def _line(u, score: float, via: str, when_said: bool) -> Line:
         shown = third_person(shown, u.person) + "."
     if when_said:
         shown = f"(on {day_words(*_day(u.t_start))}) {shown}"
-    return Line(u.id, u.person, u.t_start, u.text, shown, score, via)
+    return Line(u.id, u.person, u.t_start, u.text, shown, score, via, session=u.session_id)
 
 
 def _day(t: float) -> tuple[datetime, datetime]:
@@ -237,6 +246,8 @@ def _canonical(word: str) -> str:
     word = SAME.get(word, IRREGULAR.get(word, word))
     if not word.isalpha() or len(word) <= 3:
         return word
+    if word.endswith("ings") and len(word) > 6:  # "siblings" as "sibling", "paintings" as "painting"
+        word = word[:-1]
     if word.endswith(("ies", "ied")) and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith("ing") and len(word) > 5:
@@ -299,7 +310,8 @@ def holding(
     line that is about what was asked. The people the question names must be in the lines that hold it (or in
     `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named too, among
     those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words and what it
-    asks about (`_enough` of its topic words, and for a yes or a no all of them, each said in a line or, with
+    asks about (`_enough` of its topic words — in those lines or in one of `lines` their speaker said just before
+    them, to which they point back —, and for a yes or a no all of them in one line, each said or, with
     `similar` (a word-similarity matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food"
     is not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to shellfish?" from
     "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast") was
@@ -331,9 +343,61 @@ def holding(
     context = [*held, *joined]
     if not _people_held(question, named, held, context):
         return []
-    if len(_topic_held(topic, context, similar)) < enough:  # "who is allergic to shellfish?" is not "peanuts"
+    # what is asked about may be in a line read with it that its speaker said just before in that conversation,
+    # when the line that holds the answer points back to it: "Me and my siblings always plan a gaming night",
+    # then "I'm organizing one next month"
+    going_on = [
+        x
+        for x in lines
+        if any(
+            x.session is not None
+            and (x.session, x.person) == (h.session, h.person)
+            and 0 < h.id - x.id <= 3
+            and _POINTS_BACK.search(h.shown)
+            for h in held
+        )
+    ]
+    if len(_topic_held(topic, [*context, *going_on], similar)) < enough:  # "allergic to shellfish?" is not "peanuts"
         return []
     return held
+
+
+_NOT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|neither|nor)\b|n['’]t\b", re.I)
+_EDGE_WORDS = frozenset(
+    "a an the their his her its it they he she them him i my me we our you your and to of by with as at in on for "
+    "from was were is are has have had did does do that this then so also".split()
+)
+
+
+def concise(answer: str, question: str) -> str:
+    """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
+    homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
+    "What does Jon's dance make him?" is "Happy". A yes or no, a short answer, words in quotes and negations stay;
+    an answer with nothing of its own left stays whole."""
+    words = answer.strip().rstrip(".!").split()
+    if len(words) < 4 or re.match(r"\s*(?:yes|no)\b", answer, re.I) or YES_NO.match(question) or _NOT.search(answer):
+        return answer
+    asked = {_canonical(w) for w in keywords(question)}
+    said = {w.removesuffix("'s") for w in WORD.findall(question.lower())}
+
+    def repeats(i: int) -> bool:
+        token = words[i]
+        bare = token.strip(",;:!?.()").lower().removesuffix("'s")
+        if token.startswith(('"', "“")) or not bare:
+            return False
+        if token[:1].isupper() and i > 0:  # a name or a title's word only as the question says it: "Wheel of Time"
+            return bare in said  # is not "Tim"
+        return bare in _EDGE_WORDS or _held(_canonical(bare), asked)
+
+    start, end = 0, len(words)
+    while start < end and repeats(start):
+        start += 1
+    while end > start and repeats(end - 1):
+        end -= 1
+    kept = " ".join(words[start:end]).strip(" ,;:")
+    if not keywords(kept) or all(_held(_canonical(w), asked) for w in keywords(kept)):
+        return answer
+    return kept[:1].upper() + kept[1:]
 
 
 def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
@@ -362,6 +426,7 @@ def _unaddressed(text: str, names: list[str]) -> str:
 
 
 _POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
+_POINTS_BACK = re.compile(rf"{_POINTS_ELSEWHERE.pattern}|\bone\b", re.I)  # "I'm organizing one next month"
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:

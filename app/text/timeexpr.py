@@ -41,6 +41,8 @@ FUZZY = ("a couple of", "a few", "several")
 UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (18, 30)}
 
+SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the month each begins (north)
+_SEASON = "|".join(SEASONS)
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DAY = "|".join(WEEKDAYS)
 _NUM = r"\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
@@ -66,7 +68,8 @@ def day_words(start: datetime, end: datetime) -> str:
     if start.month == start.day == 1 and days in (365, 366):
         return f"{start.year}"
     last = end.fromordinal(end.toordinal() - 1)
-    return f"{start.day} {start:%B} to {last.day} {last:%B %Y}"
+    since = f"{start.day} {start:%B}" + (f" {start.year}" if start.year != last.year else "")
+    return f"{since} to {last.day} {last:%B %Y}"
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,20 @@ def _month_span(year: int, month: int) -> tuple[datetime, datetime]:
     start = datetime(year, month, 1)
     end = datetime(year + (month == 12), month % 12 + 1, 1)
     return start, end
+
+
+def _season_span(year: int, name: str) -> tuple[datetime, datetime]:
+    """A season of `year` as three months (winter from December of `year` to March)."""
+    first = SEASONS[name]
+    start = datetime(year, first, 1)
+    end_month = first + 3
+    return start, datetime(year + (end_month > 12), (end_month - 1) % 12 + 1, 1)
+
+
+def _weekend(today: datetime, weeks: int) -> tuple[datetime, datetime]:
+    """Saturday and Sunday of the week `weeks` from today's (Monday to Sunday): -1 last, 0 this, 1 next."""
+    saturday = today - timedelta(days=today.weekday()) + timedelta(days=5 + 7 * weeks)
+    return saturday, saturday + timedelta(days=2)
 
 
 def _count(word: str) -> int:
@@ -144,6 +161,20 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     if m := re.search(r"\b(?:in|during)\s+((?:19|20)\d{2})\b", q):
         year = int(m.group(1))
         return found(m, datetime(year, 1, 1), datetime(year + 1, 1, 1))
+    # "last weekend", "this weekend"
+    if m := re.search(r"\b(last|this|past)\s+weekend\b", q):
+        return found(m, *_weekend(today, 0 if m.group(1) == "this" else -1))
+    # "(in the) summer of 2022", "summer 2022", "last summer" (the latest one over), "this winter"
+    if m := re.search(rf"\b(?:in\s+)?(?:the\s+)?({_SEASON})\s+(?:of\s+)?((?:19|20)\d{{2}})\b", q):
+        return found(m, *_season_span(int(m.group(2)), m.group(1)))
+    if m := re.search(rf"\b(last|this|past)\s+({_SEASON})\b", q):
+        if m.group(1) == "this":
+            year = today.year - (m.group(2) == "winter" and today.month <= 2)  # in January it began in December
+        else:
+            year = today.year
+            while _season_span(year, m.group(2))[1] > today:
+                year -= 1
+        return found(m, *_season_span(year, m.group(2)))
     # "yesterday (evening)", "today", "this morning", "last night", "tonight"
     if m := re.search(rf"\b(yesterday|today)(?:\s+({_PART}))?\b", q):
         day = today - timedelta(days=m.group(1) == "yesterday")
@@ -224,6 +255,11 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
             ahead += 7  # "next Friday" said on a Thursday: the Friday of next week
         start = today + timedelta(days=ahead)
         return found(m, start, start + timedelta(days=1))
+    if m := re.search(r"\bnext\s+weekend\b", q):
+        return found(m, *_weekend(today, 1))
+    if m := re.search(rf"\bnext\s+({_SEASON})\b", q):
+        year = today.year if _season_span(today.year, m.group(1))[0] > today else today.year + 1
+        return found(m, *_season_span(year, m.group(1)))
     if m := re.search(r"\bnext\s+(week|month|year)\b", q):
         if m.group(1) == "week":
             start = today - timedelta(days=today.weekday()) + timedelta(days=7)
