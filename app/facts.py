@@ -102,7 +102,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         re.compile(
             r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|passionate"
             r"|(?<!get )(?<!got )(?<!gets )into"  # "into jazz", not "get into politics"
-            r"|always wanted|dream(?:s|ed|t)? of)\b",  # a long-held wish: "has always wanted to live by the sea"
+            r"|always wanted|dreams? of)\b",  # a long-held wish: "has always wanted to live by the sea"
             re.I,
         ),
     ),
@@ -127,7 +127,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         FactKind.EVENT,
         re.compile(
             r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|took|did|had"
-            r"|(?<!has )(?<!have )(?<!'ve )got)\b",  # "has got" is "has"
+            r"|(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got)\b",  # "has got" is "has"
             re.I,
         ),
     ),

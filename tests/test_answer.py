@@ -110,6 +110,8 @@ def test_my_needs_someone_who_asks(llm, memory, perception, cfg):
     assert asker_needed("Which of my colleagues loves tennis?") and asker_needed("what did I say about Paris")
     # "I" is the asker: what someone else said of themselves is not the asker's ("Luna" is Caroline's puppy)
     assert "Melanie" in gather(m, perception.text, cfg.recall, "What is my puppy called?", NOW, "Melanie", 4).named
+    gift = gather(m, perception.text, cfg.recall, "What should I get Caroline for her puppy?", NOW, "Melanie", 4)
+    assert gift.named == ["Caroline"]  # about Caroline, whoever asks
     other = answerer("What is the name of my puppy?", NOW, person="Melanie")
     assert not other.known and other.citations == [], other
 
@@ -183,6 +185,11 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("History", "What does John teach?", [intro], ["John"]) == [intro]
     thanks = _line("John", "Thanks, Maria! John's son Kyle loves the playground.", 13)
     assert holding("Kyle", "What is the name of Maria's son?", [thanks], ["Maria"]) == []
+    sister = _line("Emily", "My sister, Maria, has a son named Kyle.", 21)
+    assert holding("Kyle", "Who is Maria's son?", [sister], ["Maria"]) == [sister]
+    for mention in ["Maria, John and I met Kyle.", "I met Kyle with Jon, Maria, and Gina."]:
+        line = _line("Emily", mention, 22)
+        assert holding("Kyle", "Who did Maria meet?", [line], ["Maria"]) == [line], mention
     told = _line("John", "Maria, John's son Kyle loves the playground.", 14)
     assert holding("Kyle", "What is the name of Maria's son?", [told], ["Maria"]) == []
     assert holding("Kyle", "What is the name of John's son?", [told], ["John"]) == [told]
@@ -219,7 +226,15 @@ def test_an_answer_leaves_out_what_the_question_already_says():
         ("John did not go to the party at all", "Why did John skip the party?"),  # a negation
         ("Monday 18 May 2026 at 10 o'clock", "When is the meeting with the bank?"),  # nothing repeated
         ("Maria donated to a homeless shelter", gift),  # nothing of its own left
+        ("She went with her mom last week", "Who did Emily go with, her mom or her dad?"),  # an "or" question
+        ("Sushi at a Japanese restaurant", "What did Emily eat?"),  # no little word before "restaurant"
+        ("She felt happy and relieved after the exam", "How did Emily feel after the exam?"),  # "after" needs more
     ]:
+        assert concise(kept, asked) == kept
+    assert concise("Her surgery is in two weeks", "When is Emily's surgery?") == "In two weeks"  # a time's "in"
+    assert concise("Rose planted roses in her garden", "What did Rose plant?") == "Roses in her garden"  # a name
+    assert concise("Sushi at a Japanese restaurant", "What did Emily eat at the Japanese restaurant?") == "Sushi"
+    for kept, asked in []:
         assert concise(kept, asked) == kept
 
 
@@ -231,7 +246,13 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     dated = "Last weekend (14 October to 15 October 2023)"
     assert dated_answer("Last weekend", line) == dated and dated_answer(dated, line) == dated
     assert dated_answer("Last summer", line) == "Last summer (1 June to 31 August 2023)"
-    assert dated_answer("Every morning", line) == "Every morning"
+    # a year or a date already said, a bare month or weekday (or a name like one), a habit: as they are
+    for same in ["Every morning", "In 2022", "Last year (2022)", "Friend Jan", "April and Jon", "On Friday nights"]:
+        assert dated_answer(same, line) == same
+    # back when the line tells what happened, ahead when it tells a plan
+    graduated = replace(line, text="I graduated in June", shown="I graduated in June")
+    assert dated_answer("In June", graduated) == "In June (June 2023)"
+    assert dated_answer("In June", replace(graduated, text="I graduate in June")) == "In June (June 2024)"
 
 
 def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_asked():

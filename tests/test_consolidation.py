@@ -100,6 +100,9 @@ def test_a_clause_without_a_time_takes_its_sentence_s():
     assert window.start == datetime(2026, 5, 22, tzinfo=timezone.utc)
     two = Line(2, 1, "Theo", "I flew back on Friday and I'm off to Rome, I leave next Monday.", said)
     assert sentence_time("Theo is off to Rome", two, past=False) is None
+    # a time past for a clause that tells a plan is another clause's
+    lost = Line(3, 1, "Theo", "I lost my job last month and I am planning a trip to Japan.", said)
+    assert sentence_time("Theo is planning a trip to Japan", lost, past=False) is None
 
 
 def test_relations_are_read_from_what_speakers_say_about_people():
@@ -315,10 +318,23 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
+        # ... but what is said with thanks is kept, and a name spoken to someone is not the subject
+        ("Gina", "Just got promoted, thanks.", [("Gina", "Gina just got promoted, thanks")]),
         (
             "Gina",
-            "I'd love a dog. I'd never seen the sea.",
-            [("Gina", "Gina would love a dog"), ("Gina", "Gina had never seen the sea")],
+            "I'd love to visit Japan someday, thanks.",
+            [("Gina", "Gina would love to visit Japan someday, thanks")],
+        ),
+        ("Gina", "John did you hear about my promotion?", []),
+        ("Gina", "John look at my new car.", [("Gina", "John look at Gina's new car")]),
+        (
+            "Gina",
+            "I'd love a dog. I'd never seen the sea. I'd need a break.",
+            [
+                ("Gina", "Gina would love a dog"),
+                ("Gina", "Gina had never seen the sea"),
+                ("Gina", "Gina would need a break"),
+            ],
         ),
     ],
 )

@@ -28,7 +28,7 @@ import numpy as np
 from app.ask.context import find
 from app.ask.recall import Retriever
 from app.config import RecallConfig
-from app.consolidation.atoms import FAMILY, SOCIAL, third_person
+from app.consolidation.atoms import FAMILY, SOCIAL, past_tense, third_person
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS, day_words, plan_window
@@ -102,11 +102,25 @@ def resolve_times(text: str, said: float, depth: int = 3) -> str:
 
 
 def dated_answer(answer: str, line: Line) -> str:
-    """The answer with the day its time words mean, counted from when `line`, which holds it, was said ("Last
-    weekend" → "Last weekend (14 October to 15 October 2023)"), unless it already says a date."""
-    if re.search(r"\d", answer) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", answer, re.I):
+    """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
+    when the line tells what happened ("Last weekend" → "Last weekend (14 October to 15 October 2023)"); as it
+    was when it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit
+    ("on Friday nights", "every Monday")."""
+    low = answer.lower()
+    if "(" in answer or re.search(r"\b(?:19|20)\d\d\b|\b(?:every|each)\b", low):
         return answer
-    return resolve_times(answer, line.t_start)
+    if re.search(r"\d", low) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", low):
+        return answer
+    said = datetime.fromtimestamp(line.t_start, timezone.utc)
+    found = plan_window(answer, said, past_tense(line.text))
+    at = low.find(found[0].expression) if found else -1
+    if found is None or at < 0 or found[0].expression in (*MONTHS, *WEEKDAYS):
+        return answer
+    end = at + len(found[0].expression)
+    if re.match(r"\s+(?:nights|mornings|evenings|afternoons|weekends)\b", low[end:]):
+        return answer
+    meant = day_words(found[0].start.replace(tzinfo=None), found[0].end.replace(tzinfo=None))
+    return f"{answer[:end]} ({meant}){answer[end:]}"
 
 
 def asker_needed(question: str) -> bool:
@@ -200,8 +214,8 @@ def gather(
     for uid in relating:
         pool.setdefault(uid, 0.0)
     named = retriever.people_named(question)[0]
-    if about and about[0] not in named:  # "what am I allergic to?" is held only by a line by or about the asker
-        named = [*named, about[0]]
+    if about and not named:  # "what am I allergic to?" is held only by a line by or about the asker ("what should
+        named = [about[0]]  # I get Jon?" is about Jon)
     for name in named:  # lines that mention someone the question names, who may never have spoken
         for uid, _ in memory.search.bm25_search(keywords(name), limit):
             pool.setdefault(uid, 0.0)
@@ -372,12 +386,22 @@ _EDGE_WORDS = frozenset(
 def concise(answer: str, question: str) -> str:
     """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
     homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
-    "What does Jon's dance make him?" is "Happy". A yes or no, a short answer, words in quotes and negations stay;
-    an answer with nothing of its own left stays whole."""
+    "What does Jon's dance make him?" is "Happy". A yes or no, the answer to an "or" question, a short answer,
+    words in quotes, negations and a time's preposition ("in two weeks") stay; the end is cut only where a little
+    word begins what goes, or what is left is a name ("Sushi at a Japanese restaurant" stays whole); an answer left
+    with nothing of its own,
+    or ending in a word that needs more ("a son named"), stays whole."""
     words = answer.strip().rstrip(".!").split()
-    if len(words) < 4 or re.match(r"\s*(?:yes|no)\b", answer, re.I) or YES_NO.match(question) or _NOT.search(answer):
+    if (
+        len(words) < 4
+        or re.match(r"\s*(?:yes|no)\b", answer, re.I)
+        or YES_NO.match(question)
+        or re.search(r"\bor\b", question, re.I)  # "her mom or her dad?": the answer is a word the question says
+        or _NOT.search(answer)
+    ):
         return answer
-    asked = {_canonical(w) for w in keywords(question)}
+    names = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", question)}  # "Rose" is not "roses"
+    asked = {_canonical(w) for w in keywords(question) if w not in names}
     said = {w.removesuffix("'s") for w in WORD.findall(question.lower())}
 
     def repeats(i: int) -> bool:
@@ -385,19 +409,29 @@ def concise(answer: str, question: str) -> str:
         bare = token.strip(",;:!?.()").lower().removesuffix("'s")
         if token.startswith(('"', "“")) or not bare:
             return False
-        if token[:1].isupper() and i > 0:  # a name or a title's word only as the question says it: "Wheel of Time"
-            return bare in said  # is not "Tim"
-        return bare in _EDGE_WORDS or _held(_canonical(bare), asked)
+        if token[:1].isupper() and (i > 0 or bare in names):  # a name only as said: "Wheel of Time" is not "Tim"
+            return bare in said
+        if bare in _EDGE_WORDS:  # "in two weeks", "on Friday": the little word belongs to the time
+            after = words[i + 1].strip(",;:!?.()").lower() if i + 1 < len(words) else ""
+            return not (after in TIME_WORDS or after[:1].isdigit() or after in NUMBERS)
+        return _held(_canonical(bare), asked)
 
     start, end = 0, len(words)
     while start < end and repeats(start):
         start += 1
     while end > start and repeats(end - 1):
         end -= 1
+    alone = end - start == 1 and words[start][:1].isupper()  # "Emily works with John" to "who works with John?"
+    if end < len(words) and words[end].strip(",;:").lower() not in _EDGE_WORDS and not alone:
+        end = len(words)  # "Sushi at a Japanese restaurant": "restaurant" alone is no end to cut
     kept = " ".join(words[start:end]).strip(" ,;:")
-    if not keywords(kept) or all(_held(_canonical(w), asked) for w in keywords(kept)):
+    last = kept.split()[-1].lower() if kept else ""
+    if not keywords(kept) or all(_held(_canonical(w), asked) for w in keywords(kept)) or last in _NEEDS_MORE:
         return answer
     return kept[:1].upper() + kept[1:]
+
+
+_NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", "after", "before", "the", "first"}
 
 
 def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
@@ -413,20 +447,32 @@ def _people_held(question: str, named: list[str], said_by: list[Line], context: 
     return all(_says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
 
 
-_GREETING = r"(?:hi|hey|hello|dear|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
+_GREETING = r"(?:hi|hey|hello|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
 
 
 def _unaddressed(text: str, names: list[str]) -> str:
     """`text` without the names it addresses: "Nice to meet you Emily, John teaches history" is not about Emily,
-    nor is "Thanks, Maria!" or "Emily, have you heard?"."""
+    nor is "Thanks, Maria!" or "Emily, have you heard?". A name in a list ("Emily, John and I"), after "my
+    sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
     for name in names:
         n = re.escape(name)
-        text = re.sub(rf"\b{_GREETING},?\s+{n}\b|^\s*{n}\s*[,!]|,\s*{n}\s*(?=[,.!?]|$)", " ", text, flags=re.I)
+        greeted = rf"\b{_GREETING},?\s+{n}\b"
+        listed = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
+        first = rf"^\s*{n}\s*[,!](?!\s*(?:{listed}|and\b|who\b|you\b|you['’]re\b|your\b))"
+        last = rf",\s*{n}\s*(?=[.!?]|$)"
+
+        def out(m: re.Match, said: str = text) -> str:
+            told = m.group(0).startswith(",") and re.search(
+                r"\b(?:my|our|his|her|their)\s+\w+\s*$", said[: m.start()], re.I
+            )
+            return m.group(0) if told else " "  # "my sister, Emily." names her
+
+        text = re.sub(f"{greeted}|{first}|{last}", out, text, flags=re.I)
     return text
 
 
 _POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
-_POINTS_BACK = re.compile(rf"{_POINTS_ELSEWHERE.pattern}|\bone\b", re.I)  # "I'm organizing one next month"
+_POINTS_BACK = re.compile(r"\b(?:one|there|then|it|this|these|those)\b", re.I)  # "I'm organizing one next month"
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:

@@ -61,7 +61,8 @@ TOPICS = (  # key -> words that mark it, first match wins
 
 _PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
     r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
-    r"made|broke|took|(?<!has )(?<!have )(?<!'ve )got|met|bought|found|ate|swam|rode|thought|felt|"  # "has got": has
+    r"made|broke|took|(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got|"  # "has got", "she's got": has
+    r"met|bought|found|ate|swam|rode|thought|felt|"
     r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
@@ -220,7 +221,10 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
     text = re.sub(r"\b[Ii]'ve\b", "I have", text)
     text = re.sub(r"\b[Ii]'ll\b", "I will", text)
-    had = r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|\w+ed)\b)"  # "I'd been"
+    had = (  # "I'd been", "I'd never seen", "I'd better": a participle, not "I'd need"
+        r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|known|lost|taken|made|left|heard|"
+        r"forgotten|given|written|better|(?!\w*eed\b)\w+ed)\b)"
+    )
     text = re.sub(rf"\b[Ii]'d{had}", "I had", text)
     text = re.sub(r"\b[Ii]'d\b", "I would", text)
     text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
@@ -265,7 +269,9 @@ _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son
 _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Jon and I",
     # "Jon, ...", "Jon you ...")
     r"^(?:(?i:so|and|but|sadly|apparently|actually|also|well|oh|yeah|guess what|turns out)\b,?\s+)?"
-    r"([A-Z][a-z]+)\b(?!['’]?\s*(?:,|and\b|&|you\b|your\b))"
+    r"([A-Z][a-z]+)(?=(?:['’]s)?\s+[a-z])"  # a word follows: "Jon I got a job" is said to Jon
+    r"(?!\s+(?:and|you|your|me|my|we|us|did|do|does|have|are|how|what|where|when|why|remember|look|check|thanks?|"
+    r"please|let)\b)"
 )
 _THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[a-z]+)$")
 _THIRD = {"she", "he", "they"}
@@ -342,8 +348,8 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     re.IGNORECASE,
 )
 _ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks"
-    r"^(?:nothing|not for me|no thanks|I(?:'d| would) (?:love|like)|I(?:'ll| will) (?:have|take)|just)\b[^,]*,\s*"
-    r"(?:thanks|thank you)$",
+    r"^(?:nothing(?: for me)?|not for me|no thanks|(?:I(?:'d| would) (?:love|like)|I(?:'ll| will) (?:have|take)|just)"
+    r" (?:a|an|some))\b(?:\s+[^\s,]+){0,2},\s*(?:thanks|thank you)$",
     re.IGNORECASE,
 )
 _CHEER = re.compile(  # encouragement said to the listener: no fact of anyone when the clause says nothing else

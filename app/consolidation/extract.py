@@ -249,12 +249,17 @@ def _subject(fact: str, who: str, names: list[str], line: Line) -> str:
 
 def sentence_time(fact: str, line: Line, past: bool) -> tuple[TimeWindow, str] | None:
     """The time the sentence a clause came from names, when it names one: "I can't make Friday's meeting, I've
-    got a dentist appointment" puts the appointment on Friday; a sentence with two times gives neither."""
+    got a dentist appointment" puts the appointment on Friday; a sentence with two times gives neither, and a
+    time past for a clause that is not, or ahead for one that is, belongs to another clause ("I lost my job
+    last month and I am planning a trip")."""
     words = set(keywords(fact))
     sentence = max(re.split(r"(?<=[.!?])\s+", line.text), key=lambda s: len(words & set(keywords(s))))
     now = datetime.fromtimestamp(line.t_start, timezone.utc)
     found = plan_window(sentence, now, past)
-    return None if found is None or plan_window(found[1], now, past) is not None else found
+    if found is None or plan_window(found[1], now, past) is not None:
+        return None
+    span = found[0]
+    return None if (span.start > now if past else span.end <= now) else found
 
 
 def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> tuple[list[Item], int]:

@@ -162,7 +162,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
         year = int(m.group(1))
         return found(m, datetime(year, 1, 1), datetime(year + 1, 1, 1))
     # "last weekend", "this weekend"
-    if m := re.search(r"\b(last|this|past)\s+weekend\b", q):
+    if m := re.search(r"\b(last|this(?:\s+past)?|past)\s+weekend\b", q):
         return found(m, *_weekend(today, 0 if m.group(1) == "this" else -1))
     # "(in the) summer of 2022", "summer 2022", "last summer" (the latest one over), "this winter"
     if m := re.search(rf"\b(?:in\s+)?(?:the\s+)?({_SEASON})\s+(?:of\s+)?((?:19|20)\d{{2}})\b", q):
@@ -255,6 +255,8 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
             ahead += 7  # "next Friday" said on a Thursday: the Friday of next week
         start = today + timedelta(days=ahead)
         return found(m, start, start + timedelta(days=1))
+    if past and (m := re.search(r"\bthis\s+weekend\b", q)):  # told on a weekday, it was the one before
+        return found(m, *_weekend(today, -1 if today.weekday() < 5 else 0))
     if m := re.search(r"\bnext\s+weekend\b", q):
         return found(m, *_weekend(today, 1))
     if m := re.search(rf"\bnext\s+({_SEASON})\b", q):
@@ -274,6 +276,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
         month = MONTHS[m.group(1)]
-        year = int(m.group(2)) if m.group(2) else today.year + (month < today.month)
+        ahead = today.year + (month < today.month)
+        year = int(m.group(2)) if m.group(2) else today.year - (month > today.month) if past else ahead
         return found(m, *_month_span(year, month))
     return time_window(text, now)
