@@ -88,7 +88,7 @@ def test_items_are_typed_by_what_they_say():
     assert typed("Sam is in a lot of pain")[1] == "health" and typed("Sam took up painting")[1] == "hobby"
     assert typed("Sam takes painkillers for his back")[1] == "health"
     assert typed("Luca has always wanted to live by the sea")[0] == "likes"  # a long-held wish
-    assert typed("Theo has got a dentist appointment")[0] == "attribute" and typed("Theo got a job")[0] == "event"
+    assert typed("Theo has got a dentist appointment")[0] == "plan" and typed("Theo got a job")[0] == "event"
     assert not past_tense("Theo has got a dentist appointment") and past_tense("Theo got a dentist appointment")
 
 

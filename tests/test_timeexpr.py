@@ -32,6 +32,7 @@ def day(y: int, m: int, d: int, h: int = 0) -> datetime:
         ("what did I do in 2022", day(2022, 1, 1), day(2023, 1, 1), "what did I do"),
         ("where was Sam last weekend", day(2023, 5, 13), day(2023, 5, 15), "where was Sam"),
         ("what did Jon do this past weekend?", day(2023, 5, 13), day(2023, 5, 15), "what did Jon do?"),
+        ("who called the day before yesterday", day(2023, 5, 15), day(2023, 5, 16), "who called"),
         ("what did we do last summer", day(2022, 6, 1), day(2022, 9, 1), "what did we do"),  # the latest one over
         ("who skied last winter", day(2022, 12, 1), day(2023, 3, 1), "who skied"),
         ("the trip in the summer of 2021", day(2021, 6, 1), day(2021, 9, 1), "the trip"),
@@ -99,6 +100,7 @@ def test_a_weekday_s_thing_is_on_that_day():
 def test_weekends_and_seasons_ahead():
     assert plan_window("We hike next weekend", NOW)[0].start == day(2023, 5, 27)  # the weekend of next week
     assert plan_window("We hike this weekend", NOW)[0].start == day(2023, 5, 20)
+    assert plan_window("We fly the day after tomorrow", NOW)[0].start == day(2023, 5, 19)
     assert plan_window("We hiked this weekend", NOW, past=True)[0].start == day(2023, 5, 13)  # told on a Wednesday
     assert plan_window("I graduated in March", NOW, past=True)[0].start == day(2023, 3, 1)  # not next March
     summer = plan_window("I fly to Japan next summer", NOW)[0]

@@ -175,7 +175,9 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
             while _season_span(year, m.group(2))[1] > today:
                 year -= 1
         return found(m, *_season_span(year, m.group(2)))
-    # "yesterday (evening)", "today", "this morning", "last night", "tonight"
+    # "the day before yesterday", "yesterday (evening)", "today", "this morning", "last night", "tonight"
+    if m := re.search(r"\b(?:the\s+)?day\s+before\s+yesterday\b", q):
+        return found(m, today - timedelta(days=2), today - timedelta(days=1))
     if m := re.search(rf"\b(yesterday|today)(?:\s+({_PART}))?\b", q):
         day = today - timedelta(days=m.group(1) == "yesterday")
         return found(m, *_part(day, m.group(2)))
@@ -245,6 +247,8 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         start = today - timedelta(days=(today.weekday() - day) % 7)  # today, or the days before
         return found(m, start, start + timedelta(days=1))
 
+    if m := re.search(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", q):
+        return found(m, today + timedelta(days=2), today + timedelta(days=3))
     if m := re.search(r"\btomorrow\b", q):
         return found(m, today + timedelta(days=1), today + timedelta(days=2))
     # "next Friday", "on Monday", "this Saturday": the next one after today ("next": in the next week)
