@@ -31,7 +31,7 @@ from app.config import RecallConfig
 from app.consolidation.atoms import FAMILY, SOCIAL, past_tense, third_person
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS, day_words, plan_window
+from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
 from app.text.words import WORD, keywords, singular
 
 FIRST_PERSON = re.compile(
@@ -90,15 +90,26 @@ ASKING = frozenset(
 def resolve_times(text: str, said: float, depth: int = 3) -> str:
     """`text` with each time expression it uses followed by the date it means, counted from when it was said:
     "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)"."""
-    found = plan_window(text, datetime.fromtimestamp(said, timezone.utc)) if depth else None
-    at = text.lower().find(found[0].expression) if found else -1
-    if found is None or at < 0:
+    found = _meant(text, plan_window(text, datetime.fromtimestamp(said, timezone.utc))) if depth else None
+    if found is None:
         return text
-    window = found[0]
-    end = at + len(window.expression)
-    meant = day_words(window.start.replace(tzinfo=None), window.end.replace(tzinfo=None))
+    at, end, meant = found
     before, after = resolve_times(text[:at], said, depth - 1), resolve_times(text[end:], said, depth - 1)
     return f"{before}{text[at:end]} ({meant}){after}"
+
+
+def _meant(text: str, found: tuple[TimeWindow, str] | None) -> tuple[int, int, str] | None:
+    """Where in `text` the time expression `plan_window` found stands (start, end) and the day it means in
+    words; None when there is none."""
+    at = text.lower().find(found[0].expression) if found else -1
+    if found is None or at < 0:
+        return None
+    window = found[0]
+    return (
+        at,
+        at + len(window.expression),
+        day_words(window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)),
+    )
 
 
 def dated_answer(answer: str, line: Line) -> str:
@@ -111,15 +122,16 @@ def dated_answer(answer: str, line: Line) -> str:
         return answer
     if re.search(r"\d", low) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", low):
         return answer
-    said = datetime.fromtimestamp(line.t_start, timezone.utc)
-    found = plan_window(answer, said, past_tense(line.text))
-    at = low.find(found[0].expression) if found else -1
-    if found is None or at < 0 or found[0].expression in (*MONTHS, *WEEKDAYS):
+    found = _meant(
+        answer, plan_window(answer, datetime.fromtimestamp(line.t_start, timezone.utc), past_tense(line.text))
+    )
+    if found is None:
         return answer
-    end = at + len(found[0].expression)
-    if re.match(r"\s+(?:nights|mornings|evenings|afternoons|weekends)\b", low[end:]):
+    at, end, meant = found
+    if low[at:end] in (*MONTHS, *WEEKDAYS) or re.match(
+        r"\s+(?:nights|mornings|evenings|afternoons|weekends)\b", low[end:]
+    ):
         return answer
-    meant = day_words(found[0].start.replace(tzinfo=None), found[0].end.replace(tzinfo=None))
     return f"{answer[:end]} ({meant}){answer[end:]}"
 
 
@@ -389,8 +401,7 @@ def concise(answer: str, question: str) -> str:
     "What does Jon's dance make him?" is "Happy". A yes or no, the answer to an "or" question, a short answer,
     words in quotes, negations and a time's preposition ("in two weeks") stay; the end is cut only where a little
     word begins what goes, or what is left is a name ("Sushi at a Japanese restaurant" stays whole); an answer left
-    with nothing of its own,
-    or ending in a word that needs more ("a son named"), stays whole."""
+    with nothing of its own, or ending in a word that needs more ("a son named"), stays whole."""
     words = answer.strip().rstrip(".!").split()
     if (
         len(words) < 4
@@ -431,7 +442,7 @@ def concise(answer: str, question: str) -> str:
     return kept[:1].upper() + kept[1:]
 
 
-_NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", "after", "before", "the", "first"}
+_NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", "after", "before", "first"}
 
 
 def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
@@ -447,6 +458,7 @@ def _people_held(question: str, named: list[str], said_by: list[Line], context: 
     return all(_says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
 
 
+_LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
 _GREETING = r"(?:hi|hey|hello|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
 
 
@@ -457,8 +469,7 @@ def _unaddressed(text: str, names: list[str]) -> str:
     for name in names:
         n = re.escape(name)
         greeted = rf"\b{_GREETING},?\s+{n}\b"
-        listed = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
-        first = rf"^\s*{n}\s*[,!](?!\s*(?:{listed}|and\b|who\b|you\b|you['’]re\b|your\b))"
+        first = rf"^\s*{n}\s*[,!](?!\s*(?:{_LISTED}|and\b|who\b|you\b|you['’]re\b|your\b))"
         last = rf",\s*{n}\s*(?=[.!?]|$)"
 
         def out(m: re.Match, said: str = text) -> str:

@@ -209,6 +209,12 @@ _ADVERBS = (
 )
 
 
+_D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd better"), else "would" ("I'd need")
+    r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|known|lost|taken|made|left|heard|"
+    r"forgotten|given|written|better|(?!\w*eed\b)\w+ed)\b)"
+)
+
+
 def third_person(fact: str, who: str) -> str:
     """A first-person sentence the model copied ("I love tennis") said about `who` ("Emily loves tennis");
     a self-introduction ("my name is Emily", "I am Emily") says nothing more and goes."""
@@ -221,11 +227,7 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
     text = re.sub(r"\b[Ii]'ve\b", "I have", text)
     text = re.sub(r"\b[Ii]'ll\b", "I will", text)
-    had = (  # "I'd been", "I'd never seen", "I'd better": a participle, not "I'd need"
-        r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|known|lost|taken|made|left|heard|"
-        r"forgotten|given|written|better|(?!\w*eed\b)\w+ed)\b)"
-    )
-    text = re.sub(rf"\b[Ii]'d{had}", "I had", text)
+    text = re.sub(rf"\b[Ii]'d{_D_HAD}", "I had", text)
     text = re.sub(r"\b[Ii]'d\b", "I would", text)
     text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
     for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
@@ -332,7 +334,7 @@ def _only_relation(clause: str) -> bool:
 def _we(clause: str, speaker: str, others: list[str]) -> str:
     """'we grew up' -> 'David and John grew up' (the speaker and the one other person the line named), else the
     speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
-    clause = re.sub(r"\b([Ww]e)['’]d(?= (?:been|already|never|just|\w+ed)\b)", r"\1 had", clause)  # "we'd been"
+    clause = re.sub(rf"\b([Ww]e)['’]d{_D_HAD}", r"\1 had", clause)  # "we'd been"
     clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {_CONTRACTED[m[2]]}", clause)  # "we are"
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)

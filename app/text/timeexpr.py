@@ -280,7 +280,11 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
         month = MONTHS[m.group(1)]
-        ahead = today.year + (month < today.month)
-        year = int(m.group(2)) if m.group(2) else today.year - (month > today.month) if past else ahead
+        if m.group(2):
+            year = int(m.group(2))
+        elif past:
+            year = today.year - (month > today.month)  # "I graduated in June": the last June
+        else:
+            year = today.year + (month < today.month)
         return found(m, *_month_span(year, month))
     return time_window(text, now)
