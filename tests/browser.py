@@ -31,6 +31,7 @@ FLAGS = (
 DESKTOP = (1280, 900)
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 WAIT_S = 30.0
+NAVIGATING = ("does not belong to the document", "document unloaded", "execution context was destroyed")
 
 
 def need_browser() -> None:
@@ -84,7 +85,20 @@ class Browser:
 
         ignored = (NoSuchElementException, StaleElementReferenceException)  # the page is changing meanwhile
         wait = WebDriverWait(self.driver, timeout_s, poll_frequency=0.2, ignored_exceptions=ignored)
-        return wait.until(lambda _: condition(), what)
+        return wait.until(lambda _: self._settled(condition), what)
+
+    @staticmethod
+    def _settled(condition):
+        """The condition, or False while a navigation swaps the document under it: Chromium then answers
+        an element it had just found with an inspector error rather than a stale element."""
+        from selenium.common.exceptions import WebDriverException
+
+        try:
+            return condition()
+        except WebDriverException as error:
+            if any(sign in str(error.msg) for sign in NAVIGATING):
+                return False
+            raise
 
     def log_in(self, token: str = TOKEN) -> None:
         """Through the login form the first page redirects to."""
