@@ -1,7 +1,7 @@
-"""Grounded answers (app/ask/answer.py, app/ask/grounding.py): lines gathered and checked by code, read by the real 0.5B
-model (the smallest that exercises the code; `eval answers` measures the default model's quality): the answer
-and the line it was read from, "I don't know" when the memory holds nothing or the reading is not in the lines,
-times resolved by code against the day a line was said, and "my" needing someone who asks."""
+"""Grounded answers (app/ask/answer.py, grounding.py, wording.py): lines gathered and checked by code, read by
+the real 0.5B model (the smallest that exercises the code; `eval answers` measures the default model's quality):
+the answer and the line it was read from, "I don't know" when the memory holds nothing or the reading is not in
+the lines, times resolved by code against the day a line was said, and "my" needing someone who asks."""
 
 from __future__ import annotations
 
@@ -12,17 +12,8 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask.answer import READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer
-from app.ask.grounding import (
-    Line,
-    answers_alone,
-    asker_needed,
-    concise,
-    dated_answer,
-    gather,
-    holding,
-    resolve_times,
-    topic_words,
-)
+from app.ask.grounding import Line, answers_alone, asker_needed, gather, holding, topic_words
+from app.ask.wording import concise, dated_answer, resolve_times
 from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory

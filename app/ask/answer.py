@@ -11,8 +11,8 @@
 4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
-   at its ends (`grounding.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
-   its time words mean (`grounding.dated_answer`: "Last weekend (14 October to 15 October 2023)").
+   at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
+   its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)").
 
 The prompts are small (two short lines and a question, not an evidence block or a profile) and their fixed
 instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question about "my ..."
@@ -28,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.ask.grounding import Gathered, Line, answers_alone, asker_needed, concise, dated_answer, gather, holding
+from app.ask.grounding import Gathered, Line, answers_alone, asker_needed, gather, holding
+from app.ask.wording import concise, dated_answer
 from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request

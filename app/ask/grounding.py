@@ -14,6 +14,8 @@
   words of the question are there too.
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `asker_needed`: a question about "my ..." or "did I ..." needs to know who asks.
+
+Words are compared as app/ask/comparing.py makes them; app/ask/wording.py says a checked answer.
 """
 
 from __future__ import annotations
@@ -25,22 +27,22 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from app.ask.comparing import TIME_WORDS, YES_NO, canonical, held, says, word_set
 from app.ask.context import find
 from app.ask.recall import Retriever
+from app.ask.wording import resolve_times
 from app.config import RecallConfig
-from app.consolidation.atoms import FAMILY, SOCIAL, past_tense, third_person
+from app.consolidation.atoms import FAMILY, SOCIAL, third_person
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
-from app.text.words import WORD, keywords, singular
+from app.text.timeexpr import day_words
+from app.text.words import keywords, singular
 
 FIRST_PERSON = re.compile(
     r"\b(?:my|mine|myself)\b|\b(?:did|do|does|have|had|was|am|should|can|could|will|would)\s+i\b|^\s*i\b", re.I
 )
 REQUEST = re.compile(r"\b(?:tell|remind|show|give|let|help)\s+me\b|\bcan you\b|\bdo you know\b", re.I)
 SAID_WHEN = re.compile(r"\bwhen\b.*\b(?:say|said|tell|told|mention(?:ed)?|talk(?:ed)?|speak|spoke|ask(?:ed)?)\b", re.I)
-YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b", re.I)
-NUMBERS = {w: str(n) for w, n in COUNTS.items()}  # "ten" is "10"
 FACT_SOURCES = 18  # facts matched per question whose source lines join the candidates
 # added to a line's retrieval score: it mentions the people the question names (all of them: the whole weight),
 # it holds the question's topic words (all: the whole weight), a matching fact was read from it
@@ -49,90 +51,11 @@ MENTION_WEIGHT, TOPIC_WEIGHT, FACT_WEIGHT = 1.0, 0.5, 0.2
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
 SIMILAR = 0.65
 _MY = re.compile(r"\bmy\s+(?:(?:new|old|best|little|older|younger|dear)\s+)?([a-z-]+)", re.I)
-# past forms that share no prefix with their verb: "who grew up in Boston" is held by "we grew up", "grow up" too
-_IRREGULAR = """
-grow grew grown, go went gone going goes, buy bought, eat ate eaten, meet met, see saw seen, make made,
-take took taken, get got gotten, give gave given, come came, run ran, leave left, lose lost, win won,
-write wrote written, begin began begun, spend spent, keep kept, hear heard, know knew known, sell sold,
-build built, bring brought, catch caught, teach taught, drive drove driven, fly flew flown, fall fell fallen,
-drink drank drunk, sing sang sung, swim swam swum, ride rode ridden, choose chose chosen, feel felt,
-think thought, tell told, say said, find found, pay paid, send sent, sleep slept, stand stood, sit sat,
-wear wore worn, bear born, break broke broken, speak spoke spoken, steal stole stolen, forget forgot forgotten,
-hold held, lead led, lend lent, light lit, mean meant, put put, feed fed, fight fought, hide hid hidden
-"""
-IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").split(",") if forms.strip()
-             for form in forms.split()[1:]}  # fmt: skip
-# words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis",
-# "daily" by "every day"
-_SAME = """
-like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
-kid kids child children, marry married marries marrying, friend friends buddy buddies pal pals,
-day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly
-"""
-SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
-        for form in forms.split()}  # fmt: skip
-# a topic word a line holds by naming one of its kinds: "does Emily have any kids?" by "my daughter Lucy",
-# "who is Sarah married to?" by "my wife Sarah"
-KINDS_OF = {
-    "kid": "daughter son baby",
-    "marry": "wife husband spouse",
-    "spouse": "wife husband",
-    "parent": "mother father mom dad",
-    "sibling": "brother sister",
-}  # fmt: skip  ("pets" needs no entry: the text embedder puts "dog" near it, SIMILAR)
 # words a question uses to ask, not what it asks about: "what does Sarah do for a living", "what is Emily's job"
 ASKING = frozenset(
     "name kind type sort thing things time day date living job do does did doing get go make happen happened "
     "nobody anybody everyone whose whom".split()
 )
-
-
-def resolve_times(text: str, said: float, depth: int = 3) -> str:
-    """`text` with each time expression it uses followed by the date it means, counted from when it was said:
-    "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)"."""
-    found = _meant(text, plan_window(text, datetime.fromtimestamp(said, timezone.utc))) if depth else None
-    if found is None:
-        return text
-    at, end, meant = found
-    before, after = resolve_times(text[:at], said, depth - 1), resolve_times(text[end:], said, depth - 1)
-    return f"{before}{text[at:end]} ({meant}){after}"
-
-
-def _meant(text: str, found: tuple[TimeWindow, str] | None) -> tuple[int, int, str] | None:
-    """Where in `text` the time expression `plan_window` found stands (start, end) and the day it means in
-    words; None when there is none."""
-    at = text.lower().find(found[0].expression) if found else -1
-    if found is None or at < 0:
-        return None
-    window = found[0]
-    return (
-        at,
-        at + len(window.expression),
-        day_words(window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)),
-    )
-
-
-def dated_answer(answer: str, line: Line) -> str:
-    """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
-    when the line tells what happened ("Last weekend" → "Last weekend (14 October to 15 October 2023)"); as it
-    was when it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit
-    ("on Friday nights", "every Monday")."""
-    low = answer.lower()
-    if "(" in answer or re.search(r"\b(?:19|20)\d\d\b|\b(?:every|each)\b", low):
-        return answer
-    if re.search(r"\d", low) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", low):
-        return answer
-    found = _meant(
-        answer, plan_window(answer, datetime.fromtimestamp(line.t_start, timezone.utc), past_tense(line.text))
-    )
-    if found is None:
-        return answer
-    at, end, meant = found
-    if low[at:end] in (*MONTHS, *WEEKDAYS) or re.match(
-        r"\s+(?:nights|mornings|evenings|afternoons|weekends)\b", low[end:]
-    ):
-        return answer
-    return f"{answer[:end]} ({meant}){answer[end:]}"
 
 
 def asker_needed(question: str) -> bool:
@@ -251,12 +174,12 @@ def gather(
         if row is None or (people and row.person not in people and uid not in relating):
             continue
         line = _line(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
-        said, words = f"{row.person or ''} {line.shown}".lower(), _words(line.shown)
+        said, words = f"{row.person or ''} {line.shown}".lower(), word_set(line.shown)
         mentioned = sum(bool(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said)) for n in named)
         score = (
             base
             + MENTION_WEIGHT * (mentioned / len(named) if named else 0.0)
-            + TOPIC_WEIGHT * (sum(_says(w, words) for w in topic) / len(topic) if topic else 0.0)
+            + TOPIC_WEIGHT * (sum(says(w, words) for w in topic) / len(topic) if topic else 0.0)
             + FACT_WEIGHT * from_facts.get(uid, 0.0)
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
@@ -265,48 +188,7 @@ def gather(
     return Gathered(ranked, joined, named=named, facts=[f["id"] for f in facts])
 
 
-def _canonical(word: str) -> str:
-    """A word as it is compared: numbers as digits, irregular past forms as their verb, and a light stem
-    ("studied", "studying", "studies" → "study"; "moved", "moves" → "mov"; "planning" → "plan")."""
-    word = NUMBERS.get(word, word)
-    word = SAME.get(word, IRREGULAR.get(word, word))
-    if not word.isalpha() or len(word) <= 3:
-        return word
-    if word.endswith("ings") and len(word) > 6:  # "siblings" as "sibling", "paintings" as "painting"
-        word = word[:-1]
-    if word.endswith(("ies", "ied")) and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("ing") and len(word) > 5:
-        word = word[:-3]
-    elif word.endswith("ed") and len(word) > 4 or word.endswith("es") and len(word) > 4:
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":  # "planning" → "plann" → "plan"
-        word = word[:-1]
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
-
-
-def _words(text: str) -> set[str]:
-    return {_canonical(w.removesuffix("'s")) for w in WORD.findall(text.lower())}
-
-
-def _held(word: str, words: set[str]) -> bool:
-    """`word` (canonical) is among `words` (canonical), or, both of five letters or more, one begins with the
-    other's first five: "bicycle" and "bicycles", "adopt" and "adopted" are the same word here."""
-    if word in words:
-        return True
-    stem = word[:5]
-    return len(word) >= 5 and any(len(w) >= 5 and w[:5] == stem for w in words)
-
-
-TIME_WORDS = frozenset(
-    [*MONTHS, *WEEKDAYS, "spring", "summer", "autumn", "fall", "winter", "week", "weekend", "month", "year", "day",
-     "today", "yesterday", "tomorrow", "morning", "afternoon", "evening", "night", "last", "next", "ago", "recently"]
-)  # fmt: skip
-
-
-_ASKING = frozenset(_canonical(w) for w in ASKING)
+_ASKING = frozenset(canonical(w) for w in ASKING)
 
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
@@ -316,7 +198,7 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
     kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
     names = {w for n in named for w in keywords(n)}
     skip = names | kind | TIME_WORDS
-    return [c for w in keywords(question) if w not in skip and not w.isdigit() and (c := _canonical(w)) not in _ASKING]
+    return [c for w in keywords(question) if w not in skip and not w.isdigit() and (c := canonical(w)) not in _ASKING]
 
 
 RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
@@ -343,31 +225,31 @@ def holding(
     "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast") was
     measured and removed: on the held-out questions it refused right answers ("married", "occasion", "kids")
     and no wrong ones (README, Answers)."""
-    asked = {_canonical(w) for w in keywords(question)}
-    own = [w for w in (_canonical(w) for w in keywords(answer)) if not _held(w, asked) and w not in ("yes", "no")]
+    asked = {canonical(w) for w in keywords(question)}
+    own = [w for w in (canonical(w) for w in keywords(answer)) if not held(w, asked) and w not in ("yes", "no")]
     topic = topic_words(question, named)
     enough = _enough(topic)
     if own:
-        said = {line.id: _words(line.shown) | _words(line.person or "") for line in lines}
-        hits = {line.id: {w for w in own if _held(w, said[line.id])} for line in lines}
-        held: list[Line] = []
+        said = {line.id: word_set(line.shown) | word_set(line.person or "") for line in lines}
+        hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
+        holders: list[Line] = []
         covered: set[str] = set()
         names = [n.lower() for n in named]
         naming = {x.id: sum(n in f"{x.person or ''} {x.shown}".lower() for n in names) for x in lines}
         for line in sorted((x for x in lines if hits[x.id]), key=lambda x: (-len(hits[x.id]), -naming[x.id])):
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
-                held.append(line)
+                holders.append(line)
                 covered |= hits[line.id]
         needed = len(own) - len(own) // 4
-        if not held or (len(hits[held[0].id]) < needed and not _each_part_held(answer, asked, lines)):
+        if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines)):
             return []
     elif YES_NO.match(question) and re.match(r"\s*(yes|no)\b", answer, re.I) and topic:
         enough = len(topic)  # a yes or a no is about the whole claim asked: "allergic to shellfish", not "allergic"
-        held = [x for x in lines if len(_topic_held(topic, [x], similar)) >= enough][:1]
+        holders = [x for x in lines if len(_topic_held(topic, [x], similar)) >= enough][:1]
     else:
         return []
-    context = [*held, *joined]
-    if not _people_held(question, named, held, context):
+    context = [*holders, *joined]
+    if not _people_held(question, named, holders, context):
         return []
     # what is asked about may be in a line read with it that its speaker said just before in that conversation,
     # when the line that holds the answer points back to it: "Me and my siblings always plan a gaming night",
@@ -380,69 +262,12 @@ def holding(
             and (x.session, x.person) == (h.session, h.person)
             and 0 < h.id - x.id <= 3
             and _POINTS_BACK.search(h.shown)
-            for h in held
+            for h in holders
         )
     ]
     if len(_topic_held(topic, [*context, *going_on], similar)) < enough:  # "allergic to shellfish?" is not "peanuts"
         return []
-    return held
-
-
-_NOT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|neither|nor)\b|n['’]t\b", re.I)
-_EDGE_WORDS = frozenset(
-    "a an the their his her its it they he she them him i my me we our you your and to of by with as at in on for "
-    "from was were is are has have had did does do that this then so also".split()
-)
-
-
-def concise(answer: str, question: str) -> str:
-    """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
-    homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
-    "What does Jon's dance make him?" is "Happy". A yes or no, the answer to an "or" question, a short answer,
-    words in quotes, negations and a time's preposition ("in two weeks") stay; the end is cut only where a little
-    word begins what goes, or what is left is a name ("Sushi at a Japanese restaurant" stays whole); an answer left
-    with nothing of its own, or ending in a word that needs more ("a son named"), stays whole."""
-    words = answer.strip().rstrip(".!").split()
-    if (
-        len(words) < 4
-        or re.match(r"\s*(?:yes|no)\b", answer, re.I)
-        or YES_NO.match(question)
-        or re.search(r"\bor\b", question, re.I)  # "her mom or her dad?": the answer is a word the question says
-        or _NOT.search(answer)
-    ):
-        return answer
-    names = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", question)}  # "Rose" is not "roses"
-    asked = {_canonical(w) for w in keywords(question) if w not in names}
-    said = {w.removesuffix("'s") for w in WORD.findall(question.lower())}
-
-    def repeats(i: int) -> bool:
-        token = words[i]
-        bare = token.strip(",;:!?.()").lower().removesuffix("'s")
-        if token.startswith(('"', "“")) or not bare:
-            return False
-        if token[:1].isupper() and (i > 0 or bare in names):  # a name only as said: "Wheel of Time" is not "Tim"
-            return bare in said
-        if bare in _EDGE_WORDS:  # "in two weeks", "on Friday": the little word belongs to the time
-            after = words[i + 1].strip(",;:!?.()").lower() if i + 1 < len(words) else ""
-            return not (after in TIME_WORDS or after[:1].isdigit() or after in NUMBERS)
-        return _held(_canonical(bare), asked)
-
-    start, end = 0, len(words)
-    while start < end and repeats(start):
-        start += 1
-    while end > start and repeats(end - 1):
-        end -= 1
-    alone = end - start == 1 and words[start][:1].isupper()  # "Emily works with John" to "who works with John?"
-    if end < len(words) and words[end].strip(",;:").lower() not in _EDGE_WORDS and not alone:
-        end = len(words)  # "Sushi at a Japanese restaurant": "restaurant" alone is no end to cut
-    kept = " ".join(words[start:end]).strip(" ,;:")
-    last = kept.split()[-1].lower() if kept else ""
-    if not keywords(kept) or all(_held(_canonical(w), asked) for w in keywords(kept)) or last in _NEEDS_MORE:
-        return answer
-    return kept[:1].upper() + kept[1:]
-
-
-_NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", "after", "before", "first"}
+    return holders
 
 
 def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
@@ -454,8 +279,8 @@ def _people_held(question: str, named: list[str], said_by: list[Line], context: 
     told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return False
-    words = {w for x in context for w in _words(x.shown)}
-    return all(_says(_canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
+    words = {w for x in context for w in word_set(x.shown)}
+    return all(says(canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
 
 
 _LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
@@ -500,8 +325,8 @@ def answers_alone(question: str, line: Line, named: list[str] = (), similar=None
 def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
     """The topic words the lines say, or (with `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the
     text embedder's space."""
-    words = {w for x in lines for w in _words(x.shown)}
-    held = {w for w in topic if _says(w, words)}
+    words = {w for x in lines for w in word_set(x.shown)}
+    held = {w for w in topic if says(w, words)}
     missing = [w for w in topic if w not in held]
     theirs = list(dict.fromkeys(w for x in lines for w in keywords(x.shown)))
     if missing and similar is not None and theirs:
@@ -510,23 +335,15 @@ def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
     return held
 
 
-_KINDS = {_canonical(w): frozenset(_canonical(k) for k in kinds.split()) for w, kinds in KINDS_OF.items()}
-
-
-def _says(word: str, words: set[str]) -> bool:
-    """`word` (canonical) is among `words`, or one of its kinds is (`KINDS_OF`: "kids" by "daughter")."""
-    return _held(word, words) or bool(_KINDS.get(word, frozenset()) & words)
-
-
 def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:
     """A list ("Oliver, Luna and Bailey") may be read from several lines: each of its items from one of them."""
     parts = [p for p in re.split(r",|;|\band\b", answer) if keywords(p)]
     if len(parts) < 2:
         return False
-    said = [_words(x.shown) | _words(x.person or "") for x in lines]
+    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
     for part in parts:
-        own = [w for w in (_canonical(w) for w in keywords(part)) if not _held(w, asked)]
-        if own and not any(sum(_held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said):
+        own = [w for w in (canonical(w) for w in keywords(part)) if not held(w, asked)]
+        if own and not any(sum(held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said):
             return False
     return True
 

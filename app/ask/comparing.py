@@ -1,0 +1,94 @@
+"""How the answer check compares words: a light stem that makes "studied", "studying" and "studies" one word,
+irregular past forms as their verb ("grew" is "grow"), words that say the same here ("loves" is "likes", "daily"
+is "every day"), numbers as digits, and a topic word held by naming one of its kinds ("kids" by "daughter")."""
+
+from __future__ import annotations
+
+import re
+
+from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS
+from app.text.words import WORD
+
+YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b", re.I)
+NUMBERS = {w: str(n) for w, n in COUNTS.items()}  # "ten" is "10"
+# past forms that share no prefix with their verb: "who grew up in Boston" is held by "we grew up", "grow up" too
+_IRREGULAR = """
+grow grew grown, go went gone going goes, buy bought, eat ate eaten, meet met, see saw seen, make made,
+take took taken, get got gotten, give gave given, come came, run ran, leave left, lose lost, win won,
+write wrote written, begin began begun, spend spent, keep kept, hear heard, know knew known, sell sold,
+build built, bring brought, catch caught, teach taught, drive drove driven, fly flew flown, fall fell fallen,
+drink drank drunk, sing sang sung, swim swam swum, ride rode ridden, choose chose chosen, feel felt,
+think thought, tell told, say said, find found, pay paid, send sent, sleep slept, stand stood, sit sat,
+wear wore worn, bear born, break broke broken, speak spoke spoken, steal stole stolen, forget forgot forgotten,
+hold held, lead led, lend lent, light lit, mean meant, put put, feed fed, fight fought, hide hid hidden
+"""
+IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").split(",") if forms.strip()
+             for form in forms.split()[1:]}  # fmt: skip
+# words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis",
+# "daily" by "every day"
+_SAME = """
+like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
+kid kids child children, marry married marries marrying, friend friends buddy buddies pal pals,
+day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly
+"""
+SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
+        for form in forms.split()}  # fmt: skip
+# a topic word a line holds by naming one of its kinds: "does Emily have any kids?" by "my daughter Lucy",
+# "who is Sarah married to?" by "my wife Sarah"
+KINDS_OF = {
+    "kid": "daughter son baby",
+    "marry": "wife husband spouse",
+    "spouse": "wife husband",
+    "parent": "mother father mom dad",
+    "sibling": "brother sister",
+}  # fmt: skip  ("pets" needs no entry: the text embedder puts "dog" near it, SIMILAR)
+
+
+def canonical(word: str) -> str:
+    """A word as it is compared: numbers as digits, irregular past forms as their verb, and a light stem
+    ("studied", "studying", "studies" → "study"; "moved", "moves" → "mov"; "planning" → "plan")."""
+    word = NUMBERS.get(word, word)
+    word = SAME.get(word, IRREGULAR.get(word, word))
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    if word.endswith("ings") and len(word) > 6:  # "siblings" as "sibling", "paintings" as "painting"
+        word = word[:-1]
+    if word.endswith(("ies", "ied")) and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) > 4 or word.endswith("es") and len(word) > 4:
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":  # "planning" → "plann" → "plan"
+        word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def word_set(text: str) -> set[str]:
+    """The words of `text` as they are compared (`canonical`), a possessive's "'s" left off."""
+    return {canonical(w.removesuffix("'s")) for w in WORD.findall(text.lower())}
+
+
+def held(word: str, words: set[str]) -> bool:
+    """`word` (canonical) is among `words` (canonical), or, both of five letters or more, one begins with the
+    other's first five: "bicycle" and "bicycles", "adopt" and "adopted" are the same word here."""
+    if word in words:
+        return True
+    stem = word[:5]
+    return len(word) >= 5 and any(len(w) >= 5 and w[:5] == stem for w in words)
+
+
+TIME_WORDS = frozenset(
+    [*MONTHS, *WEEKDAYS, "spring", "summer", "autumn", "fall", "winter", "week", "weekend", "month", "year", "day",
+     "today", "yesterday", "tomorrow", "morning", "afternoon", "evening", "night", "last", "next", "ago", "recently"]
+)  # fmt: skip
+
+
+_KINDS = {canonical(w): frozenset(canonical(k) for k in kinds.split()) for w, kinds in KINDS_OF.items()}
+
+
+def says(word: str, words: set[str]) -> bool:
+    """`word` (canonical) is among `words`, or one of its kinds is (`KINDS_OF`: "kids" by "daughter")."""
+    return held(word, words) or bool(_KINDS.get(word, frozenset()) & words)

@@ -1,0 +1,121 @@
+"""How a checked answer is said: with the time words of the line it holds resolved to the day they mean
+(`resolve_times`, `dated_answer`), and without the words it repeats of the question (`concise`)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held
+from app.consolidation.atoms import past_tense
+from app.text.timeexpr import MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
+from app.text.words import WORD, keywords
+
+if TYPE_CHECKING:
+    from app.ask.grounding import Line
+
+
+def resolve_times(text: str, said: float, depth: int = 3) -> str:
+    """`text` with each time expression it uses followed by the date it means, counted from when it was said:
+    "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)"."""
+    found = _meant(text, plan_window(text, datetime.fromtimestamp(said, timezone.utc))) if depth else None
+    if found is None:
+        return text
+    at, end, meant = found
+    before, after = resolve_times(text[:at], said, depth - 1), resolve_times(text[end:], said, depth - 1)
+    return f"{before}{text[at:end]} ({meant}){after}"
+
+
+def _meant(text: str, found: tuple[TimeWindow, str] | None) -> tuple[int, int, str] | None:
+    """Where in `text` the time expression `plan_window` found stands (start, end) and the day it means in
+    words; None when there is none."""
+    at = text.lower().find(found[0].expression) if found else -1
+    if found is None or at < 0:
+        return None
+    window = found[0]
+    return (
+        at,
+        at + len(window.expression),
+        day_words(window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)),
+    )
+
+
+def dated_answer(answer: str, line: Line) -> str:
+    """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
+    when the line tells what happened ("Last weekend" → "Last weekend (14 October to 15 October 2023)"); as it
+    was when it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit
+    ("on Friday nights", "every Monday")."""
+    low = answer.lower()
+    if "(" in answer or re.search(r"\b(?:19|20)\d\d\b|\b(?:every|each)\b", low):
+        return answer
+    if re.search(r"\d", low) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", low):
+        return answer
+    found = _meant(
+        answer, plan_window(answer, datetime.fromtimestamp(line.t_start, timezone.utc), past_tense(line.text))
+    )
+    if found is None:
+        return answer
+    at, end, meant = found
+    if low[at:end] in (*MONTHS, *WEEKDAYS) or re.match(
+        r"\s+(?:nights|mornings|evenings|afternoons|weekends)\b", low[end:]
+    ):
+        return answer
+    return f"{answer[:end]} ({meant}){answer[end:]}"
+
+
+_NOT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|neither|nor)\b|n['’]t\b", re.I)
+_EDGE_WORDS = frozenset(
+    "a an the their his her its it they he she them him i my me we our you your and to of by with as at in on for "
+    "from was were is are has have had did does do that this then so also".split()
+)
+
+
+def concise(answer: str, question: str) -> str:
+    """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
+    homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
+    "What does Jon's dance make him?" is "Happy". A yes or no, the answer to an "or" question, a short answer,
+    words in quotes, negations and a time's preposition ("in two weeks") stay; the end is cut only where a little
+    word begins what goes, or what is left is a name ("Sushi at a Japanese restaurant" stays whole); an answer left
+    with nothing of its own, or ending in a word that needs more ("a son named"), stays whole."""
+    words = answer.strip().rstrip(".!").split()
+    if (
+        len(words) < 4
+        or re.match(r"\s*(?:yes|no)\b", answer, re.I)
+        or YES_NO.match(question)
+        or re.search(r"\bor\b", question, re.I)  # "her mom or her dad?": the answer is a word the question says
+        or _NOT.search(answer)
+    ):
+        return answer
+    names = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", question)}  # "Rose" is not "roses"
+    asked = {canonical(w) for w in keywords(question) if w not in names}
+    said = {w.removesuffix("'s") for w in WORD.findall(question.lower())}
+
+    def repeats(i: int) -> bool:
+        token = words[i]
+        bare = token.strip(",;:!?.()").lower().removesuffix("'s")
+        if token.startswith(('"', "“")) or not bare:
+            return False
+        if token[:1].isupper() and (i > 0 or bare in names):  # a name only as said: "Wheel of Time" is not "Tim"
+            return bare in said
+        if bare in _EDGE_WORDS:  # "in two weeks", "on Friday": the little word belongs to the time
+            after = words[i + 1].strip(",;:!?.()").lower() if i + 1 < len(words) else ""
+            return not (after in TIME_WORDS or after[:1].isdigit() or after in NUMBERS)
+        return held(canonical(bare), asked)
+
+    start, end = 0, len(words)
+    while start < end and repeats(start):
+        start += 1
+    while end > start and repeats(end - 1):
+        end -= 1
+    alone = end - start == 1 and words[start][:1].isupper()  # "Emily works with John" to "who works with John?"
+    if end < len(words) and words[end].strip(",;:").lower() not in _EDGE_WORDS and not alone:
+        end = len(words)  # "Sushi at a Japanese restaurant": "restaurant" alone is no end to cut
+    kept = " ".join(words[start:end]).strip(" ,;:")
+    last = kept.split()[-1].lower() if kept else ""
+    if not keywords(kept) or all(held(canonical(w), asked) for w in keywords(kept)) or last in _NEEDS_MORE:
+        return answer
+    return kept[:1].upper() + kept[1:]
+
+
+_NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", "after", "before", "first"}
