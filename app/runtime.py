@@ -143,6 +143,7 @@ class Runtime:
             self.bus,
             refuse,
             eager=self.companion is not None,  # the companion waits for the words: recognise them ahead
+            heard_ahead=self.companion.heard_ahead if self.companion is not None else None,
         )
 
     async def _start_service(self, listen: Listen, embedder, data_dir: Path) -> None:

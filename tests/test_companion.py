@@ -20,6 +20,7 @@ from app.companion.turns import (
     addressed,
     wake_phrases,
 )
+from app.events import EventKind
 from app.frames import AudioChunk
 
 PHRASES = wake_phrases("hey memory, okay memory, hey computer")
@@ -301,6 +302,69 @@ def test_a_language_model_server_that_is_down_gets_one_spoken_line(cfg, memory, 
     finally:
         companion.close()
         companion.llm.close()
+
+
+def test_a_request_heard_ahead_is_answered_before_its_utterance_closes(cfg, llm, memory, perception):
+    """The words recognised while the VAD still waits out the silence after them are answered ahead by the real
+    0.5B model, but nothing is said until the utterance closes with the same words; then the answer worked out
+    ahead is said at once. Speech before that (the speaker went on) drops it, and the longer request that
+    closes is answered afresh."""
+    import time
+    from types import SimpleNamespace
+
+    from app.companion.companion import Companion
+    from app.companion.tts import CommandVoice
+    from app.events import Bus, Stored, VoiceActivity
+    from app.frames import Utterance
+    from tests.conftest import DAY, MAY_8
+
+    m, _ = memory
+    voice = CommandVoice.espeak_ng()
+    if not voice.available:
+        pytest.skip("espeak-ng is not installed")
+    replies: list[dict] = []
+    playback = Playback()
+    bus = Bus()
+    bus.subscribe(lambda e: replies.append(e.detail), EventKind.REPLY)
+    shared = SimpleNamespace(get=lambda: llm)  # the in-process worker, as SharedLLM gives it
+    companion = Companion(
+        cfg, m, perception.text, voice, None, shared, playback, lambda: 30.0, MAY_8 + 3 * DAY, bus, 0.032
+    )
+
+    def settled() -> None:
+        deadline = time.monotonic() + 120
+        while companion.busy and not playback.busy and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def closed(utt: Utterance) -> dict:
+        assert companion.refusal(utt) is None
+        bus.publish(Stored(utt.t_start_s, None, "Melanie", "voice", True))  # as the recorder would, once stored
+        deadline = time.monotonic() + 120
+        while not replies and time.monotonic() < deadline:
+            time.sleep(0.05)
+        reply = replies.pop()
+        playback.stop(31.0)
+        companion.turns.finished(31.0)  # played to its end
+        return reply
+
+    try:
+        asked = Utterance("hey memory what is the name of Caroline's puppy", 8.0, 10.1, 1.0, None, None)
+        companion.heard_ahead(asked)
+        settled()
+        assert not playback.busy and not replies  # answered ahead, not said
+        reply = closed(asked)  # the silence lasted: the same words close the utterance
+        assert "ahead_ms" in reply["timings_ms"] and "luna" in reply["text"].lower() and reply["known"]
+
+        went_on = Utterance("hey memory what did Melanie paint", 20.0, 21.6, 1.0, None, None)
+        companion.heard_ahead(went_on)
+        for t in (21.7, 21.732):  # speech again before the VAD closed the segment: an onset
+            bus.publish(VoiceActivity(t, 0.9))
+        assert companion._ahead is None  # dropped, its job cancelled
+        settled()
+        reply = closed(Utterance("hey memory what did Melanie paint over the lake", 20.0, 23.1, 1.0, None, None))
+        assert "ahead_ms" not in reply["timings_ms"] and "sunrise" in reply["text"].lower()
+    finally:
+        companion.close()
 
 
 def test_no_speaker_is_one_warning_not_a_crash(cfg):

@@ -227,7 +227,7 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
     first_audio = [(r.first_audio_s - r.asked_s) * 1e3 for r in answered]
     parts = {
         k: _pct([r.timings_ms[k] for r in answered if k in r.timings_ms], 50)
-        for k in ("vad_ms", "asr_ms", "stored_ms", "llm_first_token_ms", "tts_first_ms")
+        for k in ("vad_ms", "asr_ms", "stored_ms", "llm_first_token_ms", "tts_first_ms", "ahead_ms")
     }
     stops = []
     for onset in scene.onsets:
@@ -262,6 +262,8 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
             "breakdown_p50_ms": parts,
             # segments recognised while the VAD still waited for their end: used when the silence lasted
             "recognised_ahead": {"used": summary.eager_used, "wasted": summary.eager_wasted},
+            # requests answered from those words before their utterance closed (companion.answer_ahead)
+            "answered_ahead": sum("ahead_ms" in r.timings_ms for r in replies),
             "replies": [r.as_dict() for r in replies],
         },
         "barge_in": {
@@ -308,7 +310,9 @@ def _render_scene(r: dict) -> str:
         f"p95 {fa['p95']} ms (p50 parts: VAD hangover {bd['vad_ms']}, ASR after it {bd['asr_ms']}, "
         f"words stored {bd['stored_ms']} after speech end, LLM first token {bd['llm_first_token_ms']}, "
         f"TTS first chunk {bd['tts_first_ms']} ms)",
-        f"recognised ahead of the VAD's end: {ra['used']} used, {ra['wasted']} wasted (the speaker went on)",
+        f"recognised ahead of the VAD's end: {ra['used']} used, {ra['wasted']} wasted (the speaker went on); "
+        f"answered ahead: {a['answered_ahead']} of {a['asked']}, begun {bd['ahead_ms']} ms (p50) before the words "
+        "were stored",
     ]
     for reply in a["replies"]:
         lines.append(f"  {reply['question']!r} -> {reply['text']!r} ({reply['first_audio_ms']} ms)")

@@ -3,8 +3,10 @@ spoken over; greets a known person who comes back; and never takes its own voice
 
 It listens on the recorder's event bus (app/events.py): `VoiceActivity` for every VAD window (speech onsets:
 barge-in), `Stored` utterances for the turn-taking machine, `Identity` changes that may bring a greeting; the
-recorder asks `refusal` about every utterance before it stores it (the companion's own echo is refused). Replies
-run on the companion's own thread with its own memory connection: the answer, once its check has passed
+recorder asks `refusal` about every utterance before it stores it (the companion's own echo is refused), and
+gives it the words it recognised ahead, while the VAD still waits out the silence after them (`heard_ahead`: a
+request is answered ahead, and said once the same words close the utterance). Replies run on the companion's own
+thread with its own memory connection: the answer, once its check has passed
 (app/ask/answer.py), goes sentence by sentence into text-to-speech and onto the `Playback` queue, which the
 duplex audio plays on the microphone's clock. A barge-in stops playback at once (on the loop) and cancels the
 generation.
@@ -23,7 +25,9 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from app.ask.answer import Answer as Answered
 from app.ask.answer import Answerer, cited_lines
+from app.ask.grounding import asker_needed
 from app.companion.duplex import Playback, Played
 from app.companion.greeting import greeting
 from app.companion.tts import SentenceBuffer, split_sentences
@@ -57,6 +61,18 @@ _CITED = re.compile(r"\s*\[[^\]]*\]")
 SELF_SAMPLE = "Hello, I am your memory companion. Ask me about the people you met and what they said."
 SPOKEN = ("reply", "greeting")
 KEEP_S = 120.0  # how long a heard segment waits for its utterance to be stored
+
+
+@dataclass
+class Ahead:
+    """A request answered from the words recognised before its utterance closed (`Companion.heard_ahead`)."""
+
+    question: str
+    person: str | None  # who was there then (the utterance's speaker is decided when it is stored)
+    t_s: float  # stream time the request ended (speech end)
+    started_s: float  # clock
+    job: object | None = None  # the model's job now, to cancel
+    result: Answered | None = None  # once answered (not cancelled)
 
 
 @dataclass
@@ -138,6 +154,7 @@ class Companion:
         self._present: str | None = None  # who the last identity event said is there
         self._current: Reply | None = None
         self._job = None
+        self._ahead: Ahead | None = None  # the request being answered ahead, until its utterance closes
         self.replies: list[Reply] = []
         self.barge_ins: list[dict] = []
         self.refused: list[dict] = []  # utterances refused as the companion's own voice
@@ -170,6 +187,7 @@ class Companion:
         if ev.probability >= self.cfg.vad.threshold:
             self._run_len += 1
             if self._run_len == self._onset_windows:
+                self._drop_ahead()  # the speaker went on: what was answered ahead is not what they will ask
                 with self._lock:
                     actions = self.turns.onset(t_s - self._onset_windows * self._window_s)
                 for action in actions:
@@ -195,6 +213,37 @@ class Companion:
         self._pending = {t: u for t, u in self._pending.items() if t > utt.t_start_s - KEEP_S}
         self._pending[round(utt.t_start_s, 3)] = utt
         return None
+
+    def heard_ahead(self, utt: Utterance) -> None:
+        """Words recognised while the VAD still waits out the silence after them (on the loop). A request among
+        them is answered ahead on the reply thread, not said: when the silence lasts and the same words close
+        the utterance, the answer is ready, or nearer, and is said at once; an onset before that drops it."""
+        if not self.cfg.companion.answer_ahead:
+            return
+        with self._lock:
+            request = self.turns.request(utt.text)
+            if not request or self.turns.state is not State.LISTENING or self.playback.busy:
+                return
+            self._ahead = ahead = Ahead(request, self._present, utt.t_end_s - self._pad_s, self.clock())
+        self._idle.clear()
+        self._requests.put(("ahead", ahead))
+
+    def _drop_ahead(self) -> None:
+        with self._lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead.job is not None:
+            ahead.job.cancel()
+
+    def _taken_ahead(self, action: Answer) -> Ahead | None:
+        """The answer worked out ahead for this request: the same words ending at the same time, and the same
+        asker when it matters."""
+        with self._lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is None or ahead.result is None or ahead.question != action.question:
+            return None
+        if abs(ahead.t_s - action.t_s) > 1e-3:
+            return None
+        return ahead if ahead.person == action.person or not asker_needed(action.question) else None
 
     def _heard_event(self, ev: Event) -> None:
         if isinstance(ev, Speech):
@@ -229,7 +278,7 @@ class Companion:
                     timings["vad_ms"] = (closed - end_s) * 1e3
                     timings["asr_ms"] = (self.clock() - closed) * 1e3
                 self._idle.clear()
-                self._requests.put(("answer", action, timings, uid))
+                self._requests.put(("answer", action, timings, uid, self.turns.interrupted))
 
     def _interrupt(self, action: Interrupt) -> None:
         """Barge-in: stop playback now, cancel the generation; the reply is recorded as interrupted."""
@@ -311,6 +360,8 @@ class Companion:
                 try:
                     if request[0] == "answer":
                         self._answer(answerer, *request[1:])
+                    elif request[0] == "ahead":
+                        self._answer_ahead(answerer, *request[1:])
                     elif request[0] == "returned":
                         self._returned(memory, *request[1:])
                     elif request[0] == "say":
@@ -334,9 +385,36 @@ class Companion:
     def _now(self, t_s: float) -> datetime:
         return datetime.fromtimestamp(self.origin + t_s, timezone.utc)
 
-    def _answer(self, answerer, action: Answer, timings: dict[str, float], uid: int | None = None) -> None:
+    def _answer_ahead(self, answerer, ahead: Ahead) -> None:
+        """Answer a request heard ahead, without saying it (`heard_ahead`); kept unless dropped meanwhile."""
+        if answerer is None or self._ahead is not ahead:
+            return
+
+        def on_job(job) -> None:
+            ahead.job = job
+            if self._ahead is not ahead:
+                job.cancel()
+
+        try:
+            result = answerer(
+                ahead.question,
+                self._now(ahead.t_s),
+                ahead.person,
+                timeout_s=self.cfg.companion.answer_timeout_s,
+                on_job=on_job,
+            )
+        except AppError as e:  # cancelled, or the model failed: the request is answered when its utterance closes
+            _LOGGER.debug("the answer ahead was not kept: %s", e)
+            return
+        if result.finish != "cancelled" and self._ahead is ahead:
+            ahead.result = result
+
+    def _answer(
+        self, answerer, action: Answer, timings: dict[str, float], uid: int | None = None, interrupts: int = 0
+    ) -> None:
         reply = Reply("answer", action.question, action.person, action.t_s, timings_ms=timings)
         self._begin(reply)
+        reply.interrupted = self.turns.interrupted != interrupts  # spoken over before its turn came
         if uid is not None and answerer is not None:  # the request itself is not memory to answer from
             answerer.memory.turns.mark_addressed(uid)
         if answerer is None:
@@ -356,15 +434,24 @@ class Companion:
                 self._say(reply, sentence)
 
         try:
-            result = answerer(
-                action.question,
-                self._now(action.t_s),
-                action.person,
-                on_text=on_text,
-                timeout_s=self.cfg.companion.answer_timeout_s,
-                on_job=self._set_job,
-                on_answered=on_answered,
-            )
+            ahead = self._taken_ahead(action)
+            if ahead is not None:  # the silence lasted: the answer worked out ahead is said now
+                assert ahead.result is not None
+                result = ahead.result
+                on_text(result.answer)
+                on_answered()
+                stored_s = action.t_s + timings.get("stored_ms", 0.0) / 1e3
+                reply.timings_ms["ahead_ms"] = (stored_s - ahead.started_s) * 1e3
+            else:
+                result = answerer(
+                    action.question,
+                    self._now(action.t_s),
+                    action.person,
+                    on_text=on_text,
+                    timeout_s=self.cfg.companion.answer_timeout_s,
+                    on_job=self._set_job,
+                    on_answered=on_answered,
+                )
             for sentence in sentences.flush():
                 self._say(reply, sentence)
             reply.text, reply.known = result.answer, result.known

@@ -104,11 +104,14 @@ class TurnTaking:
         self._enter(State.LISTENING, t_s)
         return [Interrupt(t_s, was)]
 
+    def request(self, text: str) -> str | None:
+        """What `text` asks the companion ("" for the wake phrase alone), None when it is not addressed to it."""
+        request = addressed(text, self.phrases)
+        return text.strip() if request is None and self.armed else request
+
     def heard(self, text: str, person: str | None, t_s: float) -> list[Action]:
         """An utterance ended at `t_s`. Only one addressed to the companion is answered; the rest is memory."""
-        request = addressed(text, self.phrases)
-        if request is None and self.armed:
-            request = text.strip()
+        request = self.request(text)
         if request is None:
             return []
         if not request:  # the wake phrase alone: listen for the request

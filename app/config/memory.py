@@ -271,6 +271,11 @@ class CompanionConfig:
     greet: bool = opt(True, "greet a known person who is back after greet_absence_h")
     greet_absence_h: float = opt(2.0, "hours away after which a returning person is greeted", lo=0.0, hi=720.0)
     greet_gap_s: float = opt(60.0, "at most one greeting this often (seconds)", lo=0.0, hi=86400.0)
+    answer_ahead: bool = opt(
+        True,
+        "answer a request from its words recognised while the VAD still waits out the silence after them (said "
+        "only once the utterance closes with the same words; speech before that drops it)",
+    )
     answer_timeout_s: float = opt(60.0, "longest wait for the next token of a spoken answer", lo=1.0, hi=600.0)
     tail_s: float = opt(
         30.0, "after a replayed file ends, keep listening this long while the companion still talks", lo=0.0, hi=600.0

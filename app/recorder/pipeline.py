@@ -66,10 +66,13 @@ class Recorder:
         bus: Bus | None = None,
         refuse: Callable[[Utterance], str | None] | None = None,
         eager: bool = False,
+        heard_ahead: Callable[[Utterance], None] | None = None,
     ) -> None:
         self.cfg = cfg
-        # recognise a segment while the VAD still waits for its end (someone waits for the words: the companion)
+        # recognise a segment while the VAD still waits for its end (someone waits for the words: the companion),
+        # and give what was recognised to `heard_ahead` (on the loop: it must return at once)
         self._eager = eager
+        self._heard_ahead = heard_ahead
         self.bus = bus or Bus()  # what it reports (app/events.py); `on_event` is one more subscriber
         if on_event is not None:
             self.bus.subscribe(on_event)
@@ -323,6 +326,10 @@ class Recorder:
                     continue
                 if not seg.final:
                     ahead = (seg, (transcript, voice))
+                    if self._heard_ahead is not None and transcript.text:
+                        self._tell_ahead(
+                            Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None)
+                        )
                     continue
             if not transcript.text:
                 self.bus.publish(Skipped(seg.t_start_s, "asr", "no words"))
@@ -332,6 +339,13 @@ class Recorder:
                 Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None, seg.audio)
             )
         await self._utterance_q.put(_END)
+
+    def _tell_ahead(self, utt: Utterance) -> None:
+        assert self._heard_ahead is not None
+        try:
+            self._heard_ahead(utt)
+        except Exception:  # the recorder goes on: the words are stored when the segment closes
+            _LOGGER.exception("what was recognised ahead at %.1f s could not be given on", utt.t_start_s)
 
     def _analyse(self, image: np.ndarray, t_s: float) -> tuple[list[Face], bytes | None]:
         """Faces in a frame, and the frame as JPEG when it shows one and frames are kept."""
