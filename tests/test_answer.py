@@ -12,8 +12,17 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask.answer import READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer
-from app.ask.grounding import Line, answers_alone, asker_needed, gather, holding, topic_words
-from app.ask.wording import concise, dated_answer, resolve_times
+from app.ask.grounding import (
+    Line,
+    answers_alone,
+    asker_needed,
+    asks_for_several,
+    gather,
+    held_items,
+    holding,
+    topic_words,
+)
+from app.ask.wording import concise, dated_answer, resolve_times, unrepeated
 from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
@@ -280,6 +289,73 @@ def test_a_line_read_alone_that_gives_no_answer_is_read_again_with_the_next(llm,
         assert answers_alone(question, first, ["Caroline"])  # read alone first
         answer = answerer(question, NOW)
     assert not answer.known and len(answer.chosen) == 2, answer
+
+
+def test_a_question_for_several_things_reads_more_lines():
+    """A question that asks for several things, each perhaps said in a line of its own, reads `answer.listed`
+    lines; one that asks for one thing reads `answer.chosen`."""
+    several = (
+        "What books has Melanie read?",
+        "What types of pottery have Melanie and her kids made?",
+        "Where has Melanie camped?",
+        "What has Melanie painted?",
+        "What are Melanie's pets' names?",
+        "What musical artists/bands has Melanie seen?",
+        "Which cities has Jon visited?",
+        "How many children does Melanie have?",
+    )
+    one = (
+        "What does Melanie do to destress?",  # "does" ends in s: an auxiliary, not what is asked about
+        "What is Caroline's identity?",
+        "What business does Jon own?",
+        "What kind of art does Caroline make?",
+        "What kind of cookies did Deborah bake with her mother?",  # one kind
+        "What type of photos does Dave like to take?",
+        "Who supports Caroline when she has a negative experience?",
+        "When did Melanie go on a hike?",
+    )
+    assert all(asks_for_several(q) for q in several), [q for q in several if not asks_for_several(q)]
+    assert not any(asks_for_several(q) for q in one), [q for q in one if asks_for_several(q)]
+    assert unrepeated("Figurines, necklace, wooden dolls, bowls, wooden dolls, Wooden dolls") == (
+        "Figurines, necklace, wooden dolls, bowls"
+    )
+    assert unrepeated("Oliver, Luna and Bailey") == "Oliver, Luna and Bailey"
+    goals = [
+        _line("John", "My goal is to win a championship with my team.", 4),
+        _line("John", "I also want to improve my shooting percentage this season.", 6),
+    ]
+    question = "What are John's goals with regards to his basketball career?"
+    read = "Winning a championship, being known worldwide, improving shooting percentage"
+    assert held_items(read, question, goals) == "Winning a championship, improving shooting percentage"
+    assert held_items("Being known worldwide, building a brand", question, goals) == ""  # nothing held
+    assert held_items("A championship", question, goals) == ""  # no list
+
+
+def test_the_names_of_several_pets_are_read_from_the_lines_that_say_them(llm, cfg, tmp_path, perception):
+    """Each pet is named in a line of its own: the list question reads more than the two best lines, and each
+    name in the answer is held by a line it cites."""
+    lines = [
+        ("Melanie", "We have a dog named Oliver, he is so sweet."),
+        ("Melanie", "Our cat is called Luna and she sleeps all day."),
+        ("Caroline", "I went to the beach with my friends last weekend."),
+        ("Melanie", "We also just adopted another dog, Bailey."),
+        ("Caroline", "I love reading books about history."),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        ids = {}
+        for i, (name, text) in enumerate(lines):
+            pid = m.people.person_id(name) or m.people.add_person(name).id
+            session = m.turns.start_session("t", MAY_8 + i * 60)
+            vec = perception.text([text])[0]
+            ids[text] = m.turns.add_utterance(
+                NewUtterance(session, pid, text, MAY_8 + i * 60, MAY_8 + i * 60 + 5, 1.0, "t", False, vec)
+            )
+        answer = Answerer(llm, m, perception.text, cfg)("What are Melanie's pets' names?", NOW)
+    assert len(answer.chosen) > cfg.answer.chosen, answer
+    names = [n for n in ("Oliver", "Luna", "Bailey") if n in answer.answer]
+    assert answer.known and len(names) >= 2, answer
+    cited = " ".join(c["text"] for c in answer.citations)
+    assert all(n in cited for n in names), answer
 
 
 def test_the_prompts_hold_no_example_facts():

@@ -3,13 +3,15 @@
 1. gather (app/ask/grounding.py): at most `answer.candidates` lines the answer may be in, ranked by the retriever
    and by whether they mention the people the question names and hold its topic words; each "who: what",
    in the third person, with its time words resolved against the day it was said.
-2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default) — the first alone
+2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default; `answer.listed` for a
+   question that asks for several things: "what books has Melanie read?") — the first alone
    when it holds all the question asks about in itself (`grounding.answers_alone`: fewer tokens to read; when
    what is read from it fails the check, the best two are read after all) — or those the model picks by
    number (`model`: measured worse and slower; README, Answers).
 3. read: the model answers from the chosen lines alone, in a few words.
 4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
-   topic words of the question) is its citation; none → "I don't know". An answer is said (`on_text`) only
+   topic words of the question) is its citation; none → "I don't know" (a list asked for keeps the items that
+   lines hold, `grounding.held_items`, and is checked again). An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
    at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
    its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)").
@@ -28,8 +30,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.ask.grounding import Gathered, Line, answers_alone, asker_needed, gather, holding
-from app.ask.wording import concise, dated_answer
+from app.ask.grounding import (
+    Gathered,
+    Line,
+    answers_alone,
+    asker_needed,
+    asks_for_several,
+    gather,
+    held_items,
+    holding,
+)
+from app.ask.wording import concise, dated_answer, unrepeated
 from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
@@ -227,6 +238,10 @@ class Answerer:
         text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
         joined = list(found.joined.values())
         held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
+        several = asks_for_several(question) and not says_unknown(text)
+        if not held and several and (kept := held_items(text, question, chosen)):
+            held = holding(kept, question, chosen, found.named, joined, self._similar)  # the items lines hold
+            text = kept if held else text
         out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
         if held and self._to_verify(text) and not self._verified(question, text, held[0], out, timeout_s, on_job):
             held, out.why_unknown = [], "not confirmed"
@@ -239,9 +254,11 @@ class Answerer:
         only the first when it alone holds all the question asks about, and nobody is reached through a relation
         of the asker's), and the lines to read instead if what is read from that one line fails (else none)."""
         c, lines = self.cfg.answer, found.lines
+        several = asks_for_several(question)
         if c.select == "retriever" or len(lines) == 1:
-            wider = lines[: c.chosen]
-            if len(wider) > 1 and not found.joined and answers_alone(question, lines[0], found.named, self._similar):
+            wider = lines[: c.listed if several else c.chosen]
+            alone = not several and not found.joined and len(wider) > 1
+            if alone and answers_alone(question, lines[0], found.named, self._similar):
                 return lines[:1], wider
             return wider, []
         t0 = time.perf_counter()
@@ -276,7 +293,7 @@ class Answerer:
         out.timings_ms["read"] = out.timings_ms.get("read", 0.0) + (time.perf_counter() - t0) * 1e3
         out.finish = reply.usage.finish
         text = " ".join(reply.text.split()).strip().strip('"').strip()
-        text = re.sub(r"^(?:the )?answer(?: is)?\s*:\s*", "", text, flags=re.I)  # "The answer is: park"
+        text = unrepeated(re.sub(r"^(?:the )?answer(?: is)?\s*:\s*", "", text, flags=re.I))  # "The answer is: park"
         for line in lines:  # a reply that copies a whole line with its speaker keeps the line
             text = text.removeprefix(f"{line.person}: ") if line.person else text
         return text

@@ -63,6 +63,29 @@ def asker_needed(question: str) -> bool:
     return bool(FIRST_PERSON.search(REQUEST.sub(" ", question)))
 
 
+_AUXILIARY = r"(?:are|were|is|was|do|does|did|has|have|had|can|could|will|would)"
+
+
+def asks_for_several(question: str) -> bool:
+    """Whether `question` asks for several things, each perhaps said in a line of its own: a plural it asks
+    about ("what books has Melanie read?", "what types of pottery have they made?", "what are her pets' names?";
+    not "what kind of cookies did she bake?"), what someone has done ("where has Melanie camped?", "what has she
+    painted?"), or how many."""
+    q = question.strip().lower()
+    if re.match(r"how many\b|(?:what|where)\s+(?:has|have)\b|what\s+(?:are|were)\b", q):
+        return True
+    kind = re.match(rf"(?:what|which)\s+((?:(?!{_AUXILIARY}\b)[\w'+/-]+\s+){{1,4}}){_AUXILIARY}\b", q)
+    if kind is None:
+        return False
+    words = kind.group(1).split()
+    head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]  # "what kind of cookies": one kind
+    return any(_plural(w) for w in head.split("/"))
+
+
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s"))
+
+
 def asks_when_said(question: str) -> bool:
     return bool(SAID_WHEN.search(question))
 
@@ -335,17 +358,31 @@ def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
     return held
 
 
+def _items(answer: str) -> list[str]:
+    return [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
+
+
+def _item_held(item: str, asked: set[str], said: list[set[str]]) -> bool:
+    own = [w for w in (canonical(w) for w in keywords(item)) if not held(w, asked)]
+    return not own or any(sum(held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said)
+
+
 def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:
     """A list ("Oliver, Luna and Bailey") may be read from several lines: each of its items from one of them."""
-    parts = [p for p in re.split(r",|;|\band\b", answer) if keywords(p)]
-    if len(parts) < 2:
-        return False
+    parts = _items(answer)
     said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
-    for part in parts:
-        own = [w for w in (canonical(w) for w in keywords(part)) if not held(w, asked)]
-        if own and not any(sum(held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said):
-            return False
-    return True
+    return len(parts) >= 2 and all(_item_held(part, asked, said) for part in parts)
+
+
+def held_items(answer: str, question: str, lines: list[Line]) -> str:
+    """The items of a list that a line holds, the rest left out ("Winning a championship, being known" → "Winning
+    a championship" when no line says "known"); "" when the answer is no list or no item is held. What is left
+    is an answer to check again (`holding`)."""
+    parts = _items(answer)
+    asked = {canonical(w) for w in keywords(question)}
+    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
+    kept = [part for part in parts if _item_held(part, asked, said)]
+    return ", ".join(kept) if len(parts) >= 2 and kept else ""
 
 
 def _enough(topic: list[str]) -> int:

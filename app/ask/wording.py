@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held
 from app.consolidation.atoms import past_tense
 from app.text.timeexpr import MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
 from app.text.words import WORD, keywords
 
-if TYPE_CHECKING:
-    from app.ask.grounding import Line
+
+class Said(Protocol):
+    """A line as `dated_answer` reads it (app.ask.grounding.Line is one)."""
+
+    @property
+    def t_start(self) -> float: ...  # epoch seconds it was said
+
+    @property
+    def text(self) -> str: ...  # its words as said
 
 
 def resolve_times(text: str, said: float, depth: int = 3) -> str:
@@ -41,7 +48,7 @@ def _meant(text: str, found: tuple[TimeWindow, str] | None) -> tuple[int, int, s
     )
 
 
-def dated_answer(answer: str, line: Line) -> str:
+def dated_answer(answer: str, line: Said) -> str:
     """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
     when the line tells what happened ("Last weekend" → "Last weekend (14 October to 15 October 2023)"); as it
     was when it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit
@@ -119,3 +126,14 @@ def concise(answer: str, question: str) -> str:
 
 
 _NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", "after", "before", "first"}
+
+
+def unrepeated(answer: str) -> str:
+    """A list without the items it repeats: a small model may say the last item again and again until its tokens
+    run out ("Figurines, necklace, wooden dolls, wooden dolls, wooden dolls" → "Figurines, necklace, wooden
+    dolls")."""
+    items = [item.strip() for item in answer.split(",")]
+    kept = {item.lower().strip(" ."): item for item in reversed(items) if item}
+    if len(items) < 3 or len(kept) == len(items):
+        return answer
+    return ", ".join(dict.fromkeys(kept[item.lower().strip(" .")] for item in items if item))

@@ -163,6 +163,13 @@ class AnswerConfig:
         lo=1,
         hi=6,
     )
+    listed: int = opt(
+        4,
+        "most lines the answer is read from when the question asks for several things, each perhaps said in a "
+        "line of its own ('what books has Melanie read?', 'where has she camped?', 'how many')",
+        lo=1,
+        hi=6,
+    )
     select: str = opt(
         "retriever",
         "retriever: the best-ranked lines are read; model: the language model first picks among the candidates "
