@@ -318,6 +318,10 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
+        # assent and what was not done, about nothing, are no facts; what follows assent is kept
+        ("Paula", "Perfect, count me in! Sure, sign me up.", []),
+        ("Samir", "I twisted my ankle, so I couldn't do much.", [("Samir", "Samir twisted their ankle")]),
+        ("Samir", "Great, I got the job!", [("Samir", "Samir got the job")]),
         # ... but what is said with thanks is kept, and a name spoken to someone is not the subject
         ("Gina", "Just got promoted, thanks.", [("Gina", "Gina just got promoted, thanks")]),
         (

@@ -8,9 +8,9 @@ microseconds.
 
 - Clauses: a sentence is split at "and", "but", "so" or ";" where a new subject starts ("... and she loves",
   "... and I ride"), and at a comma before a subject pronoun ("I can't stay late, I've got yoga"), both sides
-  three words or more. Requests ("so please do not bring cookies"), courtesies ("sorry about your job") and
-  clauses about no one ("marketing is key": no I, we, name or time) and how someone is just now, about nothing
-  ("I'm fine, just tired", "I'm so jealous") go; "please remember that" before a statement goes, and so do the
+  three words or more. Requests ("so please do not bring cookies", "count me in"), courtesies ("sorry about
+  your job"), clauses about no one ("marketing is key": no I, we, name or time), what was not done and how
+  someone is just now, about nothing ("I couldn't do much", "I'm fine, just tired", "I'm so jealous") go; "please remember that" before a statement goes, and so do the
   name a clause addresses ("Way to go, Gina") and a lead-in before a colon ("I've got news too: I'm retiring").
 - Subjects: "my wife Sarah ..." and "our new colleague Maria ..." are about Sarah and Maria; "she", "he" and
   "they" are the last person the line, or one of the two lines before it, named ("How's your daughter Ines?" -
@@ -251,14 +251,18 @@ _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name 
 )
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
     r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|look at|"
-    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted)\b",
+    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|sign (?:me|us) up)\b",
     re.IGNORECASE,
 )
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
-_FILLER = re.compile(r"^(?:(?:and|but|so|also|actually|anyway|well|oh)\b[,\s]*)+", re.IGNORECASE)
+_FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
+    r"^(?:(?:and|but|so|also|actually|anyway|well|oh)\b[,\s]*|"
+    r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|cool|awesome|nice|alright|right|fine|wow)\s*[,!]\s*)+",
+    re.IGNORECASE,
+)
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
 _TAIL_OPINION = re.compile(  # "..., it was fun", "..., it's great": a reaction after the statement
     r",\s+(?:it|that|this)(?:'s|’s| is| was)\s+(?:(?:so|really|very|super|such|a)\s+)?\w+$", re.IGNORECASE
@@ -375,6 +379,11 @@ _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just t
     rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*$",
     re.IGNORECASE,
 )
+_NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
+    r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
+    r"(?:much|anything|a thing|a lot)$",
+    re.IGNORECASE,
+)
 _LEAD_IN = re.compile(r"^[^:]{1,40}:\s+(?=\S+\s+\S+\s+\S+)")  # "I've got news too: I'm retiring ..."
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
@@ -436,6 +445,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 or _ORDER.match(clause)
                 or (_CHEER.search(clause) and len(keywords(_CHEER.sub(" ", clause))) < 2)
                 or _MOOD.match(clause)
+                or _NOTHING_DONE.match(clause)
                 or _only_relation(clause)
                 or _HAIL.match(clause)
             ):
