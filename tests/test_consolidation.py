@@ -320,6 +320,12 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
         # assent and what was not done, about nothing, are no facts; what follows assent is kept
         ("Paula", "Perfect, count me in! Sure, sign me up.", []),
+        # a proposal with a time is a plan; without one, a request
+        (
+            "Rosa",
+            "Let's all have dinner at my place next Saturday. Let's go!",
+            [("Rosa", "Rosa will have dinner at their place next Saturday")],
+        ),
         ("Samir", "I twisted my ankle, so I couldn't do much.", [("Samir", "Samir twisted their ankle")]),
         ("Samir", "Great, I got the job!", [("Samir", "Samir got the job")]),
         # ... but what is said with thanks is kept, and a name spoken to someone is not the subject

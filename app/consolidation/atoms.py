@@ -8,10 +8,12 @@ microseconds.
 
 - Clauses: a sentence is split at "and", "but", "so" or ";" where a new subject starts ("... and she loves",
   "... and I ride"), and at a comma before a subject pronoun ("I can't stay late, I've got yoga"), both sides
-  three words or more. Requests ("so please do not bring cookies", "count me in"), courtesies ("sorry about
+  three words or more. A proposal with a time is a plan of the speaker's ("let's all have dinner at my place next
+  Saturday": "we will ..."). Requests ("so please do not bring cookies", "count me in"), courtesies ("sorry about
   your job"), clauses about no one ("marketing is key": no I, we, name or time), what was not done and how
-  someone is just now, about nothing ("I couldn't do much", "I'm fine, just tired", "I'm so jealous") go; "please remember that" before a statement goes, and so do the
-  name a clause addresses ("Way to go, Gina") and a lead-in before a colon ("I've got news too: I'm retiring").
+  someone is just now, about nothing ("I couldn't do much", "I'm fine, just tired", "I'm so jealous") go;
+  "please remember that" before a statement goes, and so do the name a clause addresses ("Way to go, Gina") and
+  a lead-in before a colon ("I've got news too: I'm retiring").
 - Subjects: "my wife Sarah ..." and "our new colleague Maria ..." are about Sarah and Maria; "she", "he" and
   "they" are the last person the line, or one of the two lines before it, named ("How's your daughter Ines?" -
   "Oh, she's great"); a clause whose pronoun names nobody goes. "We" is the speaker and the one other person
@@ -379,6 +381,7 @@ _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just t
     rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*$",
     re.IGNORECASE,
 )
+_LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
 _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
     r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
     r"(?:much|anything|a thing|a lot)$",
@@ -438,6 +441,8 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
                 clause = tail.sub("", clause)
             clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
+            if (m := _LETS.match(clause)) and plan_window(clause, _ANY_DAY) is not None:
+                clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
             if (
                 not clause
                 or _REQUEST.match(clause)
