@@ -90,6 +90,8 @@ def polarity(type_: str) -> int:
 
 
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# "got" as a past tense: not "has got", "I've got", "she's got" (those are "has")
+GOT_PAST = r"(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got"
 TYPES = (  # type -> words that mark it, first match wins; a fact no words mark is an attribute
     (
         DISLIKES,
@@ -127,7 +129,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         FactKind.EVENT,
         re.compile(
             r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|took|did|had"
-            r"|(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got)\b",  # "has got" is "has"
+            rf"|{GOT_PAST})\b",
             re.I,
         ),
     ),

@@ -358,30 +358,30 @@ def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
     return held
 
 
-def _items(answer: str) -> list[str]:
-    return [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
+def _held_items(answer: str, asked: set[str], lines: list[Line]) -> tuple[list[str], list[str]]:
+    """The items of a list answer ("Oliver, Luna and Bailey"), and those of them one of `lines` holds: the item's
+    own words (those not in `asked`), all but one in four of them."""
+    parts = [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
+    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
 
+    def item_held(item: str) -> bool:
+        own = [w for w in (canonical(w) for w in keywords(item)) if not held(w, asked)]
+        return not own or any(sum(held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said)
 
-def _item_held(item: str, asked: set[str], said: list[set[str]]) -> bool:
-    own = [w for w in (canonical(w) for w in keywords(item)) if not held(w, asked)]
-    return not own or any(sum(held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said)
+    return parts, [part for part in parts if item_held(part)]
 
 
 def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:
     """A list ("Oliver, Luna and Bailey") may be read from several lines: each of its items from one of them."""
-    parts = _items(answer)
-    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
-    return len(parts) >= 2 and all(_item_held(part, asked, said) for part in parts)
+    parts, kept = _held_items(answer, asked, lines)
+    return len(parts) >= 2 and len(kept) == len(parts)
 
 
 def held_items(answer: str, question: str, lines: list[Line]) -> str:
     """The items of a list that a line holds, the rest left out ("Winning a championship, being known" → "Winning
     a championship" when no line says "known"); "" when the answer is no list or no item is held. What is left
     is an answer to check again (`holding`)."""
-    parts = _items(answer)
-    asked = {canonical(w) for w in keywords(question)}
-    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
-    kept = [part for part in parts if _item_held(part, asked, said)]
+    parts, kept = _held_items(answer, {canonical(w) for w in keywords(question)}, lines)
     return ", ".join(kept) if len(parts) >= 2 and kept else ""
 
 

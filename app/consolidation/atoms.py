@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from app.facts import type_of
+from app.facts import GOT_PAST, type_of
 from app.store.writing import DAY_S, Line
 from app.text.timeexpr import plan_window
 from app.text.words import ING_NOUNS, IS_AFTER_WORDS, keywords
@@ -63,7 +63,7 @@ TOPICS = (  # key -> words that mark it, first match wins
 
 _PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
     r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
-    r"made|broke|took|(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got|"  # "has got", "she's got": has
+    rf"made|broke|took|{GOT_PAST}|"
     r"met|bought|found|ate|swam|rode|thought|felt|"
     r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )[a-z]{3,}ed)\b",
     re.IGNORECASE,
