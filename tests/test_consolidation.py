@@ -328,6 +328,13 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         ),
         ("Samir", "I twisted my ankle, so I couldn't do much.", [("Samir", "Samir twisted their ankle")]),
         ("Samir", "Great, I got the job!", [("Samir", "Samir got the job")]),
+        # where someone goes or is back from in passing is no fact; a trip, or an errand with a time, is
+        (
+            "Theo",
+            "I'm going down to the cafe. I'm just back from my run. I'm just back from Japan. I'm off to the gym on "
+            "Monday.",
+            [("Theo", "Theo is just back from Japan"), ("Theo", "Theo is off to the gym on Monday")],
+        ),
         # ... but what is said with thanks is kept, and a name spoken to someone is not the subject
         ("Gina", "Just got promoted, thanks.", [("Gina", "Gina just got promoted, thanks")]),
         (

@@ -381,6 +381,17 @@ _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just t
     rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*$",
     re.IGNORECASE,
 )
+_ERRAND = (  # where someone goes or comes back from in passing: the day's errands and breaks, not trips
+    r"(?:run|walk|jog|swim|ride|workout|gym|shop|shops|store|supermarket|cafe|café|canteen|kitchen|break|lunch|"
+    r"coffee|bakery|pub|bar|park|loo|bathroom|toilet)"
+)
+_PASSING = re.compile(  # where someone is going or is back from just now: "I'm going down to the cafe", "I'm just
+    # back from my run" (with a time it is a plan or an event: "I'm off to the gym on Monday")
+    r"^\S+?(?:['’](?:m|s|re)|\s+(?:am|is|are))\s+(?:just\s+)?(?:back from|off to|(?:going|heading|popping|nipping)"
+    r"(?:\s+(?:down|over|out|up|back|off))?\s+to|on (?:my|his|her|their|our|the) way to)\s+"
+    rf"(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?{_ERRAND}$",
+    re.IGNORECASE,
+)
 _LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
 _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
     r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
@@ -451,6 +462,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 or (_CHEER.search(clause) and len(keywords(_CHEER.sub(" ", clause))) < 2)
                 or _MOOD.match(clause)
                 or _NOTHING_DONE.match(clause)
+                or (_PASSING.match(clause) and plan_window(clause, _ANY_DAY) is None)
                 or _only_relation(clause)
                 or _HAIL.match(clause)
             ):
