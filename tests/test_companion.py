@@ -359,7 +359,7 @@ def test_a_request_heard_ahead_is_answered_before_its_utterance_closes(cfg, llm,
         companion.heard_ahead(went_on)
         for t in (21.7, 21.732):  # speech again before the VAD closed the segment: an onset
             bus.publish(VoiceActivity(t, 0.9))
-        assert companion._ahead is None  # dropped, its job cancelled
+        assert companion.ahead.current is None  # dropped, its job cancelled
         settled()
         reply = closed(Utterance("hey memory what did Melanie paint over the lake", 20.0, 23.1, 1.0, None, None))
         assert "ahead_ms" not in reply["timings_ms"] and "sunrise" in reply["text"].lower()

@@ -3,9 +3,10 @@ spoken over; greets a known person who comes back; and never takes its own voice
 
 It listens on the recorder's event bus (app/events.py): `VoiceActivity` for every VAD window (speech onsets:
 barge-in), `Stored` utterances for the turn-taking machine, `Identity` changes that may bring a greeting; the
-recorder asks `refusal` about every utterance before it stores it (the companion's own echo is refused), and
-gives it the words it recognised ahead, while the VAD still waits out the silence after them (`heard_ahead`: a
-request is answered ahead, and said once the same words close the utterance). Replies run on the companion's own
+recorder asks `refusal` about every utterance before it stores it (the companion's own echo is refused:
+app/companion/own_voice.py), and gives it the words it recognised ahead, while the VAD still waits out the
+silence after them (`heard_ahead`: a request is answered ahead, and said once the same words close the
+utterance: app/companion/ahead.py). Replies run on the companion's own
 thread with its own memory connection: the answer, once its check has passed
 (app/ask/answer.py), goes sentence by sentence into text-to-speech and onto the `Playback` queue, which the
 duplex audio plays on the microphone's clock. A barge-in stops playback at once (on the loop) and cancels the
@@ -20,16 +21,14 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-import numpy as np
-
-from app.ask.answer import Answer as Answered
 from app.ask.answer import Answerer, cited_lines
-from app.ask.grounding import asker_needed
+from app.companion.ahead import AnsweredAhead
 from app.companion.duplex import Playback, Played
 from app.companion.greeting import greeting
+from app.companion.own_voice import SPOKEN, OwnVoice
+from app.companion.reply import Reply
 from app.companion.tts import SentenceBuffer, split_sentences
 from app.companion.turns import Answer, Greet, GreetingPolicy, Interrupt, State, TurnTaking, wake_phrases
 from app.config import Config
@@ -56,62 +55,8 @@ from app.events import Reply as ReplyEvent
 from app.frames import Utterance
 
 _LOGGER = logging.getLogger(__name__)
-_WORD = re.compile(r"[a-z']+")
 _CITED = re.compile(r"\s*\[[^\]]*\]")
-SELF_SAMPLE = "Hello, I am your memory companion. Ask me about the people you met and what they said."
-SPOKEN = ("reply", "greeting")
 KEEP_S = 120.0  # how long a heard segment waits for its utterance to be stored
-
-
-@dataclass
-class Ahead:
-    """A request answered from the words recognised before its utterance closed (`Companion.heard_ahead`)."""
-
-    question: str
-    person: str | None  # who was there then (the utterance's speaker is decided when it is stored)
-    t_s: float  # stream time the request ended (speech end)
-    started_s: float  # clock
-    job: object | None = None  # the model's job now, to cancel
-    result: Answered | None = None  # once answered (not cancelled)
-
-
-@dataclass
-class Reply:
-    """One answer or greeting as it went: what was asked, said, cited, and how long each step took."""
-
-    kind: str  # answer | greeting | say
-    question: str
-    person: str | None
-    asked_s: float  # stream time the request ended (speech end) or the person was confirmed
-    text: str = ""
-    known: bool = False
-    citations: list[dict] = field(default_factory=list)
-    interrupted: bool = False
-    error: str | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    first_audio_s: float | None = None
-    items: list[Played] = field(default_factory=list)
-    generating: bool = True
-
-    def as_dict(self) -> dict:
-        latency = None if self.first_audio_s is None else round((self.first_audio_s - self.asked_s) * 1e3, 1)
-        return {
-            "kind": self.kind,
-            "question": self.question,
-            "person": self.person,
-            "asked_s": round(self.asked_s, 3),
-            "text": self.text,
-            "known": self.known,
-            "citations": self.citations,
-            "interrupted": self.interrupted,
-            "error": self.error,
-            "first_audio_ms": latency,
-            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
-        }
-
-
-def words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
 
 
 class Companion:
@@ -154,11 +99,10 @@ class Companion:
         self._present: str | None = None  # who the last identity event said is there
         self._current: Reply | None = None
         self._job = None
-        self._ahead: Ahead | None = None  # the request being answered ahead, until its utterance closes
+        self.ahead = AnsweredAhead(self._lock)  # the request being answered ahead, until its utterance closes
         self.replies: list[Reply] = []
         self.barge_ins: list[dict] = []
-        self.refused: list[dict] = []  # utterances refused as the companion's own voice
-        self.self_key = self._own_key(voice, voice_encoder)
+        self.own_voice = OwnVoice(voice, voice_encoder, playback, c.self_voice)
         self._requests: queue.Queue = queue.Queue()
         self._idle = threading.Event()
         self._idle.set()
@@ -170,13 +114,10 @@ class Companion:
             bus.subscribe(self._heard_event, *heard, EventKind.PERSON_NAMED),
         )
 
-    @staticmethod
-    def _own_key(voice, voice_encoder) -> np.ndarray | None:
-        """The companion's own voice as the recorder's voice encoder hears it."""
-        if voice_encoder is None:
-            return None
-        key = np.asarray(voice_encoder(voice.speak_16k(SELF_SAMPLE)), np.float32)
-        return key / (np.linalg.norm(key) or 1.0)
+    @property
+    def refused(self) -> list[dict]:
+        """Utterances refused as the companion's own voice."""
+        return self.own_voice.refused
 
     # ------------------------------------------------------------------ the recorder's events (its threads)
     def _voice_activity(self, ev: Event) -> None:
@@ -187,7 +128,7 @@ class Companion:
         if ev.probability >= self.cfg.vad.threshold:
             self._run_len += 1
             if self._run_len == self._onset_windows:
-                self._drop_ahead()  # the speaker went on: what was answered ahead is not what they will ask
+                self.ahead.drop()
                 with self._lock:
                     actions = self.turns.onset(t_s - self._onset_windows * self._window_s)
                 for action in actions:
@@ -197,19 +138,8 @@ class Companion:
 
     def refusal(self, utt: Utterance) -> str | None:
         """Why `utt` is not to be stored: the companion's own voice coming back through the microphone."""
-        played = [p for p in self.playback.playing_at(utt.t_start_s, utt.t_end_s) if p.tag in SPOKEN]
-        if played:
-            similarity = None
-            if utt.voice_embedding is not None and self.self_key is not None:
-                v = np.asarray(utt.voice_embedding, np.float32)
-                similarity = float(v @ self.self_key / (np.linalg.norm(v) or 1.0))
-            heard = words(utt.text)
-            said = set().union(*(words(p.text) for p in played))
-            overlap = len(heard & said) / max(1, len(heard))
-            if (similarity is not None and similarity >= self.cfg.companion.self_voice) or overlap >= 0.5:
-                self.refused.append({"t_s": utt.t_start_s, "similarity": similarity, "overlap": round(overlap, 2)})
-                _LOGGER.info("refused an utterance at %.1f s as the companion's own voice", utt.t_start_s)
-                return "the companion's own voice"
+        if self.own_voice.heard(utt):
+            return "the companion's own voice"
         self._pending = {t: u for t, u in self._pending.items() if t > utt.t_start_s - KEEP_S}
         self._pending[round(utt.t_start_s, 3)] = utt
         return None
@@ -224,26 +154,9 @@ class Companion:
             request = self.turns.request(utt.text)
             if not request or self.turns.state is not State.LISTENING or self.playback.busy:
                 return
-            self._ahead = ahead = Ahead(request, self._present, utt.t_end_s - self._pad_s, self.clock())
+            ahead = self.ahead.start(request, self._present, utt.t_end_s - self._pad_s, self.clock())
         self._idle.clear()
         self._requests.put(("ahead", ahead))
-
-    def _drop_ahead(self) -> None:
-        with self._lock:
-            ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead.job is not None:
-            ahead.job.cancel()
-
-    def _taken_ahead(self, action: Answer) -> Ahead | None:
-        """The answer worked out ahead for this request: the same words ending at the same time, and the same
-        asker when it matters."""
-        with self._lock:
-            ahead, self._ahead = self._ahead, None
-        if ahead is None or ahead.result is None or ahead.question != action.question:
-            return None
-        if abs(ahead.t_s - action.t_s) > 1e-3:
-            return None
-        return ahead if ahead.person == action.person or not asker_needed(action.question) else None
 
     def _heard_event(self, ev: Event) -> None:
         if isinstance(ev, Speech):
@@ -361,7 +274,8 @@ class Companion:
                     if request[0] == "answer":
                         self._answer(answerer, *request[1:])
                     elif request[0] == "ahead":
-                        self._answer_ahead(answerer, *request[1:])
+                        ahead = request[1]
+                        self.ahead.answer(answerer, ahead, self._now(ahead.t_s), self.cfg.companion.answer_timeout_s)
                     elif request[0] == "returned":
                         self._returned(memory, *request[1:])
                     elif request[0] == "say":
@@ -384,30 +298,6 @@ class Companion:
 
     def _now(self, t_s: float) -> datetime:
         return datetime.fromtimestamp(self.origin + t_s, timezone.utc)
-
-    def _answer_ahead(self, answerer, ahead: Ahead) -> None:
-        """Answer a request heard ahead, without saying it (`heard_ahead`); kept unless dropped meanwhile."""
-        if answerer is None or self._ahead is not ahead:
-            return
-
-        def on_job(job) -> None:
-            ahead.job = job
-            if self._ahead is not ahead:
-                job.cancel()
-
-        try:
-            result = answerer(
-                ahead.question,
-                self._now(ahead.t_s),
-                ahead.person,
-                timeout_s=self.cfg.companion.answer_timeout_s,
-                on_job=on_job,
-            )
-        except AppError as e:  # cancelled, or the model failed: the request is answered when its utterance closes
-            _LOGGER.debug("the answer ahead was not kept: %s", e)
-            return
-        if result.finish != "cancelled" and self._ahead is ahead:
-            ahead.result = result
 
     def _answer(
         self, answerer, action: Answer, timings: dict[str, float], uid: int | None = None, interrupts: int = 0
@@ -434,7 +324,7 @@ class Companion:
                 self._say(reply, sentence)
 
         try:
-            ahead = self._taken_ahead(action)
+            ahead = self.ahead.take(action.question, action.t_s, action.person)
             if ahead is not None:  # the silence lasted: the answer worked out ahead is said now
                 assert ahead.result is not None
                 result = ahead.result
