@@ -467,6 +467,20 @@ def test_a_pronoun_reaches_back_to_who_was_just_named_and_a_past_weekday_is_the_
     assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Ines", "daughter", "Felix")]
 
 
+def test_the_listener_called_sis_is_the_speaker_s_sister():
+    said_lines = [
+        ("Rosa", "I started my new job at the hospital on Monday."),
+        ("Paula", "Oh, that's great, sis! Congratulations."),
+        ("Rosa", "Thanks! How is Dad?"),
+        ("Paula", "He's fine. Thanks for calling, Mum."),  # not said between the two who spoke: not a relation
+        ("Luca", "Hi all."),
+    ]
+    lines = [Line(i, i, who, text, T0 + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
+    names = ["Rosa", "Paula", "Luca"]
+    items, _ = check(said(lines, names), lines, names, set())
+    assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Rosa", "sister", "Paula")]
+
+
 def test_a_session_summary_is_a_diary_line_written_from_its_facts():
     lines = [Line(i, 1, who, text, T0 + 10 * i) for i, (who, text) in enumerate(SCRIPT, 1)]
     text = digest(lines, check(said(lines, NAMES), lines, NAMES, set())[0])

@@ -11,7 +11,8 @@ microseconds.
   three words or more. A proposal with a time is a plan of the speaker's ("let's all have dinner at my place next
   Saturday": "we will ..."). Requests ("so please do not bring cookies", "count me in"), courtesies ("sorry about
   your job"), clauses about no one ("marketing is key": no I, we, name or time), what was not done and how
-  someone is just now, about nothing ("I couldn't do much", "I'm fine, just tired", "I'm so jealous") go;
+  someone is just now, about nothing ("I couldn't do much", "I'm fine, just tired", "I'm so jealous") and
+  where someone goes in passing ("I'm going down to the cafe") go (app/consolidation/small_talk.py);
   "please remember that" before a statement goes, and so do the name a clause addresses ("Way to go, Gina") and
   a lead-in before a colon ("I've got news too: I'm retiring").
 - Subjects: "my wife Sarah ..." and "our new colleague Maria ..." are about Sarah and Maria; "she", "he" and
@@ -29,10 +30,11 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
+from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import GOT_PAST, type_of
 from app.store.writing import DAY_S, Line
 from app.text.timeexpr import plan_window
-from app.text.words import ING_NOUNS, IS_AFTER_WORDS, keywords
+from app.text.words import ING_NOUNS, IS_AFTER_WORDS
 
 FAMILY = (
     "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
@@ -160,6 +162,20 @@ def yours(text: str, names: list[str]) -> list[tuple[str, str]]:
     return [(m.group("rel").lower(), m.group("name")) for m in _YOUR.finditer(text) if m.group("name") in names]
 
 
+_CALLED = re.compile(  # the listener called by what they are to the speaker: "that's great, sis!", "thanks, Mum"
+    r"(?:^|[,;]\s*)(?i:dear\s+)?(?P<rel>(?i:sis|mum|mom|mummy|mommy|dad|daddy|grandma|grandpa|granny|nana))\s*(?=[,.!?]|$)"
+)
+CALLED = {"sis": "sister", "mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "dad": "father"}
+CALLED |= {"daddy": "father", "grandma": "grandmother", "granny": "grandmother", "nana": "grandmother"}
+CALLED |= {"grandpa": "grandfather"}
+
+
+def called(text: str) -> list[str]:
+    """What the speaker calls the one they talk to, as a relation ("Oh, that's great, sis!": sister; "Thanks,
+    Mum": mother): the listener is that to the speaker."""
+    return list(dict.fromkeys(CALLED[m.group("rel").lower()] for m in _CALLED.finditer(text)))
+
+
 def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
     """(relation, other person) the speaker names: "my wife Sarah", "John is my brother", "Emily, my colleague",
     "my colleague is Emily" — the other being one of `names`, in any case (a recognizer that writes lower case
@@ -250,11 +266,6 @@ _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name 
     # or a comma before a subject pronoun ("I can't stay late, I've got yoga tomorrow")
     rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
     r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
-)
-_REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
-    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|look at|"
-    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|sign (?:me|us) up)\b",
-    re.IGNORECASE,
 )
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
@@ -349,55 +360,7 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
     return re.sub(r"\b[Ww]e\b", "I", re.sub(r"\b[Oo]ur\b", "my", re.sub(r"\bus\b", "me", clause)))
 
 
-_COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, sorry, congratulations, "you ..."
-    r"^(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|proud of you|thanks|thank you|"
-    r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right)|for (?:letting|having|"
-    r"sharing|being)|wishing you|woo+hoo+)\b",
-    re.IGNORECASE,
-)
-_ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks"
-    r"^(?:nothing(?: for me)?|not for me|no thanks|(?:I(?:'d| would) (?:love|like)|I(?:'ll| will) (?:have|take)|just)"
-    r" (?:a|an|some))\b(?:\s+[^\s,]+){0,2},\s*(?:thanks|thank you)$",
-    re.IGNORECASE,
-)
-_CHEER = re.compile(  # encouragement said to the listener: no fact of anyone when the clause says nothing else
-    r"\b(?:(?:I'm |I am )?(?:always |so |really )*(?:here )?(?:to )?(?:"
-    r"you(?:['’]ve)? got this|you can do (?:it|this)|hang in there|believe in (?:yourself|you)|here for you|"
-    r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it))\b",
-    re.IGNORECASE,
-)
-_HAIL = re.compile(  # a name and a word said to them: "Go Jon", "Bye Jon", "Absolutely Jon"
-    r"^(?:go|bye|goodbye|hi|hey|hello|thanks|cheers|congrats|absolutely|sure|night|morning|welcome|yay|love you|"
-    r"miss you)[\s,!]+[A-Z][a-z]+$",
-    re.IGNORECASE,
-)
-_FEELING = (
-    r"(?:fine|tired|exhausted|sleepy|jealous|grumpy|good|great|okay|ok|alright|all right|well|busy|bored|stressed|"
-    r"sorry|glad|happy|sad|excited|nervous|worried|upset|annoyed|thrilled|relieved|hungry|cold|ready)"
-)
-_DEGREE = r"(?:(?:so|very|really|just|pretty|quite|a bit|a little|totally|super|a lot)\s+)*"
-_MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just tired", "she's so jealous"
-    rf"^\S+?(?:['’](?:m|s|re)|\s+(?:am|is|are|was|were|feel|feels|felt))\s+{_DEGREE}{_FEELING}"
-    rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*$",
-    re.IGNORECASE,
-)
-_ERRAND = (  # where someone goes or comes back from in passing: the day's errands and breaks, not trips
-    r"(?:run|walk|jog|swim|ride|workout|gym|shop|shops|store|supermarket|cafe|café|canteen|kitchen|break|lunch|"
-    r"coffee|bakery|pub|bar|park|loo|bathroom|toilet)"
-)
-_PASSING = re.compile(  # where someone is going or is back from just now: "I'm going down to the cafe", "I'm just
-    # back from my run" (with a time it is a plan or an event: "I'm off to the gym on Monday")
-    r"^\S+?(?:['’](?:m|s|re)|\s+(?:am|is|are))\s+(?:just\s+)?(?:back from|off to|(?:going|heading|popping|nipping)"
-    r"(?:\s+(?:down|over|out|up|back|off))?\s+to|on (?:my|his|her|their|our|the) way to)\s+"
-    rf"(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?{_ERRAND}$",
-    re.IGNORECASE,
-)
 _LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
-_NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
-    r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
-    r"(?:much|anything|a thing|a lot)$",
-    re.IGNORECASE,
-)
 _LEAD_IN = re.compile(r"^[^:]{1,40}:\s+(?=\S+\s+\S+\s+\S+)")  # "I've got news too: I'm retiring ..."
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
@@ -422,7 +385,6 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and w
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b")  # "I ride it", "I can fix it": it is the object
-_ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 
 
 def named_in(text: str, names: Sequence[str]) -> list[str]:
@@ -452,20 +414,9 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
                 clause = tail.sub("", clause)
             clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
-            if (m := _LETS.match(clause)) and plan_window(clause, _ANY_DAY) is not None:
+            if (m := _LETS.match(clause)) and plan_window(clause, ANY_DAY) is not None:
                 clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
-            if (
-                not clause
-                or _REQUEST.match(clause)
-                or _COURTESY.match(clause)
-                or _ORDER.match(clause)
-                or (_CHEER.search(clause) and len(keywords(_CHEER.sub(" ", clause))) < 2)
-                or _MOOD.match(clause)
-                or _NOTHING_DONE.match(clause)
-                or (_PASSING.match(clause) and plan_window(clause, _ANY_DAY) is None)
-                or _only_relation(clause)
-                or _HAIL.match(clause)
-            ):
+            if not clause or said_in_passing(clause) or _only_relation(clause):
                 named += [n for n in named_in(clause, names) if n != speaker]
                 continue
             who = speaker
@@ -493,7 +444,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 # an "I" left out ("Still working on the biz"), not a gerund said of no one
                 and not (_UNSAID_I.match(clause) and len(clause.split()) >= 3 and not _GENERAL.match(clause))
                 and not named_in(clause, names)
-                and plan_window(clause, _ANY_DAY) is None
+                and plan_window(clause, ANY_DAY) is None
             ):
                 continue  # about no one: an opinion ("marketing is key") or an aside
             if who != speaker:  # the speaker's own words in a fact about someone else: by name

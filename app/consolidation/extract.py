@@ -21,6 +21,7 @@ from app.consolidation.atoms import (
     FAMILY,
     RELATION_WORDS,
     atoms,
+    called,
     named_in,
     past_tense,
     relations_in,
@@ -277,6 +278,9 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
         listener = lines[line_no].person if line_no < len(lines) and lines[line_no].person != line.person else None
         named = [(r, n, line.person) for r, n in relations_in(line, names)]
         named += [(r, n, listener) for r, n in yours(line.text, names) if listener and n != listener]
+        before = lines[line_no - 2].person if line_no > 1 else None
+        if listener and listener == before:  # between the two of them: the one answered and answering
+            named += [(r, listener, line.person) for r in called(line.text)]
         for relation, other, whose in named:
             if whose and whose not in refused and other not in refused:
                 circle = "family" if relation in FAMILY else "social"
