@@ -14,7 +14,15 @@
    lines hold, `grounding.held_items`, and is checked again). An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
    at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
-   its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)").
+   its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)"). With
+   `answer.more`, what the chosen lines gave no line holds is read once more with the next lines beside them
+   (off by default: measured to refuse less, README, Answers).
+
+A question that asks for a likely guess ("would Melanie enjoy a national park or a theme park?", "what might
+John's degree be in?": `grounding.asks_for_a_guess`, `answer.guesses`) is read from the `answer.listed` best lines
+with instructions to guess, said as a guess ("Probably yes", `wording.as_guess`) and cited by the lines about that
+person that bear most on it (`grounding.bearing`: its topic words or the guess's own words said there, not only
+meant); no such line, or a guess that says nothing the question does not, is "I don't know".
 
 The prompts are small (two short lines and a question, not an evidence block or a profile) and their fixed
 instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question about "my ..."
@@ -30,23 +38,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.ask.comparing import YES_NO
 from app.ask.grounding import (
     Gathered,
     Line,
     answers_alone,
     asker_needed,
+    asks_for_a_guess,
     asks_for_several,
+    bearing,
     gather,
     held_items,
     holding,
+    own_words,
 )
-from app.ask.wording import concise, dated_answer, unrepeated
+from app.ask.wording import as_guess, concise, dated_answer, unrepeated
 from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
-from app.text.words import WORD
+from app.text.words import WORD, keywords
 
 __all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
 UNKNOWN = "I don't know."
@@ -66,6 +78,16 @@ READ = (
     "or a short phrase; to a yes-or-no question, yes or no and who or what makes it so. Use only what the lines "
     f"say. When the lines do not answer the question, answer exactly: {UNKNOWN}"
 )
+GUESS = (
+    "You make a likely guess about someone from the lines given, in at most ten words{kind}. Do not repeat the "
+    "question. Guess only from what the lines say about them. When the lines say nothing that bears on the "
+    f"question, answer exactly: {UNKNOWN}"
+)
+GUESS_KINDS = {
+    "yes or no": ": yes or no",
+    "choice": ": the one of the choices offered that is likelier",
+    "what": ": the likeliest thing, without yes or no",
+}
 
 VERIFY = (
     "You check an answer against a line of a conversation. Reply in JSON: true when the line says what the "
@@ -113,9 +135,18 @@ def select_messages(question: str, lines: list[Line], most: int = 1) -> tuple[di
     return {"role": "system", "content": SELECT_ONE if most == 1 else SELECT}, {"role": "user", "content": user}
 
 
-def read_messages(question: str, lines: list[Line]) -> tuple[dict, ...]:
+def guess_kind(question: str) -> str:
+    """What a guess asked for is: one of the choices the question offers ("a national park or a theme park?",
+    "which would he prefer, walking tours or camping?"), yes or no, or a thing."""
+    if re.search(r"\bor\b", question, re.I):
+        return "choice"
+    return "yes or no" if YES_NO.match(question) else "what"
+
+
+def read_messages(question: str, lines: list[Line], guess: bool = False) -> tuple[dict, ...]:
     shown = "\n".join(line.render() for line in lines)
-    return {"role": "system", "content": READ}, {"role": "user", "content": f"{shown}\n\nQuestion: {question}"}
+    system = GUESS.format(kind=GUESS_KINDS[guess_kind(question)]) if guess else READ
+    return {"role": "system", "content": system}, {"role": "user", "content": f"{shown}\n\nQuestion: {question}"}
 
 
 @dataclass
@@ -135,6 +166,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)  # gather, select, read
     read: str = ""  # what the model read from the chosen lines, before the check
     why_unknown: str = ""  # asker | nothing found | none chosen | the model did not know | not in the lines
+    guess: bool = False  # a likely guess ("Probably ...") asked for, from the lines that bear on it
 
     def as_dict(self, when: Callable[[float], str]) -> dict:
         return {
@@ -146,6 +178,7 @@ class Answer:
             "chosen": self.chosen,
             "read": self.read,
             "why_unknown": self.why_unknown,
+            "guess": self.guess,
             "latency_ms": round(self.latency_ms, 1),
             "first_token_ms": None if self.first_token_ms is None else round(self.first_token_ms, 1),
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
@@ -213,6 +246,8 @@ class Answerer:
         if not found.lines:
             out.answer, out.why_unknown = found.why_none or UNKNOWN, "nothing found"
             return done()
+        if self.cfg.answer.guesses and asks_for_a_guess(question):
+            return self._guess(question, found, out, timeout_s, on_job, started, done)
         chosen, wider = self._select(question, found, out, timeout_s, on_job)
         out.chosen = [line.id for line in chosen]
         if not chosen:
@@ -223,11 +258,45 @@ class Answerer:
             chosen = wider
             out.chosen = [line.id for line in chosen]
             text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+        more = found.lines[: len(chosen) + self.cfg.answer.more]
+        if not held and len(more) > len(chosen) and out.finish != "cancelled" and self.cfg.answer.select == "retriever":
+            chosen = more  # what the best lines gave no line holds: read again with the next lines beside them
+            out.chosen = [line.id for line in chosen]
+            text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
         if held:
             out.answer, out.known = dated_answer(concise(text, question), held[0]), True
             cited = [line.id for line in held]
             cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
+        return done()
+
+    def _guess(
+        self,
+        question: str,
+        found: Gathered,
+        out: Answer,
+        timeout_s: float | None,
+        on_job,
+        started: float,
+        done: Callable[[], Answer],
+    ) -> Answer:
+        """A question that asks for a likely guess: read from the `answer.listed` best lines, worded as a guess and
+        cited by the lines of them that bear on it (`grounding.bearing`); none → I don't know."""
+        chosen = found.lines[: self.cfg.answer.listed]
+        out.chosen, out.guess = [line.id for line in chosen], True
+        text = out.read = self._read(question, chosen, out, timeout_s, on_job, started, guess=True)
+        kind = guess_kind(question)
+        if kind != "yes or no":  # "Yes, a bookstore" to a what-question: the thing; a bare yes or no is none
+            text = re.sub(r"^\s*(?:yes|no)\b\W*", "", text, flags=re.I)
+            text = text[:1].upper() + text[1:]
+        # a thing guessed must say something the question does not ("allergies", asked about her allergies)
+        unfit = says_unknown(text) or not keywords(text) or (kind == "what" and not own_words(text, question))
+        bears = [] if unfit else bearing(text, question, chosen, found.named)
+        if bears:
+            out.answer, out.known = as_guess(text, question, chosen), True
+            out.citations = cited_lines(self.memory, [line.id for line in bears])
+        else:
+            out.why_unknown = "the model did not know" if says_unknown(text) else "not in the lines"
         return done()
 
     def _read_and_check(
@@ -276,11 +345,18 @@ class Answerer:
         return [lines[n - 1] for n in dict.fromkeys(numbers) if 1 <= n <= len(lines)], []
 
     def _read(
-        self, question: str, lines: list[Line], out: Answer, timeout_s: float | None, on_job, started: float
+        self,
+        question: str,
+        lines: list[Line],
+        out: Answer,
+        timeout_s: float | None,
+        on_job,
+        started: float,
+        guess: bool = False,
     ) -> str:
         t0 = time.perf_counter()
         request = Request(
-            read_messages(question, lines),
+            read_messages(question, lines, guess),
             max_tokens=self.cfg.answer.read_tokens,
             stop=("\n",),
             cache_prefix=1,

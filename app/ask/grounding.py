@@ -14,6 +14,8 @@
   words of the question are there too.
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `asker_needed`: a question about "my ..." or "did I ..." needs to know who asks.
+- `asks_for_a_guess`, `bearing`: a question that asks what is likely ("would Melanie enjoy ...?") is answered
+  from the lines about that person that bear on it, and they are its citations.
 
 Words are compared as app/ask/comparing.py makes them; app/ask/wording.py says a checked answer.
 """
@@ -80,6 +82,41 @@ def asks_for_several(question: str) -> bool:
     words = kind.group(1).split()
     head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]  # "what kind of cookies": one kind
     return any(_plural(w) for w in head.split("/"))
+
+
+_GUESS = re.compile(r"\b(?:would|might|likely|potentially|possibly|probably|perhaps)\b", re.I)
+_REPORTED = re.compile(r"\b(?:say|says|said|tell|tells|told|promised|decided|agreed|planned)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+def asks_for_a_guess(question: str) -> bool:
+    """Whether `question` asks what is likely, not what was said: "would Melanie enjoy a national park or a theme
+    park?", "what might John's financial status be?", "is it likely that Nate has friends besides Joanna?" ("what
+    did Emily say she would bring?" asks what was said)."""
+    return any(not _REPORTED.search(question[: m.start()]) for m in _GUESS.finditer(question))
+
+
+# what a guess asks with, not what it is about: "would Caroline enjoy a ski trip?" is not borne on by "she loves
+# tennis balls"
+_GUESSING = frozenset(
+    canonical(w)
+    for w in "enjoy prefer want interested consider pursue likely good open happy feel think might would".split()
+)
+
+
+def bearing(answer: str, question: str, lines: list[Line], named: list[str] = ()) -> list[Line]:
+    """The lines a guess was read from that bear most on it: by or about every person the question names, and
+    saying the most of the question's topic words (not those it guesses with: "enjoy", "prefer") and of the
+    guess's own words — at least one; a word only meant is not enough ("would John like to learn the piano?" is
+    not borne on by "John teaches history"). None: the guess rests on nothing the memory holds about them."""
+    topic = [w for w in topic_words(question, named) if w not in _GUESSING]
+    own = own_words(answer, question)
+    counts = {}
+    for x in lines:
+        if _people_held(question, named, [x], [x]):
+            said = word_set(x.shown)
+            counts[x.id] = sum(says(w, said) for w in topic) + sum(held(w, said) for w in own)
+    most = max(counts.values(), default=0)
+    return [x for x in lines if most and counts.get(x.id) == most]
 
 
 def _plural(word: str) -> bool:
@@ -227,6 +264,12 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
 RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
 
 
+def own_words(answer: str, question: str) -> list[str]:
+    """An answer's own words (as compared): those the question did not bring, yes and no aside."""
+    asked = {canonical(w) for w in keywords(question)}
+    return [w for w in (canonical(w) for w in keywords(answer)) if not held(w, asked) and w not in ("yes", "no")]
+
+
 def holding(
     answer: str,
     question: str,
@@ -249,7 +292,7 @@ def holding(
     measured and removed: on the held-out questions it refused right answers ("married", "occasion", "kids")
     and no wrong ones (README, Answers)."""
     asked = {canonical(w) for w in keywords(question)}
-    own = [w for w in (canonical(w) for w in keywords(answer)) if not held(w, asked) and w not in ("yes", "no")]
+    own = own_words(answer, question)
     topic = topic_words(question, named)
     enough = _enough(topic)
     if own:

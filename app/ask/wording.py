@@ -14,13 +14,19 @@ from app.text.words import WORD, keywords
 
 
 class Said(Protocol):
-    """A line as `dated_answer` reads it (app.ask.grounding.Line is one)."""
+    """A line as `dated_answer` and `as_guess` read it (app.ask.grounding.Line is one)."""
 
     @property
     def t_start(self) -> float: ...  # epoch seconds it was said
 
     @property
     def text(self) -> str: ...  # its words as said
+
+    @property
+    def shown(self) -> str: ...  # as the reading model saw it
+
+    @property
+    def person(self) -> str | None: ...  # who said it
 
 
 def resolve_times(text: str, said: float, depth: int = 3) -> str:
@@ -137,3 +143,27 @@ def unrepeated(answer: str) -> str:
     if len(items) < 3 or len(kept) == len(items):
         return answer
     return ", ".join(dict.fromkeys(kept[item.lower().strip(" .")] for item in items if item))
+
+
+_HEDGED = re.compile(r"^\s*(?:probably|likely|most likely|possibly|perhaps|maybe|I think)\b", re.I)
+
+
+def as_guess(text: str, question: str, lines: list[Said]) -> str:
+    """A guess worded as one: "Yes" → "Probably yes", "Camping trip in the outdoors" → "Probably camping trip in
+    the outdoors"; one already hedged ("Likely no") is left as it is, and a first word keeps its capital when it
+    begins a name (a speaker's, a capital after it, or one within a line or the question, and never in lower
+    case there: "Probably Harry Potter")."""
+    text = text.strip()
+    if not text or _HEDGED.match(text):
+        return text
+    words = text.split()
+    first = words[0].strip(",.;:")
+    written = " ".join([question, *(x.shown for x in lines)])
+    lower = first.lower() in ("yes", "no", "a", "an", "the") or re.search(rf"\b{re.escape(first.lower())}\b", written)
+    speakers = {x.person for x in lines}
+    named = (
+        first.removesuffix("'s") in speakers
+        or re.search(rf"[a-z,]\s+{re.escape(first)}\b", written)
+        or (len(words) > 1 and words[1][:1].isupper())
+    )
+    return f"Probably {text if named and not lower else text[:1].lower() + text[1:]}"

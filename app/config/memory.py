@@ -170,6 +170,13 @@ class AnswerConfig:
         lo=1,
         hi=6,
     )
+    more: int = opt(
+        0,
+        "when what is read from the chosen lines gives no answer a line holds, they are read again with this many "
+        "of the next-ranked lines beside them (0: not)",
+        lo=0,
+        hi=6,
+    )
     select: str = opt(
         "retriever",
         "retriever: the best-ranked lines are read; model: the language model first picks among the candidates "
@@ -177,6 +184,12 @@ class AnswerConfig:
         choices=("retriever", "model"),
     )
     read_tokens: int = opt(32, "longest answer read from the chosen lines (tokens)", lo=4, hi=512)
+    guesses: bool = opt(
+        True,
+        "a question that asks for a likely guess ('would Melanie enjoy a national park?', 'what might John's job "
+        "be?') is answered from what the lines about that person say, worded as a guess ('Probably ...') and citing "
+        "the lines it was read from; off: such questions get I don't know unless a line says the answer",
+    )
     verify: str = opt(
         "names",
         "after the word check, the model is asked (true or false under a grammar) whether the cited line says that "

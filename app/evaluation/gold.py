@@ -125,6 +125,10 @@ GOLD: tuple[Gold, ...] = (
     _d("Who is Lucy?", "daughter", 9),
     _d("What does David ride to work?", ("bicycle", "bike"), 11),
     _d("Which city is Maria from?", "madrid", 10),
+    # a likely guess asked for: said as one, from the line that bears on it
+    _d("Would David enjoy a peanut butter sandwich?", "no", 8),
+    _d("Would Emily enjoy watching a tennis match?", "yes", 3),
+    _d("What might Lucy be excited about?", "school", 9),
     # the companion scene (Friday 15 May 2026, the morning after)
     Gold("When did David come back from his trip?", "demo", ("14 may",), (("companion", 0),)),
     Gold("Who came back from a trip?", "demo", ("david",), (("companion", 0),)),
@@ -156,6 +160,8 @@ GOLD: tuple[Gold, ...] = (
     _none("Who is allergic to shellfish?"),
     _none("What is John's last name?"),
     _none("Does Emily have a son?"),
+    _none("Would Emily enjoy a ski holiday in the Alps?"),
+    _none("Would John like to learn the piano?"),
     _none("What is the name of Emily's daughter?", "scene"),
     _none("Who is John's wife?", "scene"),
     _none("Which of my colleagues loves tennis?", "scene"),  # nobody says who is asking

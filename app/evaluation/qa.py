@@ -240,6 +240,7 @@ def eval_qa(
         "candidates": cfg.answer.candidates,
         "select": cfg.answer.select,
         "chosen": cfg.answer.chosen,
+        "more": cfg.answer.more,
         "methods": list(methods),
         **{m: tallies[m].table() for m in methods},
     }
