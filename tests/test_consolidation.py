@@ -25,6 +25,7 @@ from app.consolidation.atoms import (
     third_person,
     typed,
     was_planned,
+    yours,
 )
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
@@ -122,6 +123,10 @@ def test_relations_are_read_from_what_speakers_say_about_people():
     heard = Line(5, 2, "John", "hello my name is john my colleague emily works with me", T0)
     assert relations_in(heard, names_in([heard], {"John", "Emily"})) == [("colleague", "Emily")]
     assert relations_in(Line(6, 2, "John", "my wife loves tennis", T0), ["John", "Emily"]) == []
+    # a kinship word's short form is that relation ("my sis Rosa": sister)
+    sis = Line(7, 4, "Paula", "My sis Rosa is a nurse, my bro Tom is a cook.", T0)
+    assert relations_in(sis, ["Paula", "Rosa", "Tom"]) == [("sister", "Rosa"), ("brother", "Tom")]
+    assert yours("How's your sis Rosa?", ["Rosa"]) == [("sister", "Rosa")]
 
 
 @pytest.mark.parametrize(
@@ -334,6 +339,30 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "I'm going down to the cafe. I'm just back from my run. I'm just back from Japan. I'm off to the gym on "
             "Monday.",
             [("Theo", "Theo is just back from Japan"), ("Theo", "Theo is off to the gym on Monday")],
+        ),
+        # resolve about nothing, thanks in other words and what is said of the listener are no facts; resolve
+        # about something keeps the something
+        (
+            "Jon",
+            "Thanks! Your support means a lot. I'm gonna keep going and never give up, no matter what. I'm "
+            "determined to make it work. I'm stoked about this!",
+            [],
+        ),
+        (
+            "Gina",
+            "You've come so far since we last talked! Your store looks great. Let me know if you need anything. We "
+            "should plan a dance session soon!",
+            [],
+        ),
+        (
+            "Jon",
+            "I'm staying positive. I lost my job as a banker yesterday, but I'm not giving up on my dream: my own "
+            "dance studio. My family means the world to me.",
+            [
+                ("Jon", "Jon lost their job as a banker yesterday"),
+                ("Jon", "Jon is not giving up on their dream: their own dance studio"),
+                ("Jon", "Jon's family means the world to Jon"),
+            ],
         ),
         # ... but what is said with thanks is kept, and a name spoken to someone is not the subject
         ("Gina", "Just got promoted, thanks.", [("Gina", "Gina just got promoted, thanks")]),

@@ -41,7 +41,8 @@ FAMILY = (
     "cousin aunt uncle grandmother grandfather grandma grandpa niece nephew kid child parent sibling".split()
 )
 SOCIAL = "friend colleague coworker boss neighbor neighbour roommate classmate teacher student mentor doctor".split()
-RELATION_WORDS = "|".join(FAMILY + SOCIAL)
+SHORT = {"sis": "sister", "bro": "brother", "mum": "mother"}  # "my sis Rosa": the relation is "sister"
+RELATION_WORDS = "|".join(FAMILY + SOCIAL + list(SHORT))
 _ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
 
 
@@ -159,7 +160,11 @@ _YOUR = re.compile(rf"\b(?i:your)\s+{_ADJ}(?P<rel>(?i:{RELATION_WORDS}))s?,?\s+(
 def yours(text: str, names: list[str]) -> list[tuple[str, str]]:
     """(relation, person) the speaker names as the listener's ("how's your daughter Ines?"): the listener is
     whoever answers (`extract.check`)."""
-    return [(m.group("rel").lower(), m.group("name")) for m in _YOUR.finditer(text) if m.group("name") in names]
+    return [
+        (SHORT.get(m.group("rel").lower(), m.group("rel").lower()), m.group("name"))
+        for m in _YOUR.finditer(text)
+        if m.group("name") in names
+    ]
 
 
 _CALLED = re.compile(  # the listener called by what they are to the speaker: "that's great, sis!", "thanks, Mum"
@@ -186,7 +191,7 @@ def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
     for i, pattern in enumerate(_RELATED):
         for m in pattern.finditer(text):
             name = canonical.get(m.group("name").lower())
-            relation = m.group("rel").lower()
+            relation = SHORT.get(m.group("rel").lower(), m.group("rel").lower())
             if name is None or name == line.person or (relation, name) in out:
                 continue
             if i == len(_RELATED) - 1 and any(r == relation for r, _ in out):

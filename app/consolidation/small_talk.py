@@ -2,8 +2,10 @@
 of the listener ("please bring ...", "count me in"), a courtesy ("sorry about your job"), an answer to an offer
 ("nothing for me, thanks"), encouragement ("you've got this"), a word said to someone by name ("Bye Jon"), how
 someone is just now, about nothing ("I'm fine, just tired"), what was not done, about nothing ("I couldn't do
-much"), and where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my
-run"; with a time it is a plan or an event)."""
+much"), where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my
+run"; with a time it is a plan or an event), resolve about nothing ("I'm gonna keep going and never give up"),
+thanks for the listener's support in other words ("your support means a lot to me") and what is said of the
+listener ("you've come so far", "your store looks great": theirs to say, not the speaker's fact)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from app.text.words import keywords
 
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
-    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|look at|"
-    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|sign (?:me|us) up)\b",
+    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check(?! in\b)|look at|let me know|lemme know|"
+    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|sign (?:me|us) up|we should|"
+    r"shall we|we could)\b",
     re.IGNORECASE,
 )
 _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, sorry, congratulations, "you ..."
@@ -36,6 +39,34 @@ _CHEER = re.compile(  # encouragement said to the listener: no fact of anyone wh
     r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it))\b",
     re.IGNORECASE,
 )
+_RESOLVE = re.compile(  # resolve about nothing: "I'll keep going", "not giving up on my dreams", "it'll pay off"
+    r"\b(?:keep(?:s|ing)?\s+(?:on\s+)?(?:going|goin['’]?|pushing|pushin['’]?|moving|movin['’]?|trying|fighting|"
+    r"plugging away|at it|working hard|chasing|believing)(?:\s+(?:forward|on|ahead|in (?:myself|me)))?|"
+    r"(?:never|not|won['’]t|will not|don['’]t|do not)\s+(?:gonna\s+|going to\s+)?(?:give up|giving up|quit|"
+    r"quitting|let (?:you|anyone|anything)(?:\s+or\s+anyone)?\s+(?:down|stop me|hold me back|get me down))|"
+    r"stay(?:s|ing)?\s+(?:positive|hopeful|optimistic|upbeat|motivated|focused|determined|strong|on track)|"
+    r"hang(?:s|ing)?\s+in\s+there|(?:do|give it|try)\s+(?:my|his|her|their|our)\s+best|"
+    r"make\s+(?:it|this|that)\s+(?:happen|work)|make (?:my|our|his|her|their) dreams? come true|"
+    r"(?:chas\w*|reach\w*|pursu\w*|follow\w*|go(?:ing)? (?:for|after))\s+(?:after\s+)?(?:my|our|his|her|"
+    r"their|those|these|the)\s+(?:own\s+)?(?:dreams?|goals?)|push(?:ing)?\s+(?:forward|through|on|ahead)|"
+    r"make you proud|(?:it|this|that|the rest)\s*(?:['’]ll|will)\s+(?:all\s+)?(?:pay off|be worth it|follow)|"
+    r"keeps? me going|no matter what|"
+    r"(?:whatever|however hard) (?:comes my way|things get)|in the end|even when it['’]s (?:hard|tough))\b",
+    re.IGNORECASE,
+)
+_THANKED = re.compile(  # thanks in other words: "your support means a lot", "I really appreciate your help"
+    r"\b(?:your\s+(?:\w+\s+){0,2}?(?:support|help|words|faith|belief|encouragement|backing|pep[- ]?talk|advice|"
+    r"kindness|pride)|(?:appreciate|grateful for|thankful for)\s+(?:you|your \w+|it)|"
+    r"(?:you['’]ve|you have|knowing you['’]ve) got my back|in my corner)\b",
+    re.IGNORECASE,
+)
+_TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great"), not "you and I"
+    r"^(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)", re.IGNORECASE
+)
+_EMPTY = frozenset(  # words that say nothing once the resolve or thanks around them is gone
+    "i'm i'll i've i'd gonna going wanna gotta really sure totally definitely always still even just so also "
+    "means meant lot ton world feeling determined".split()
+)
 _HAIL = re.compile(  # a name and a word said to them: "Go Jon", "Bye Jon", "Absolutely Jon"
     r"^(?:go|bye|goodbye|hi|hey|hello|thanks|cheers|congrats|absolutely|sure|night|morning|welcome|yay|love you|"
     r"miss you)[\s,!]+[A-Z][a-z]+$",
@@ -43,12 +74,13 @@ _HAIL = re.compile(  # a name and a word said to them: "Go Jon", "Bye Jon", "Abs
 )
 _FEELING = (
     r"(?:fine|tired|exhausted|sleepy|jealous|grumpy|good|great|okay|ok|alright|all right|well|busy|bored|stressed|"
-    r"sorry|glad|happy|sad|excited|nervous|worried|upset|annoyed|thrilled|relieved|hungry|cold|ready)"
+    r"sorry|glad|happy|sad|excited|nervous|worried|upset|annoyed|thrilled|relieved|hungry|cold|ready|stoked|pumped|"
+    r"psyched|scared|overwhelmed)"
 )
-_DEGREE = r"(?:(?:so|very|really|just|pretty|quite|a bit|a little|totally|super|a lot)\s+)*"
+_DEGREE = r"(?:(?:so|very|really|just|pretty|quite|a bit|a little|totally|super|a lot|kinda|kind of|sort of)\s+)*"
 _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just tired", "she's so jealous"
     rf"^\S+?(?:['’](?:m|s|re)|\s+(?:am|is|are|was|were|feel|feels|felt))\s+{_DEGREE}{_FEELING}"
-    rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*$",
+    rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*(?:\s+(?:about|for) (?:it|this|that|you))?$",
     re.IGNORECASE,
 )
 _ERRAND = (  # where someone goes or comes back from in passing: the day's errands and breaks, not trips
@@ -69,13 +101,22 @@ _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do 
 )
 
 
+def _about_nothing(clause: str, said: re.Pattern) -> bool:
+    """Whether `clause` says something `said` finds and, without it, fewer than two words that say anything."""
+    if not said.search(clause):
+        return False
+    rest = _THANKED.sub(" ", _RESOLVE.sub(" ", _CHEER.sub(" ", clause)))
+    return len([w for w in keywords(rest) if w not in _EMPTY]) < 2
+
+
 def said_in_passing(clause: str) -> bool:
     """Whether `clause` (the speaker's words, before the third person) is said in passing (the module's text)."""
     return bool(
         _REQUEST.match(clause)
         or _COURTESY.match(clause)
         or _ORDER.match(clause)
-        or (_CHEER.search(clause) and len(keywords(_CHEER.sub(" ", clause))) < 2)
+        or any(_about_nothing(clause, said) for said in (_CHEER, _RESOLVE, _THANKED))
+        or _TO_YOU.match(clause)
         or _MOOD.match(clause)
         or _NOTHING_DONE.match(clause)
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
