@@ -245,9 +245,11 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     line = replace(
         _line("Sam", "Sam was in the ER last weekend."), t_start=datetime(2023, 10, 17, tzinfo=timezone.utc).timestamp()
     )
-    dated = "Last weekend (14 October to 15 October 2023)"
+    dated = "Last weekend (the weekend before 17 October 2023)"  # as it was said, by the day it was said
     assert dated_answer("Last weekend", line) == dated and dated_answer(dated, line) == dated
     assert dated_answer("Last summer", line) == "Last summer (1 June to 31 August 2023)"
+    assert dated_answer("Next week", line) == "Next week (the week after 17 October 2023)"
+    assert dated_answer("This weekend", line) == "This weekend (14 October to 15 October 2023)"  # told as past
     # a year or a date already said, a bare month or weekday (or a name like one), a habit: as they are
     for same in ["Every morning", "In 2022", "Last year (2022)", "Friend Jan", "April and Jon", "On Friday nights"]:
         assert dated_answer(same, line) == same

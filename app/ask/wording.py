@@ -32,7 +32,8 @@ class Said(Protocol):
 def resolve_times(text: str, said: float, depth: int = 3) -> str:
     """`text` with each time expression it uses followed by the date it means, counted from when it was said:
     "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)"."""
-    found = _meant(text, plan_window(text, datetime.fromtimestamp(said, timezone.utc))) if depth else None
+    day = datetime.fromtimestamp(said, timezone.utc)
+    found = _meant(text, plan_window(text, day), day) if depth else None
     if found is None:
         return text
     at, end, meant = found
@@ -40,18 +41,24 @@ def resolve_times(text: str, said: float, depth: int = 3) -> str:
     return f"{before}{text[at:end]} ({meant}){after}"
 
 
-def _meant(text: str, found: tuple[TimeWindow, str] | None) -> tuple[int, int, str] | None:
+_WEEK = re.compile(r"\b(?:last|past|next|this\s+past)\s+(week|weekend)\b")
+
+
+def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> tuple[int, int, str] | None:
     """Where in `text` the time expression `plan_window` found stands (start, end) and the day it means in
-    words; None when there is none."""
+    words; None when there is none. A week or a weekend before or after the day it was `said` is that, by the
+    day ("last week" said on 27 June 2023: "the week before 27 June 2023"), as people date what they were told,
+    not a span of days that "last week" does not quite say (from Monday, or the seven days before?)."""
     at = text.lower().find(found[0].expression) if found else -1
     if found is None or at < 0:
         return None
     window = found[0]
-    return (
-        at,
-        at + len(window.expression),
-        day_words(window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)),
-    )
+    start, end = window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)
+    meant = day_words(start, end)
+    day = said.replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    if (m := _WEEK.search(window.expression)) and (end <= day or start > day):
+        meant = f"the {m[1]} {'before' if end <= day else 'after'} {day.day} {day:%B %Y}"
+    return at, at + len(window.expression), meant
 
 
 def dated_answer(answer: str, line: Said) -> str:
@@ -64,9 +71,8 @@ def dated_answer(answer: str, line: Said) -> str:
         return answer
     if re.search(r"\d", low) and re.search(rf"\b(?:{'|'.join(MONTHS)})\b", low):
         return answer
-    found = _meant(
-        answer, plan_window(answer, datetime.fromtimestamp(line.t_start, timezone.utc), past_tense(line.text))
-    )
+    said = datetime.fromtimestamp(line.t_start, timezone.utc)
+    found = _meant(answer, plan_window(answer, said, past_tense(line.text)), said)
     if found is None:
         return answer
     at, end, meant = found
