@@ -249,6 +249,11 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     assert dated_answer("Last weekend", line) == dated and dated_answer(dated, line) == dated
     assert dated_answer("Last summer", line) == "Last summer (1 June to 31 August 2023)"
     assert dated_answer("Next week", line) == "Next week (the week after 17 October 2023)"
+    # weeks, months and years ago by the day it was said, a year ago by its month, years ago by their year
+    assert dated_answer("Two weeks ago", line) == "Two weeks ago (two weeks before 17 October 2023)"
+    assert dated_answer("A year ago", line) == "A year ago (around October 2022)"
+    assert dated_answer("Five years ago", line) == "Five years ago (around 2018)"
+    assert dated_answer("A few years ago", line) == "A few years ago (a few years before 17 October 2023)"
     assert dated_answer("This weekend", line) == "This weekend (14 October to 15 October 2023)"  # told as past
     # a year or a date already said, a bare month or weekday (or a name like one), a habit: as they are
     for same in ["Every morning", "In 2022", "Last year (2022)", "Friend Jan", "April and Jon", "On Friday nights"]:

@@ -9,7 +9,8 @@ from typing import Protocol
 
 from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held
 from app.consolidation.atoms import past_tense
-from app.text.timeexpr import MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
+from app.text.timeexpr import FUZZY, MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
+from app.text.timeexpr import NUMBERS as COUNTED
 from app.text.words import WORD, keywords
 
 
@@ -42,13 +43,17 @@ def resolve_times(text: str, said: float, depth: int = 3) -> str:
 
 
 _WEEK = re.compile(r"\b(?:last|past|next|this\s+past)\s+(week|weekend)\b")
+_COUNT = "|".join(sorted(COUNTED, key=len, reverse=True))
+_AGO = re.compile(rf"\b(\d+|{_COUNT})\s+(week|month|year)s?\s+ago\b")
 
 
 def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> tuple[int, int, str] | None:
     """Where in `text` the time expression `plan_window` found stands (start, end) and the day it means in
-    words; None when there is none. A week or a weekend before or after the day it was `said` is that, by the
-    day ("last week" said on 27 June 2023: "the week before 27 June 2023"), as people date what they were told,
-    not a span of days that "last week" does not quite say (from Monday, or the seven days before?)."""
+    words; None when there is none. A week or a weekend before or after the day it was `said`, and weeks, months
+    or years ago, are said by that day ("last week" said on 27 June 2023: "the week before 27 June 2023"; "two
+    weeks ago": "two weeks before 27 June 2023"; "five years ago": "around 2018"), as people date what they were
+    told, not as the span of days a search for it looks in (from Monday, or the seven days before? give or take
+    half a year?)."""
     at = text.lower().find(found[0].expression) if found else -1
     if found is None or at < 0:
         return None
@@ -58,6 +63,12 @@ def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> t
     day = said.replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
     if (m := _WEEK.search(window.expression)) and (end <= day or start > day):
         meant = f"the {m[1]} {'before' if end <= day else 'after'} {day.day} {day:%B %Y}"
+    elif m := _AGO.search(window.expression):
+        count = int(m[1]) if m[1].isdigit() else COUNTED[m[1]]
+        if m[2] == "year" and m[1] not in FUZZY:
+            meant = f"around {day.year - count}" if count > 1 else f"around {day:%B} {day.year - 1}"
+        else:
+            meant = f"{m[0].removesuffix('ago').strip()} before {day.day} {day:%B %Y}"
     return at, at + len(window.expression), meant
 
 
