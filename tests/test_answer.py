@@ -131,6 +131,11 @@ def test_times_in_a_line_are_resolved_against_the_day_it_was_said():
         "I came back yesterday (Wednesday 13 May 2026) and go again in May 2027 (May 2027)"
     )
     assert resolve_times("I play every Saturday morning.", THURSDAY) == "I play every Saturday morning."  # a habit
+    # since when what has gone on for years or months began; a stay of two weeks is no "since"
+    had = "I've had them for 3 years now"
+    assert resolve_times(f"{had}.", THURSDAY) == f"{had} (since around 2023)."
+    assert resolve_times("She has been playing for just under a year", THURSDAY).endswith("(since around May 2025)")
+    assert resolve_times("I went to Paris for two weeks", THURSDAY) == "I went to Paris for two weeks"
 
 
 def _line(person: str, shown: str, uid: int = 1) -> Line:

@@ -32,14 +32,38 @@ class Said(Protocol):
 
 def resolve_times(text: str, said: float, depth: int = 3) -> str:
     """`text` with each time expression it uses followed by the date it means, counted from when it was said:
-    "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)"."""
+    "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)";
+    and since when something has gone on for years or months ("I've had them for 3 years now" said in 2022:
+    "for 3 years now (since around 2019)")."""
     day = datetime.fromtimestamp(said, timezone.utc)
     found = _meant(text, plan_window(text, day), day) if depth else None
     if found is None:
-        return text
+        return _since(text, day)
     at, end, meant = found
     before, after = resolve_times(text[:at], said, depth - 1), resolve_times(text[end:], said, depth - 1)
     return f"{before}{text[at:end]} ({meant}){after}"
+
+
+_LASTING = re.compile(  # "I've had them for 3 years now", "she has been playing for just under a year"
+    r"\b(?:I['’]ve|we['’]ve|you['’]ve|they['’]ve|have|has)\s+(?:[\w'’-]+\s+){0,6}?for\s+"
+    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|just\s+under\s+|just\s+over\s+|more\s+than\s+)?"
+    r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)\s+(year|month)s?"
+    r"(?:\s+now)?\b(?!\s*\()",
+    re.IGNORECASE,
+)
+
+
+def _since(text: str, day: datetime) -> str:
+    """`text` with since when what has gone on for years or months began, counted back from `day`."""
+
+    def since(m: re.Match) -> str:
+        count = int(m[1]) if m[1].isdigit() else COUNTED[m[1].lower()]
+        months = count * (12 if m[2].lower() == "year" else 1)
+        year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
+        start = datetime(year, month + 1, 1)
+        return f"{m[0]} (since around {start.year if months >= 24 else f'{start:%B} {start.year}'})"
+
+    return _LASTING.sub(since, text)
 
 
 _WEEK = re.compile(r"\b(?:last|past|next|this\s+past)\s+(week|weekend)\b")
