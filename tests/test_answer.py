@@ -241,6 +241,10 @@ def test_an_answer_leaves_out_what_the_question_already_says():
     assert concise("Her surgery is in two weeks", "When is Emily's surgery?") == "In two weeks"  # a time's "in"
     assert concise("Rose planted roses in her garden", "What did Rose plant?") == "Roses in her garden"  # a name
     assert concise("Sushi at a Japanese restaurant", "What did Emily eat at the Japanese restaurant?") == "Sushi"
+    # a date the question says goes with its preposition; one the question does not say stays
+    shared = "What did Evan and his partner share with their extended family on January 5, 2024?"
+    assert concise("Marriage with their extended family on January 5, 2024", shared) == "Marriage"
+    assert concise("She went to the park on Friday", "Where did Emily go on Friday?") == "Park"
     for kept, asked in []:
         assert concise(kept, asked) == kept
 

@@ -145,22 +145,24 @@ def concise(answer: str, question: str) -> str:
     asked = {canonical(w) for w in keywords(question) if w not in names}
     said = {w.removesuffix("'s") for w in WORD.findall(question.lower())}
 
-    def repeats(i: int) -> bool:
+    def repeats(i: int, kept_after: bool) -> bool:
         token = words[i]
         bare = token.strip(",;:!?.()").lower().removesuffix("'s")
         if token.startswith(('"', "“")) or not bare:
             return False
         if token[:1].isupper() and (i > 0 or bare in names):  # a name only as said: "Wheel of Time" is not "Tim"
             return bare in said
-        if bare in _EDGE_WORDS:  # "in two weeks", "on Friday": the little word belongs to the time
-            after = words[i + 1].strip(",;:!?.()").lower() if i + 1 < len(words) else ""
+        if bare.isdigit():  # "on January 5, 2024" as the question says it
+            return bare in said
+        if bare in _EDGE_WORDS:  # "in two weeks", "on Friday": the little word belongs to the time kept after it
+            after = words[i + 1].strip(",;:!?.()").lower() if kept_after and i + 1 < len(words) else ""
             return not (after in TIME_WORDS or after[:1].isdigit() or after in NUMBERS)
         return held(canonical(bare), asked)
 
     start, end = 0, len(words)
-    while start < end and repeats(start):
+    while start < end and repeats(start, True):
         start += 1
-    while end > start and repeats(end - 1):
+    while end > start and repeats(end - 1, False):
         end -= 1
     alone = end - start == 1 and words[start][:1].isupper()  # "Emily works with John" to "who works with John?"
     if end < len(words) and words[end].strip(",;:").lower() not in _EDGE_WORDS and not alone:
