@@ -78,6 +78,7 @@ def test_windows_follow_the_question_time_zone():
     [
         ("Can't wait for tomorrow's grand opening", "Can't wait for the grand opening"),
         ("Tomorrow's gonna be an awesome night", "It's gonna be an awesome night"),
+        ("Tomorrow's going to be an awesome night", "It's going to be an awesome night"),
         ("Tomorrow's opening will be so much fun", "The opening will be so much fun"),
         ("I fly to Paris tomorrow", "I fly to Paris"),
         ("Tomorrow's all-hands meeting is at 10", "The all-hands meeting is at 10"),

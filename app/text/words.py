@@ -24,7 +24,7 @@ ING_NOUNS = (
 # after "tomorrow's" (or, with a verb's "-ing" too, "Hana's"), the words that make the "'s" an "is" or a "has",
 # not a possessive: "tomorrow's gonna be fun", "Hana's my wife"
 IS_AFTER_WORDS = (
-    r"gonna|a|an|the|my|our|his|her|their|not|very|so|really|always|never|just|still|all|finally|almost|here|"
+    r"gonna|going|a|an|the|my|our|his|her|their|not|very|so|really|always|never|just|still|all|finally|almost|here|"
     r"over|from|in|at|on|back|been|be|got|gone"
 )
 IS_AFTER = re.compile(rf"['’]s\s+(?=(?:{IS_AFTER_WORDS})(?![-\w]))", re.IGNORECASE)
