@@ -350,9 +350,9 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         ),
         (
             "Gina",
-            "You've come so far since we last talked! Your store looks great. Let me know if you need anything. We "
-            "should plan a dance session soon!",
-            [],
+            "You've come so far since we last talked! Your store looks great. Let me know if you need anything. You "
+            "won't believe it - I got mentored by a business coach yesterday.",
+            [("Gina", "You won't believe it - Gina got mentored by a business coach yesterday")],
         ),
         (
             "Jon",
@@ -588,6 +588,16 @@ def test_merge_rules_on_the_real_embedder(store, perception, cfg):
     assert fid == held[0].id
     # two facts of one line ("I have 2 kids and I teach 3 classes") are siblings: neither replaces the other
     assert run(_item("Emily", "Emily has 3 kids at school", ids[0], "family"))[0] in (ADD, NOOP)
+    # the same words dated another day are another occasion; the same day, a restatement
+    went = replace(
+        _item("Emily", "Last week Emily volunteered at the shelter", ids[3], "other", "event"), valid_from=T0
+    )
+    with m.batch():
+        m.writing.insert_fact(pid, "event", "other", went.what, 0, [ids[3]], T0, T0, 0, perception.text([went.what])[0])
+    held[:] = m.writing.held_facts(pid)
+    again = _item("Emily", "Last week Emily volunteered at the homeless shelter", ids[4], "other", "event")
+    assert run(replace(again, valid_from=T0 + 90 * DAY))[0] == ADD
+    assert run(replace(again, valid_from=T0))[0] == UPDATE
 
 
 def test_superseded_facts_keep_their_history(store, perception, cfg, llm_free_consolidator):

@@ -7,8 +7,10 @@ person already holds and becomes ADD, UPDATE, SUPERSEDE or NOOP.
   "stopped playing tennis", likes → dislikes), or a new value of a one-at-a-time key (`FactKind.single_keys`:
   an attribute's job, home, age, name), SUPERSEDEs: the old fact's validity is closed where the new one starts,
   its row stays as history.
-- Anything else is ADDed. Numbers, negations and dates are never merged away, and an event or a plan (the
-  `FactKind.one_off` kinds) never restates a fact of another kind (what happened once is not what holds).
+- Anything else is ADDed. Numbers, negations and dates are never merged away, an event or a plan (the
+  `FactKind.one_off` kinds) never restates a fact of another kind (what happened once is not what holds), and
+  what is dated another day is another occasion ("last week Maria volunteered at the shelter", said in May and
+  again in August, is two).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 
 from app.consolidation.extract import Item
 from app.facts import FactKind
-from app.store.writing import HeldFact
+from app.store.writing import DAY_S, HeldFact
 from app.text.timeexpr import COUNTS, MONTHS
 
 ADD, UPDATE, SUPERSEDE, NOOP = "add", "update", "supersede", "noop"
@@ -72,7 +74,8 @@ def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: f
         )
         if changed:  # facts of one line are siblings, never replacements
             return Decision(ADD) if item.line.id in best.sources else Decision(SUPERSEDE, best)
-        if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & _ONE_OFF):
+        other_day = None not in (best.valid_from, item.valid_from) and abs(best.valid_from - item.valid_from) >= DAY_S
+        if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & _ONE_OFF) and not other_day:
             news = item.line.id not in best.sources or len(item.what) > len(best.value)
             return Decision(UPDATE if news else NOOP, best)
     if item.key in item.kind.single_keys:  # a new job, home, age or name

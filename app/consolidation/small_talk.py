@@ -17,9 +17,9 @@ from app.text.words import keywords
 
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
-    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check(?! in\b)|look at|let me know|lemme know|"
-    r"here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|sign (?:me|us) up|we should|"
-    r"shall we|we could)\b",
+    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|look at|"
+    r"let me know|lemme know|here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|"
+    r"sign (?:me|us) up)\b",
     re.IGNORECASE,
 )
 _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, sorry, congratulations, "you ..."
@@ -60,8 +60,10 @@ _THANKED = re.compile(  # thanks in other words: "your support means a lot", "I 
     r"(?:you['’]ve|you have|knowing you['’]ve) got my back|in my corner)\b",
     re.IGNORECASE,
 )
-_TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great"), not "you and I"
-    r"^(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)", re.IGNORECASE
+_TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great"), not "you and
+    # I", nor news after a dash ("You won't believe it - I got mentored yesterday")
+    r"^(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)(?!.*\s[-–—:]\s+(?:I|we|my|our)\b)",
+    re.IGNORECASE,
 )
 _EMPTY = frozenset(  # words that say nothing once the resolve or thanks around them is gone
     "i'm i'll i've i'd gonna going wanna gotta really sure totally definitely always still even just so also "

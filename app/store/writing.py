@@ -48,6 +48,7 @@ class HeldFact:
     polarity: int
     embedding: np.ndarray | None
     sources: set[int]
+    valid_from: float | None = None  # the day (or month) it names, when it names one
 
 
 DAY_S = 86400.0
@@ -165,7 +166,7 @@ class Writing(Repository):
 
     def held_facts(self, person_id: int) -> list[HeldFact]:
         rows = self.con.execute(
-            "SELECT f.id, f.kind, f.key, f.value, f.polarity, f.embedding, group_concat(s.utterance_id) "
+            "SELECT f.id, f.kind, f.key, f.value, f.polarity, f.embedding, group_concat(s.utterance_id), f.valid_from "
             "FROM facts f LEFT JOIN fact_sources s ON s.fact_id = f.id "
             "WHERE f.person_id = ? AND f.valid_to IS NULL GROUP BY f.id ORDER BY f.id",
             (person_id,),
@@ -179,6 +180,7 @@ class Writing(Repository):
                 int(r[4]),
                 None if r[5] is None else np.frombuffer(r[5], np.float32),
                 {int(x) for x in r[6].split(",")} if r[6] else set(),
+                r[7],
             )
             for r in rows
         ]
