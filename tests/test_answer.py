@@ -263,6 +263,10 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     assert dated_answer("A year ago", line) == "A year ago (around October 2022)"
     assert dated_answer("Five years ago", line) == "Five years ago (around 2018)"
     assert dated_answer("A few years ago", line) == "A few years ago (a few years before 17 October 2023)"
+    # the day the line was said, read out of what it is before, is said with it
+    er = replace(line, shown="Sam: Sam was in the ER last weekend (the weekend before 17 October 2023).")
+    assert dated_answer("17 October 2023", er) == "The weekend before 17 October 2023"
+    assert dated_answer("The weekend before 17 October 2023", er) == "The weekend before 17 October 2023"
     assert dated_answer("This weekend", line) == "This weekend (14 October to 15 October 2023)"  # told as past
     # a year or a date already said, a bare month or weekday (or a name like one), a habit: as they are
     for same in ["Every morning", "In 2022", "Last year (2022)", "Friend Jan", "April and Jon", "On Friday nights"]:

@@ -96,11 +96,21 @@ def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> t
     return at, at + len(window.expression), meant
 
 
+_BY_THE_DAY = re.compile(  # what `_meant` says by the day a line was said: "(the week before 27 June 2023)"
+    r"\(((?:the (?:week|weekend)|[\w ]+? (?:weeks?|months?|years?)) (?:before|after) (\d{1,2} [A-Z][a-z]+ \d{4}))\)"
+)
+
+
 def dated_answer(answer: str, line: Said) -> str:
     """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
-    when the line tells what happened ("Last weekend" → "Last weekend (14 October to 15 October 2023)"); as it
-    was when it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit
-    ("on Friday nights", "every Monday")."""
+    when the line tells what happened ("Last summer" → "Last summer (1 June to 31 August 2023)"); as it was when
+    it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit ("on Friday
+    nights", "every Monday"). The day the line was said, read out of "the week before 27 June 2023", is never
+    the answer: it is said with what it is before or after."""
+    for m in _BY_THE_DAY.finditer(line.shown):
+        if m[2] in answer and m[1].lower() not in answer.lower():
+            answer = answer.replace(m[2], m[1])
+            return answer[:1].upper() + answer[1:]
     low = answer.lower()
     if "(" in answer or re.search(r"\b(?:19|20)\d\d\b|\b(?:every|each)\b", low):
         return answer
