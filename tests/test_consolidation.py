@@ -352,7 +352,7 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "Gina",
             "You've come so far since we last talked! Your store looks great. Let me know if you need anything. You "
             "won't believe it - I got mentored by a business coach yesterday.",
-            [("Gina", "You won't believe it - Gina got mentored by a business coach yesterday")],
+            [("Gina", "Gina got mentored by a business coach yesterday")],  # without its lead-in
         ),
         (
             "Jon",

@@ -366,7 +366,10 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
 
 
 _LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
-_LEAD_IN = re.compile(r"^[^:]{1,40}:\s+(?=\S+\s+\S+\s+\S+)")  # "I've got news too: I'm retiring ..."
+_LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't believe it - I got mentored ..."
+    r"^(?:[^:]{1,40}:|(?i:you won['’]t believe (?:it|this)|guess what|get this|(?:big |good |great )?news)\s*"
+    r"(?:[-–—!,]|\.\.\.))\s+(?=\S+\s+\S+\s+\S+)"
+)
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
