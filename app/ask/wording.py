@@ -9,7 +9,7 @@ from typing import Protocol
 
 from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held
 from app.consolidation.atoms import past_tense
-from app.text.timeexpr import FUZZY, MONTHS, WEEKDAYS, TimeWindow, day_words, plan_window
+from app.text.timeexpr import FUZZY, MONTHS, WEEKDAYS, TimeWindow, count_of, day_words, plan_window, spoken_time
 from app.text.timeexpr import NUMBERS as COUNTED
 from app.text.words import WORD, keywords
 
@@ -57,8 +57,7 @@ def _since(text: str, day: datetime) -> str:
     """`text` with since when what has gone on for years or months began, counted back from `day`."""
 
     def since(m: re.Match) -> str:
-        count = int(m[1]) if m[1].isdigit() else COUNTED[m[1].lower()]
-        months = count * (12 if m[2].lower() == "year" else 1)
+        months = count_of(m[1].lower()) * (12 if m[2].lower() == "year" else 1)
         year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
         start = datetime(year, month + 1, 1)
         return f"{m[0]} (since around {start.year if months >= 24 else f'{start:%B} {start.year}'})"
@@ -84,15 +83,15 @@ def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> t
     window = found[0]
     start, end = window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)
     meant = day_words(start, end)
-    day = said.replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    day, on = said.replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0), spoken_time(said.timestamp())
     if (m := _WEEK.search(window.expression)) and (end <= day or start > day):
-        meant = f"the {m[1]} {'before' if end <= day else 'after'} {day.day} {day:%B %Y}"
+        meant = f"the {m[1]} {'before' if end <= day else 'after'} {on}"
     elif m := _AGO.search(window.expression):
-        count = int(m[1]) if m[1].isdigit() else COUNTED[m[1]]
+        count = count_of(m[1])
         if m[2] == "year" and m[1] not in FUZZY:
             meant = f"around {day.year - count}" if count > 1 else f"around {day:%B} {day.year - 1}"
         else:
-            meant = f"{m[0].removesuffix('ago').strip()} before {day.day} {day:%B %Y}"
+            meant = f"{m[0].removesuffix('ago').strip()} before {on}"
     return at, at + len(window.expression), meant
 
 

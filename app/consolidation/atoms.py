@@ -160,11 +160,13 @@ _YOUR = re.compile(rf"\b(?i:your)\s+{_ADJ}(?P<rel>(?i:{RELATION_WORDS}))s?,?\s+(
 def yours(text: str, names: list[str]) -> list[tuple[str, str]]:
     """(relation, person) the speaker names as the listener's ("how's your daughter Ines?"): the listener is
     whoever answers (`extract.check`)."""
-    return [
-        (SHORT.get(m.group("rel").lower(), m.group("rel").lower()), m.group("name"))
-        for m in _YOUR.finditer(text)
-        if m.group("name") in names
-    ]
+    return [(_relation(m), m.group("name")) for m in _YOUR.finditer(text) if m.group("name") in names]
+
+
+def _relation(m: re.Match) -> str:
+    """The relation a match's `rel` names, its short form said in full ("sis": sister)."""
+    word = m.group("rel").lower()
+    return SHORT.get(word, word)
 
 
 _CALLED = re.compile(  # the listener called by what they are to the speaker: "that's great, sis!", "thanks, Mum"
@@ -191,7 +193,7 @@ def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
     for i, pattern in enumerate(_RELATED):
         for m in pattern.finditer(text):
             name = canonical.get(m.group("name").lower())
-            relation = SHORT.get(m.group("rel").lower(), m.group("rel").lower())
+            relation = _relation(m)
             if name is None or name == line.person or (relation, name) in out:
                 continue
             if i == len(_RELATED) - 1 and any(r == relation for r, _ in out):

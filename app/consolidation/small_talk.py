@@ -103,11 +103,17 @@ _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do 
 )
 
 
-def _about_nothing(clause: str, said: re.Pattern) -> bool:
-    """Whether `clause` says something `said` finds and, without it, fewer than two words that say anything."""
-    if not said.search(clause):
+_EMPTY_TALK = (_CHEER, _RESOLVE, _THANKED)  # what says nothing of anyone when a clause says nothing else
+
+
+def _about_nothing(clause: str) -> bool:
+    """Whether `clause` cheers, resolves or thanks (`_EMPTY_TALK`) and, without that, has fewer than two words
+    that say anything."""
+    if not any(said.search(clause) for said in _EMPTY_TALK):
         return False
-    rest = _THANKED.sub(" ", _RESOLVE.sub(" ", _CHEER.sub(" ", clause)))
+    rest = clause
+    for said in _EMPTY_TALK:
+        rest = said.sub(" ", rest)
     return len([w for w in keywords(rest) if w not in _EMPTY]) < 2
 
 
@@ -117,7 +123,7 @@ def said_in_passing(clause: str) -> bool:
         _REQUEST.match(clause)
         or _COURTESY.match(clause)
         or _ORDER.match(clause)
-        or any(_about_nothing(clause, said) for said in (_CHEER, _RESOLVE, _THANKED))
+        or _about_nothing(clause)
         or _TO_YOU.match(clause)
         or _MOOD.match(clause)
         or _NOTHING_DONE.match(clause)

@@ -106,7 +106,8 @@ def _weekend(today: datetime, weeks: int) -> tuple[datetime, datetime]:
     return saturday, saturday + timedelta(days=2)
 
 
-def _count(word: str) -> int:
+def count_of(word: str) -> int:
+    """A count said in digits or words ("3", "three", "a few")."""
     return int(word) if word.isdigit() else NUMBERS[word]
 
 
@@ -193,7 +194,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     # "two weeks ago", "3 days ago", "a month ago": the unit around that point; "a few days ago": from half
     # to twice as long ago
     if m := re.search(rf"\b({_NUM})\s+(day|week|month|year)s?\s+ago\b", q):
-        span, n = UNITS[m.group(2)], _count(m.group(1))
+        span, n = UNITS[m.group(2)], count_of(m.group(1))
         if m.group(1) in FUZZY:
             return found(m, today - timedelta(days=2 * n * span), today - timedelta(days=max(1, n * span // 2) - 1))
         centre = today - timedelta(days=n * span)
@@ -275,7 +276,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
             return found(m, *_month_span(year, month))
         return found(m, datetime(today.year + 1, 1, 1), datetime(today.year + 2, 1, 1))
     if m := re.search(rf"\bin\s+({_NUM})\s+(day|week|month|year)s?\b", q):
-        centre = today + timedelta(days=_count(m.group(1)) * UNITS[m.group(2)])
+        centre = today + timedelta(days=count_of(m.group(1)) * UNITS[m.group(2)])
         return found(m, centre, centre + timedelta(days=1))
     m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
