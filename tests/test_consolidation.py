@@ -354,6 +354,12 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "won't believe it - I got mentored by a business coach yesterday.",
             [("Gina", "Gina got mentored by a business coach yesterday")],  # without its lead-in
         ),
+        (  # an opinion of the listener's doings is theirs to hold; the speaker's own opinion is kept
+            "Gina",
+            "I'm sure you feel great knowing your students are doing so well. I bet your kids loved it. I'm always "
+            "here to support you. I think I will open a second store. I know your brother Tom.",
+            [("Gina", "Gina thinks Gina will open a second store"), ("Gina", "Gina knows your brother Tom")],
+        ),
         (
             "Jon",
             "I'm staying positive. I lost my job as a banker yesterday, but I'm not giving up on my dream: my own "

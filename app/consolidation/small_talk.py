@@ -5,7 +5,8 @@ someone is just now, about nothing ("I'm fine, just tired"), what was not done, 
 much"), where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my
 run"; with a time it is a plan or an event), resolve about nothing ("I'm gonna keep going and never give up"),
 thanks for the listener's support in other words ("your support means a lot to me") and what is said of the
-listener ("you've come so far", "your store looks great": theirs to say, not the speaker's fact)."""
+listener ("you've come so far", "your store looks great", "I'm sure you'll do great": theirs to say, not the
+speaker's fact)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ _ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, than
 _CHEER = re.compile(  # encouragement said to the listener: no fact of anyone when the clause says nothing else
     r"\b(?:(?:I'm |I am )?(?:always |so |really )*(?:here )?(?:to )?(?:"
     r"you(?:['’]ve)? got this|you can do (?:it|this)|hang in there|believe in (?:yourself|you)|here for you|"
-    r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it))\b",
+    r"proud of you|cheer you on|by your side|got your back|you earned it|you deserve it|"
+    r"(?:here|there) (?:to|for) (?:support|help|listen to) you|(?:here|there) if you need (?:me|anything)))\b",
     re.IGNORECASE,
 )
 _RESOLVE = re.compile(  # resolve about nothing: "I'll keep going", "not giving up on my dreams", "it'll pay off"
@@ -60,9 +62,12 @@ _THANKED = re.compile(  # thanks in other words: "your support means a lot", "I 
     r"(?:you['’]ve|you have|knowing you['’]ve) got my back|in my corner)\b",
     re.IGNORECASE,
 )
-_TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great"), not "you and
-    # I", nor news after a dash ("You won't believe it - I got mentored yesterday")
-    r"^(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)(?!.*\s[-–—:]\s+(?:I|we|my|our)\b)",
+_TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great", "I'm sure
+    # you'll do great", "I bet your kids loved it"), not "you and I", nor news after a dash ("You won't believe it -
+    # I got mentored yesterday")
+    r"^(?:(?:I['’]m|I am) (?:so |really |just )?sure|I (?:really |just )?(?:think|bet|hope|believe|reckon|guess|"
+    r"can tell|can see)|sounds like|looks like)?(?:,?\s*(?:that\s+)?)"
+    r"(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)(?!.*\s[-–—:]\s+(?:I|we|my|our)\b)",
     re.IGNORECASE,
 )
 _EMPTY = frozenset(  # words that say nothing once the resolve or thanks around them is gone
