@@ -354,6 +354,15 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "won't believe it - I got mentored by a business coach yesterday.",
             [("Gina", "Gina got mentored by a business coach yesterday")],  # without its lead-in
         ),
+        (  # a lead-in before a dash and a reaction after one are not what is said; "look what ..." shows
+            "Dave",
+            "BTW, something cool I wanted to tell you about - I recently attended a conference in Detroit - it was "
+            "so cool! I started my own store not so long ago - people love it. Look what I got!",
+            [
+                ("Dave", "Dave recently attended a conference in Detroit"),
+                ("Dave", "Dave started their own store not so long ago"),
+            ],
+        ),
         (  # an opinion of the listener's doings is theirs to hold; the speaker's own opinion is kept
             "Gina",
             "I'm sure you feel great knowing your students are doing so well. I bet your kids loved it. I'm always "

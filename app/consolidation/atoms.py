@@ -279,13 +279,17 @@ _REMEMBER = re.compile(
     re.IGNORECASE,
 )
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
-    r"^(?:(?:and|but|so|also|actually|anyway|well|oh)\b[,\s]*|"
+    r"^(?:(?:and|but|so|also|actually|anyway|well|oh|btw|by the way)\b[,\s]*|"
     r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|cool|awesome|nice|alright|right|fine|wow)\s*[,!]\s*)+",
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
-_TAIL_OPINION = re.compile(  # "..., it was fun", "..., it's great": a reaction after the statement
-    r",\s+(?:it|that|this)(?:'s|’s| is| was)\s+(?:(?:so|really|very|super|such|a)\s+)?\w+$", re.IGNORECASE
+_TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "... - people love it": a reaction after
+    # the statement
+    r"(?:,|\s+[-–—])\s+(?:(?:it|that|this)(?:['’]s| is| was|['’]s been| has been)\s+"
+    r"(?:(?:so|really|very|super|such|a|an|absolutely|totally)\s+)?\w+|(?:people|everyone|everybody|they|customers|"
+    r"(?:the |my )?kids) (?:really |just )?(?:love|loved|like|liked|enjoy|enjoyed|adore|adored) (?:it|them|that))$",
+    re.IGNORECASE,
 )
 _TAIL_REQUEST_SHOW = re.compile(r",?\s+check (?:it|this|that) out\b.*$", re.IGNORECASE)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
@@ -369,7 +373,8 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
 
 _LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
 _LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't believe it - I got mentored ..."
-    r"^(?:[^:]{1,40}:|(?i:you won['’]t believe (?:it|this)|guess what|get this|(?:big |good |great )?news)\s*"
+    r"^(?:[^:]{1,40}:|(?i:you won['’]t believe (?:it|this)|guess what|get this|(?:big |good |great )?news|"
+    r"[^-–—:]{0,40}\b(?:tell you(?: about)?|share(?: with you)?))\s*"
     r"(?:[-–—!,]|\.\.\.))\s+(?=\S+\s+\S+\s+\S+)"
 )
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
@@ -423,7 +428,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
                 clause = tail.sub("", clause)
-            clause = _vocative(clause.strip(" ,.!"), names).strip(" ,.!")
+            clause = _vocative(clause.strip(" ,.!-–—"), names).strip(" ,.!-–—")
             if (m := _LETS.match(clause)) and plan_window(clause, ANY_DAY) is not None:
                 clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
             if not clause or said_in_passing(clause) or _only_relation(clause):

@@ -18,7 +18,8 @@ from app.text.words import keywords
 
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
-    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|look at|"
+    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|"
+    r"look (?:at|who|what|here)|this is a (?:photo|pic|picture|shot|snap) of|"
     r"let me know|lemme know|here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|"
     r"sign (?:me|us) up)\b",
     re.IGNORECASE,
