@@ -363,6 +363,18 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Dave", "Dave started their own store not so long ago"),
             ],
         ),
+        (  # a dash before the speaker starts a clause of its own; news with nothing of it is no fact; a question
+            # after a dash leaves the statement before it; a gerund subject that made the speaker do something
+            "Melanie",
+            "A lot's happened since we last chatted - I joined a pottery class. They're good- we got another cat "
+            "named Bailey. FYI, I finished another vase - want to see it? Seeing those pups made me want a dog.",
+            [
+                ("Melanie", "Melanie joined a pottery class"),
+                ("Melanie", "Melanie got another cat named Bailey"),
+                ("Melanie", "Melanie finished another vase"),
+                ("Melanie", "Seeing those pups made Melanie want a dog"),
+            ],
+        ),
         (  # an opinion of the listener's doings is theirs to hold; the speaker's own opinion is kept
             "Gina",
             "I'm sure you feel great knowing your students are doing so well. I bet your kids loved it. I'm always "

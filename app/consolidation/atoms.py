@@ -270,16 +270,17 @@ def third_person(fact: str, who: str) -> str:
 _PRONOUNS = r"I|we|he|she|they|my|our|his|her|their"
 _FUNCTION = r"at|in|on|to|for|with|from|of|and|or|by|the|a|an|too|as|after|before"
 _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name and a word that can be a verb),
-    # or a comma before a subject pronoun ("I can't stay late, I've got yoga tomorrow")
+    # a comma before a subject pronoun ("I can't stay late, I've got yoga tomorrow"), or a dash before the speaker
     rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
     r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
+    r"|\s*[-–—]\s+(?=(?:I|we|my|our)(?:['’][a-z]+)?\s)"  # a dash before the speaker: "they're good - we got a cat"
 )
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
-    r"^(?:(?:and|but|so|also|actually|anyway|well|oh|btw|by the way)\b[,\s]*|"
+    r"^(?:(?:and|but|so|also|actually|anyway|well|oh|btw|fyi|by the way)\b[,\s]*|"
     r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|cool|awesome|nice|alright|right|fine|wow)\s*[,!]\s*)+",
     re.IGNORECASE,
 )
@@ -386,11 +387,12 @@ _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
     # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
-    rf"^{_GERUND}(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)[a-z]+){{0,8}}?"
+    rf"^{_GERUND}(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)(?:[a-z]+|&)){{0,8}}?"
     rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
     r"(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
     r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|will|would|might|"
-    r"makes|means|keeps|gives|lets|brings|changes|matters|needs|costs|feels|seems|sounds|hurts|requires)\b)",
+    r"makes|made|means|keeps|kept|gives|gave|lets|brings|brought|changes|changed|matters|needs|costs|feels|seems|"
+    r"sounds|hurts|requires)\b)",
     re.IGNORECASE,
 )
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there

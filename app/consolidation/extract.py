@@ -177,14 +177,22 @@ _REACTION = re.compile(  # a sentence that only reacts ("That's really sweet", "
 )
 
 
+_TOLD_THEN_ASKED = re.compile(  # a statement, a dash, then a question
+    r"^(?!(?i:is|are|was|were|do|does|did|can|could|will|would|have|has|what|how|why|where|who|when)\b)"
+    r"(.+?)\s+[-–—]\s+[^-–—]+\?$"
+)
+
+
 def statement(text: str) -> str:
     """What a line states, without its questions, greetings, reactions and bracketed asides ("Thanks,
-    Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"): each remaining sentence
-    has two content words or more."""
+    Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase - want to
+    see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
     kept = []
     text = re.sub(r"\s*\[[^\]]*\]", "", text)  # "[shares a photo: ...]", "[laughs]": what was done or heard, not said
     for sentence in _SENTENCE.split(text.strip()):
         rest = _LEAD.sub("", sentence.strip()).strip()
+        if rest.endswith("?") and (told := _TOLD_THEN_ASKED.match(rest)):
+            rest = told.group(1) + "."  # "I finished another pottery project - want to see a pic?"
         if rest and not rest.endswith("?") and not _REACTION.match(rest) and len(keywords(rest)) >= 2:
             kept.append(rest[:1].upper() + rest[1:])
     return " ".join(kept).strip(" ,.!")

@@ -4,9 +4,9 @@ of the listener ("please bring ...", "count me in"), a courtesy ("sorry about yo
 someone is just now, about nothing ("I'm fine, just tired"), what was not done, about nothing ("I couldn't do
 much"), where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my
 run"; with a time it is a plan or an event), resolve about nothing ("I'm gonna keep going and never give up"),
-thanks for the listener's support in other words ("your support means a lot to me") and what is said of the
-listener ("you've come so far", "your store looks great", "I'm sure you'll do great": theirs to say, not the
-speaker's fact)."""
+thanks for the listener's support in other words ("your support means a lot to me"), that there is news, with none
+of it ("a lot's happened since we last talked", "last week was wild") and what is said of the listener ("you've
+come so far", "your store looks great", "I'm sure you'll do great": theirs to say, not the speaker's fact)."""
 
 from __future__ import annotations
 
@@ -102,6 +102,17 @@ _PASSING = re.compile(  # where someone is going or is back from just now: "I'm 
     rf"(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?{_ERRAND}$",
     re.IGNORECASE,
 )
+_NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, with nothing of it: "A lot's happened
+    # since we last talked", "Something awesome happened", "Last week was wild", "Yesterday was crazy cool"
+    r"^(?:(?:(?:a lot|much|so much|lots|loads|tons|plenty|a bunch|something|some(?: pretty)? \w+ (?:stuff|things)|"
+    r"(?:a )?(?:crazy|cool|big|funny|awesome|wild|weird) thing)(?:['’]s| has| have)?\s+(?:been\s+)?"
+    r"(?:\w+\s+)?(?:happened|happening|going on|changed)(?:\s+(?:lately|recently))?"
+    r"(?:\s+since (?:we|I|you)\s+(?:last\s+)?\w+(?:\s+(?:each other|last))?)?)|"
+    r"(?:last week|yesterday|today|this week|last weekend|the (?:past|last) (?:few )?(?:days|weeks))"
+    r"(?:['’]s| was| has been|['’]s been)\s+(?:(?:so|really|pretty|super|kinda|a bit|totally)\s+)*"
+    r"(?:wild|crazy|cool|crazy cool|nuts|hectic|busy|insane|great|awesome|amazing|a (?:wild )?ride))$",
+    re.IGNORECASE,
+)
 _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
     r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
     r"(?:much|anything|a thing|a lot)$",
@@ -133,6 +144,7 @@ def said_in_passing(clause: str) -> bool:
         or _TO_YOU.match(clause)
         or _MOOD.match(clause)
         or _NOTHING_DONE.match(clause)
+        or _NEWS_AHEAD.match(clause)
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _HAIL.match(clause)
     )
