@@ -30,6 +30,7 @@ from app.consolidation.atoms import (
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
+from app.consolidation.salience import load_salience
 from app.demo import CREATION_TIME, SCRIPT
 from app.store.forget import forget_person, forget_session
 from app.store.keys import Secret
@@ -820,3 +821,35 @@ def test_background_writer_stops_mid_job_and_a_later_one_finishes_it(cfg, percep
         report = BackgroundWriter(m, perception.text, slow, lambda kind, ref: events.append((kind, ref))).finish()
         assert report.sessions == 1 and events[0] == ("session", 1)
         assert m.writing.queue_state(cfg.memory.attempts)["pending"] == 0 and m.derived.facts_listed()
+
+
+def test_a_fact_the_salience_model_scores_low_is_not_written(cfg, perception, tmp_path):
+    """What the rules keep but nobody would note ("That's a memory I will never forget") is left out by the
+    shipped salience model; what happened is written; with `memory.salience` 0 both are. Its line stays."""
+    said = [("Emily", "That's a memory I will never forget. I adopted a dog named Luna last week.")]
+    for cut, expected in ((cfg.memory.salience, ["Emily adopted a dog named Luna last week"]), (0.0, None)):
+        c = replace(cfg, memory=replace(cfg.memory, salience=cut))
+        with Memory.open(tmp_path / f"s{cut}.db", Secret(b"k", "t"), c.store, create=True) as m:
+            uids = _demo_memory(m, perception, said)
+            m.writing.enqueue_backlog()
+            consolidator = Consolidator(m, None, perception.text, c)  # type: ignore[arg-type]
+            consolidator.run_job(m.writing.next_job(c.memory.attempts))
+            values = [f["value"] for f in m.derived.facts_listed()]
+            if expected:
+                assert values == expected and consolidator.report.unsalient == 1
+            else:
+                assert len(values) == 2 and consolidator.report.unsalient == 0
+            assert [u.id for u in m.turns.all_utterances()] == uids
+
+
+def test_the_shipped_salience_weights_rank_what_happened_above_small_talk(perception, cfg):
+    model = load_salience(cfg.models.text)
+    facts = [
+        "Melanie adopted a dog named Luna last week",
+        "John lost his job as a banker",
+        "David is allergic to peanuts",
+    ]
+    talk = ["Melanie will never forget it", "That's a memory Melanie will never forget", "Melanie totally agrees"]
+    scores = model(perception.text(facts + talk))
+    assert min(scores[:3]) > 0.3 and max(scores[3:]) < cfg.memory.salience
+    assert load_salience("another-embedder") is None  # trained for MiniLM: under another embedder, no filter

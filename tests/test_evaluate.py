@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -14,7 +15,7 @@ from app.evaluation.plots import MISSING
 from tests.conftest import need_models
 from tests.test_locomo import CONVERSATIONS
 
-LOCOMO_KINDS = ("locomo", "qa", "extraction")
+LOCOMO_KINDS = ("locomo", "qa", "extraction", "salience")
 
 
 def _one_line_error(capsys, *argv: str) -> str:
@@ -71,6 +72,7 @@ def test_a_folder_without_the_expected_files_is_one_line_for_every_kind(tmp_path
         "locomo": "is a folder",
         "qa": "is a folder",
         "extraction": "is a folder",
+        "salience": "is a folder",
     }
     for kind, said in expected.items():
         assert said in _one_line_error(capsys, kind, "--data", str(empty), "--out", str(tmp_path / "out"))
@@ -199,3 +201,19 @@ def test_eval_memorybank_on_a_small_bank(tmp_path, capsys):
     assert r["users"] == 1 and r["questions"] == 1
     assert "lemon cake" in r["answers"][0]["evidence"][0]["text"]
     assert r["plot"] == str(tmp_path / "out" / "memorybank.png") and (tmp_path / "out" / "memorybank.png").is_file()
+
+
+def test_eval_salience_retrains_the_shipped_weights(tmp_path, cfg, perception, shared_data):
+    """The shipped salience model is what `eval salience` trains from LoCoMo (its held-out conversations left
+    out), and at the shipped cut it keeps fewer facts that match no observation while losing few that do."""
+    from app.consolidation.salience import WEIGHTS
+    from app.evaluation.salience import HELD_OUT, eval_salience
+
+    result = eval_salience(cfg, shared_data / "locomo" / "locomo10.json", tmp_path)
+    trained, shipped = (json.loads(p.read_text()) for p in (tmp_path / "salience_weights.json", WEIGHTS))
+    assert trained["trained_on"] == shipped["trained_on"] and not set(HELD_OUT) & set(trained["trained_on"])
+    a, b = (np.array(x["weights"] + [x["bias"]]) for x in (trained, shipped))
+    assert a @ b / np.linalg.norm(a) / np.linalg.norm(b) > 0.999
+    loo = result["leave_one_out"]
+    cut, unfiltered = loo[f"{cfg.memory.salience:.2f}"], loo["0.00"]
+    assert cut["precision"] > unfiltered["precision"] + 0.03 and cut["recall"] > unfiltered["recall"] - 0.015

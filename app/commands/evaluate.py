@@ -1,5 +1,5 @@
-"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction|asr|answers`: measured on real data (answers: on the
-project's own gold questions), a table or `--json`."""
+"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction|salience|asr|answers`: measured on real data
+(answers: on the project's own gold questions), a table or `--json`."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ DEFAULT_DATA = {
     "locomo": [SHARED / "locomo" / "locomo10.json"],
     "qa": [SHARED / "locomo" / "locomo10.json"],
     "extraction": [SHARED / "locomo" / "locomo10.json"],
+    "salience": [SHARED / "locomo" / "locomo10.json"],
     "memorybank": [SHARED / "memorybank_siliconfriend"],
     "asr": [SHARED / "asr_small_samples", SHARED / "fsdd_spoken_digits"],
     "answers": [],  # the gold questions are the project's own (app/evaluation/gold.py)
@@ -107,6 +108,10 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
             raise ConfigError("--limit takes a positive number of questions")
         written_under = args.out if args.with_memory else None
         result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out, written_under)
+    elif args.what == "salience":
+        from app.evaluation.salience import eval_salience, render
+
+        result = eval_salience(cfg, data[0], args.out)
     elif args.what == "extraction":
         from app.evaluation.extraction import eval_extraction, render
 

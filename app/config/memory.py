@@ -216,6 +216,13 @@ class MemoryConfig:
     facts_per_line: int = opt(2, "most facts the model may take from one transcript line", lo=1, hi=10)
     item_tokens: int = opt(40, "generation budget per fact (tokens)", lo=8, hi=400)
     summary_tokens: int = opt(80, "longest summary the model writes (tokens)", lo=16, hi=1024)
+    salience: float = opt(
+        0.1,
+        "a fact scored below this by the salience model (app/consolidation/salience.py: what people note down from "
+        "chat, over the fact's text embedding) is not written; its line stays in the transcript (0: all are written)",
+        lo=0.0,
+        hi=1.0,
+    )
     duplicate: float = opt(
         0.80, "similarity at or above which a new item restates a held fact (merged: provenance added)", lo=0.0, hi=1.0
     )

@@ -20,6 +20,7 @@ from app.consolidation import forgetting
 from app.consolidation.atoms import planned_span
 from app.consolidation.extract import Extracted, Item, extract, whole_sentences
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
+from app.consolidation.salience import load_salience
 from app.errors import AppError, LLMCancelled, LLMUnavailable
 from app.facts import FactKind
 from app.llm import BACKGROUND, LLMWorker, Request
@@ -46,6 +47,7 @@ class Report:
     lines: int = 0
     items: int = 0
     dropped: int = 0
+    unsalient: int = 0  # facts the salience model found not worth writing
     actions: dict[str, int] = field(default_factory=lambda: dict.fromkeys((ADD, UPDATE, SUPERSEDE, NOOP), 0))
     relations: int = 0
     summaries: int = 0
@@ -64,6 +66,7 @@ class Consolidator:
     def __init__(self, memory: Memory, llm: LLMWorker, embedder: TextEmbedder, cfg: Config) -> None:
         self.memory, self.llm, self.embedder, self.cfg = memory, llm, embedder, cfg
         self.report = Report()
+        self.salience = load_salience(cfg.models.text) if cfg.memory.salience > 0 else None
 
     def run(
         self,
@@ -114,12 +117,14 @@ class Consolidator:
         ]
         texts = [r.summary for r in results]
         vectors = self.embedder([it.what for r in results for it in r.items] + texts) if lines else []
+        worth = self._worth_writing([it for r in results for it in r.items], vectors)
         with self.memory.batch():
             touched: set[int] = set()
             k = 0
             for result in results:
                 for item in result.items:
-                    touched.add(self._apply(item, vectors[k]))
+                    if worth[k]:
+                        touched.add(self._apply(item, vectors[k]))
                     k += 1
             for chunk, result in zip(chunks, results, strict=True):
                 if result.summary:
@@ -139,6 +144,17 @@ class Consolidator:
             forgetting.fade(self.memory, c, sorted(touched))
             self._queue_followers(lines)
         self._count(results, len(lines))
+
+    def _worth_writing(self, items: list[Item], vectors) -> list[bool]:
+        """Whether each item is written: a relation always, a fact when the salience model scores it at least
+        `memory.salience` (app/consolidation/salience.py); those left out are counted as `unsalient`."""
+        if self.salience is None or not items:
+            return [True] * len(items)
+        scores = self.salience(vectors[: len(items)])
+        cut = self.cfg.memory.salience
+        worth = [it.kind is FactKind.RELATION or s >= cut for it, s in zip(items, scores, strict=True)]
+        self.report.unsalient += worth.count(False)
+        return worth
 
     def _apply(self, item: Item, vector) -> int:
         """Write one checked item; returns the person it is about."""
