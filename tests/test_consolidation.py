@@ -835,8 +835,10 @@ def test_a_fact_the_salience_model_scores_low_is_not_written(cfg, perception, tm
             consolidator = Consolidator(m, None, perception.text, c)  # type: ignore[arg-type]
             consolidator.run_job(m.writing.next_job(c.memory.attempts))
             values = [f["value"] for f in m.derived.facts_listed()]
-            if expected:
-                assert values == expected and consolidator.report.unsalient == 1
+            (summary,) = [x["text"] for x in m.derived.summaries_citing(uids)]
+            assert "Luna" in summary
+            if expected:  # the diary line says only what is written
+                assert values == expected and consolidator.report.unsalient == 1 and "forget" not in summary
             else:
                 assert len(values) == 2 and consolidator.report.unsalient == 0
             assert [u.id for u in m.turns.all_utterances()] == uids

@@ -13,12 +13,12 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.config import Config
 from app.consolidation import forgetting
 from app.consolidation.atoms import planned_span
-from app.consolidation.extract import Extracted, Item, extract, whole_sentences
+from app.consolidation.extract import Extracted, Item, digest, extract, whole_sentences
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
 from app.consolidation.salience import load_salience
 from app.errors import AppError, LLMCancelled, LLMUnavailable
@@ -115,30 +115,29 @@ class Consolidator:
             extract(self.llm, chunk, known, refused, c.facts_per_line, c.item_tokens, c.summary_tokens, c.extractor)
             for chunk in chunks
         ]
-        texts = [r.summary for r in results]
-        vectors = self.embedder([it.what for r in results for it in r.items] + texts) if lines else []
-        worth = self._worth_writing([it for r in results for it in r.items], vectors)
+        items = [it for r in results for it in r.items]
+        vectors = self.embedder([it.what for it in items]) if items else []
+        worth = self._worth_writing(items, vectors)
+        if c.extractor == "statements" and not all(worth):  # the diary line says only what is written
+            results = self._digested(chunks, results, worth)
+        summaries = self.embedder([r.summary for r in results]) if lines else []
         with self.memory.batch():
             touched: set[int] = set()
-            k = 0
-            for result in results:
-                for item in result.items:
-                    if worth[k]:
-                        touched.add(self._apply(item, vectors[k]))
-                    k += 1
-            for chunk, result in zip(chunks, results, strict=True):
+            for item, vector, keep in zip(items, vectors, worth, strict=True):
+                if keep:
+                    touched.add(self._apply(item, vector))
+            for chunk, result, vector in zip(chunks, results, summaries, strict=True):
                 if result.summary:
                     self.memory.writing.write_summary(
                         "session",
                         chunk[0].t_start,
                         chunk[-1].t_start,
                         result.summary,
-                        vectors[k],
+                        vector,
                         utterances=[ln.id for ln in chunk],
                         session_id=job.ref,
                     )
                     self.report.summaries += 1
-                k += 1
             touched |= self._close_passed_plans(self.memory.writing.last_spoken())
             self.memory.writing.job_done(job)
             forgetting.fade(self.memory, c, sorted(touched))
@@ -155,6 +154,18 @@ class Consolidator:
         worth = [it.kind is FactKind.RELATION or s >= cut for it, s in zip(items, scores, strict=True)]
         self.report.unsalient += worth.count(False)
         return worth
+
+    @staticmethod
+    def _digested(chunks: list[list[Line]], results: list[Extracted], worth: list[bool]) -> list[Extracted]:
+        """The results with the diary line of each chunk that lost a fact to the salience model written again
+        from the facts it keeps."""
+        out, k = [], 0
+        for chunk, result in zip(chunks, results, strict=True):
+            keep = worth[k : k + len(result.items)]
+            k += len(result.items)
+            kept = [it for it, w in zip(result.items, keep, strict=True) if w]
+            out.append(replace(result, summary=digest(chunk, kept)) if len(kept) < len(keep) else result)
+        return out
 
     def _apply(self, item: Item, vector) -> int:
         """Write one checked item; returns the person it is about."""
