@@ -23,6 +23,7 @@ from app.ask.grounding import (
     held_items,
     holding,
     topic_words,
+    with_turns_beside,
 )
 from app.ask.wording import as_guess, concise, dated_answer, resolve_times, unrepeated
 from app.llm import DIALOG, Request
@@ -330,6 +331,38 @@ def test_what_the_best_lines_do_not_answer_may_be_read_again_with_the_next(llm, 
         again = Answerer(llm, m, perception.text, replace(one, answer=replace(one.answer, more=1)))(question, NOW)
     assert not alone.known and len(alone.chosen) == 1, alone
     assert again.known and "Luna" in again.answer and len(again.chosen) == 2, again
+
+
+def test_the_turn_after_the_best_line_is_read_beside_it(llm, cfg, tmp_path, perception):
+    """`answer.beside`: the best line names the topic ("the meteor shower"), the answer is its speaker's next turn,
+    after the other's question. Read alone (`answer.chosen` 1), the best line holds no answer; read again beside
+    that turn (in the order said, the other's turn left out), the answer is held by the turn and cited by it."""
+    said = [
+        ("Melanie", "We went camping last year and saw the Perseid meteor shower."),
+        ("Caroline", "Wow, that sounds amazing! How did you feel?"),
+        ("Melanie", "It made me feel tiny and in awe of the universe."),
+        ("Caroline", "I went hiking with my friends last weekend."),
+    ]
+    question = "How did Melanie feel while watching the meteor shower?"
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        session = m.turns.start_session("t", MAY_8)
+        ids = []
+        for i, ((name, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
+            pid = m.people.person_id(name) or m.people.add_person(name).id
+            ids.append(
+                m.turns.add_utterance(
+                    NewUtterance(session, pid, text, MAY_8 + 10 * i, MAY_8 + 10 * i + 5, 1.0, "t", False, vec)
+                )
+            )
+        found = gather(m, perception.text, cfg.recall, question, NOW, None, cfg.answer.candidates)
+        assert found.lines[0].id == ids[0]
+        read = with_turns_beside(m, found.lines[:1], "first")
+        assert [x.id for x in read] == [ids[0], ids[2]] and read[1].beside == ids[0]
+        assert with_turns_beside(m, found.lines[:1], "off") == found.lines[:1]
+        on = replace(cfg, answer=replace(cfg.answer, beside="first", chosen=1))
+        answer = Answerer(llm, m, perception.text, on)(question, NOW)
+    assert ids[2] in answer.chosen, answer
+    assert answer.known and "awe" in answer.answer.lower() and answer.citations[0]["id"] == ids[2], answer
 
 
 def test_a_question_for_several_things_reads_more_lines():

@@ -15,8 +15,10 @@
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
    at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
    its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)"). With
-   `answer.more`, what the chosen lines gave no line holds is read once more with the next lines beside them
-   (off by default: measured to refuse less, README, Answers).
+   `answer.beside`, what the chosen lines gave no line holds is read once more with their speakers' turns just
+   before and after them (`grounding.with_turns_beside`: the answer is often said in the turn after the one that
+   names what is asked); with `answer.more`, with the next-ranked lines beside them (off by default: measured to
+   refuse less, README, Answers).
 
 A question that asks for a likely guess ("would Melanie enjoy a national park or a theme park?", "what might
 John's degree be in?": `grounding.asks_for_a_guess`, `answer.guesses`) is read from the `answer.listed` best lines
@@ -46,11 +48,13 @@ from app.ask.grounding import (
     asker_needed,
     asks_for_a_guess,
     asks_for_several,
+    asks_when_said,
     bearing,
     gather,
     held_items,
     holding,
     own_words,
+    with_turns_beside,
 )
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
 from app.config import Config
@@ -258,6 +262,12 @@ class Answerer:
             chosen = wider
             out.chosen = [line.id for line in chosen]
             text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+        if not held and out.finish != "cancelled" and self.cfg.answer.beside != "off":
+            around = with_turns_beside(self.memory, chosen, self.cfg.answer.beside, asks_when_said(question))
+            if len(around) > len(chosen):  # the answer may be in the turn after the one that names what is asked
+                chosen = around
+                out.chosen = [line.id for line in chosen]
+                text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
         more = found.lines[: len(chosen) + self.cfg.answer.more]
         if not held and len(more) > len(chosen) and out.finish != "cancelled" and self.cfg.answer.select == "retriever":
             chosen = more  # what the best lines gave no line holds: read again with the next lines beside them

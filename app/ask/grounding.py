@@ -140,6 +140,7 @@ class Line:
     via: str = "retrieved"  # retrieved | fact | relation
     heard_by: frozenset[str] = frozenset()  # the others who spoke in its conversation (lower case)
     session: int | None = None  # its conversation
+    beside: int | None = None  # the chosen line it is read beside: the same speaker's turn just before or after
 
     def render(self) -> str:
         return f"{self.person or 'Someone'}: {self.shown}"
@@ -261,6 +262,45 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
     return [c for w in keywords(question) if w not in skip and not w.isdigit() and (c := canonical(w)) not in _ASKING]
 
 
+def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: bool = False) -> list[Line]:
+    """`lines` with, beside each (`which`: all, or the first), its speaker's turns just before and after it in
+    its conversation (the other's turn between them skipped), in the order they were said: "Caroline: How did
+    the kids handle the accident?" — "Melanie: They were scared but we reassured them" follows the line that
+    names the accident. A request to the companion is never one of them."""
+    if which == "off" or not lines:
+        return lines
+    near = lines[:1] if which == "first" else lines
+    shown = {x.id for x in lines}
+    hops = memory.search.neighbours([x.id for x in near])
+    hops |= memory.search.neighbours([i for pair in hops.values() for i in pair if i is not None])
+    seats = memory.search.turns([i for pair in hops.values() for i in pair if i is not None] + [x.id for x in near])
+    found: dict[int, tuple[int | None, int | None]] = {}
+    for x in near:
+        me = seats.get(x.id)
+        sides = []
+        for side in (0, 1):
+            step, pick = x.id, None
+            for _ in range(2):  # the turn beside, or the one beside that when another spoke between
+                step = hops.get(step, (None, None))[side]
+                if step is None:
+                    break
+                if me is not None and seats.get(step) and seats[step].person_id == me.person_id:
+                    pick = step
+                    break
+            sides.append(pick if pick not in shown else None)
+        found[x.id] = (sides[0], sides[1])
+    wanted = [i for pair in found.values() for i in pair if i is not None]
+    asked = memory.turns.addressed(wanted)
+    rows = memory.turns.utterances([i for i in wanted if i not in asked])
+    out: list[Line] = []
+    for x in lines:
+        before, after = found.get(x.id, (None, None))
+        extra = [(i, rows[i]) for i in (before, after) if i in rows]
+        side = [replace(_line(row, 0.0, "beside", when_said), heard_by=x.heard_by, beside=x.id) for _, row in extra]
+        out += [y for y in side if y.id < x.id] + [x] + [y for y in side if y.id > x.id]
+    return list({y.id: y for y in out}.values())
+
+
 RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
 
 
@@ -317,23 +357,31 @@ def holding(
     context = [*holders, *joined]
     if not _people_held(question, named, holders, context):
         return []
-    # what is asked about may be in a line read with it that its speaker said just before in that conversation,
-    # when the line that holds the answer points back to it: "Me and my siblings always plan a gaming night",
-    # then "I'm organizing one next month"
-    going_on = [
-        x
-        for x in lines
-        if any(
-            x.session is not None
-            and (x.session, x.person) == (h.session, h.person)
-            and 0 < h.id - x.id <= 3
-            and _POINTS_BACK.search(h.shown)
-            for h in holders
-        )
-    ]
+    # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
+    # your favorite movie?"), when it goes on from that line (`_goes_on`)
+    going_on = [replace(x, shown=_stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
     if len(_topic_held(topic, [*context, *going_on], similar)) < enough:  # "allergic to shellfish?" is not "peanuts"
         return []
     return holders
+
+
+def _goes_on(x: Line, h: Line) -> bool:
+    """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
+    it ("Me and my siblings always plan a gaming night", then "I'm organizing one next month"), or they were read
+    beside each other (`with_turns_beside`: "We saw the Perseid meteor shower", then "It made me feel tiny")."""
+    if x.id == h.beside or x.beside == h.id:
+        return True
+    return (
+        x.session is not None
+        and (x.session, x.person) == (h.session, h.person)
+        and 0 < h.id - x.id <= 3
+        and bool(_POINTS_BACK.search(h.shown))
+    )
+
+
+def _stated(text: str) -> str:
+    """`text` without its questions."""
+    return " ".join(s for s in re.split(r"(?<=[.!?])\s+", text) if not s.rstrip(" .").endswith("?"))
 
 
 def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
@@ -351,15 +399,16 @@ def _people_held(question: str, named: list[str], said_by: list[Line], context: 
 
 _LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
 _GREETING = r"(?:hi|hey|hello|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
+_INTERJECTION = r"(?:wow|woah|whoa|oh|aw+|yay|omg|haha|yeah|yes|cool|nice|awesome|great|sure|sorry)"
 
 
 def _unaddressed(text: str, names: list[str]) -> str:
     """`text` without the names it addresses: "Nice to meet you Emily, John teaches history" is not about Emily,
-    nor is "Thanks, Maria!" or "Emily, have you heard?". A name in a list ("Emily, John and I"), after "my
-    sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
+    nor is "Thanks, Maria!", "Wow, Maria, that's so cool" or "Emily, have you heard?". A name in a list ("Emily,
+    John and I"), after "my sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
     for name in names:
         n = re.escape(name)
-        greeted = rf"\b{_GREETING},?\s+{n}\b"
+        greeted = rf"\b{_GREETING},?\s+{n}\b|\b{_INTERJECTION},\s+{n}\s*(?=[,!.])"  # "Wow, Maria, that's ..."
         first = rf"^\s*{n}\s*[,!](?!\s*(?:{_LISTED}|and\b|who\b|you\b|you['’]re\b|your\b))"
         last = rf",\s*{n}\s*(?=[.!?]|$)"
 

@@ -183,6 +183,13 @@ class AnswerConfig:
         "(measured worse and slower with the 0.5B and 1.5B models: README, Answers)",
         choices=("retriever", "model"),
     )
+    beside: str = opt(
+        "off",
+        "when what is read from the chosen lines gives no answer a line holds, they are read again with their "
+        "speaker's turns just before and after them in the conversation (an answer is often said in the turn after "
+        "the one that names what is asked): off, first (the best line's) or all",
+        choices=("off", "first", "all"),
+    )
     read_tokens: int = opt(32, "longest answer read from the chosen lines (tokens)", lo=4, hi=512)
     guesses: bool = opt(
         True,
