@@ -258,21 +258,20 @@ class Answerer:
             out.why_unknown = "none chosen"
             return done()
         text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+
+        def read_again(lines: list[Line]) -> tuple[list[Line], str, list[Line]]:
+            out.chosen = [line.id for line in lines]
+            return lines, *self._read_and_check(question, lines, found, out, timeout_s, on_job, started)
+
         if not held and wider and out.finish != "cancelled":  # the line read alone gave no answer it holds
-            chosen = wider
-            out.chosen = [line.id for line in chosen]
-            text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+            chosen, text, held = read_again(wider)
         if not held and out.finish != "cancelled" and self.cfg.answer.beside != "off":
             around = with_turns_beside(self.memory, chosen, self.cfg.answer.beside, asks_when_said(question))
             if len(around) > len(chosen):  # the answer may be in the turn after the one that names what is asked
-                chosen = around
-                out.chosen = [line.id for line in chosen]
-                text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+                chosen, text, held = read_again(around)
         more = found.lines[: len(chosen) + self.cfg.answer.more]
         if not held and len(more) > len(chosen) and out.finish != "cancelled" and self.cfg.answer.select == "retriever":
-            chosen = more  # what the best lines gave no line holds: read again with the next lines beside them
-            out.chosen = [line.id for line in chosen]
-            text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
+            chosen, text, held = read_again(more)  # what the best lines gave no line holds: with the next lines
         if held:
             out.answer, out.known = dated_answer(concise(text, question), held[0]), True
             cited = [line.id for line in held]

@@ -294,9 +294,8 @@ def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: 
     rows = memory.turns.utterances([i for i in wanted if i not in asked])
     out: list[Line] = []
     for x in lines:
-        before, after = found.get(x.id, (None, None))
-        extra = [(i, rows[i]) for i in (before, after) if i in rows]
-        side = [replace(_line(row, 0.0, "beside", when_said), heard_by=x.heard_by, beside=x.id) for _, row in extra]
+        around = [rows[i] for i in found.get(x.id, ()) if i in rows]
+        side = [replace(_line(row, 0.0, "beside", when_said), heard_by=x.heard_by, beside=x.id) for row in around]
         out += [y for y in side if y.id < x.id] + [x] + [y for y in side if y.id > x.id]
     return list({y.id: y for y in out}.values())
 

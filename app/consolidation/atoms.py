@@ -380,14 +380,16 @@ _LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't beli
 )
 _SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 _GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
+_KEEN = r"(?:really|totally|honestly)"  # before a doing whose "I" is left out: "Really loving my new job"
 _UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
     r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
-    rf"(?:(?:really|totally|honestly)\s+)?{_GERUND}(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    rf"(?:{_KEEN}\s+)?{_GERUND}(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
     # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
-    rf"^(?:(?:just|really|honestly|still)\s+)?{_GERUND}(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)(?:[a-z]+|&)){{0,8}}?"
+    rf"^(?:(?:just|really|honestly|still)\s+)?{_GERUND}"
+    r"(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)(?:[a-z]+|&)){0,8}?"
     rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
     r"(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
     r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|will|would|might|"
@@ -396,8 +398,9 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
     re.IGNORECASE,
 )
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there
-    r"^(?:(?P<been>been)|(?P<still>still|really|totally|honestly)\s+(?=\w+ing\b)|(?:just|still|got|took|went|had|made|started|finished|lost|"
-    rf"found|bought|moved|visited)\b|(?P<doing>{_GERUND}))",
+    rf"^(?:(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
+    r"(?:just|still|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
+    rf"(?P<doing>{_GERUND}))",
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)

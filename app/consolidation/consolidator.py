@@ -149,7 +149,7 @@ class Consolidator:
         `memory.salience` (app/consolidation/salience.py); those left out are counted as `unsalient`."""
         if self.salience is None or not items:
             return [True] * len(items)
-        scores = self.salience(vectors[: len(items)])
+        scores = self.salience(vectors)
         cut = self.cfg.memory.salience
         worth = [it.kind is FactKind.RELATION or s >= cut for it, s in zip(items, scores, strict=True)]
         self.report.unsalient += worth.count(False)

@@ -85,6 +85,13 @@ def written(mem) -> list[tuple[str, str, set[int], bool]]:
     return items
 
 
+def similar_where_cited(gold: np.ndarray, evidence: list[set], written: np.ndarray, cites: list[set]) -> np.ndarray:
+    """Observations x written items: the cosine of their embeddings where the item cites one of the observation's
+    turns, else -1."""
+    cited = np.array([[bool(c & turns) for c in cites] for turns in evidence], dtype=bool)
+    return np.where(cited, gold @ written.T, -1.0)
+
+
 def score(
     gold: list[tuple[str, str, tuple[str, ...]]],
     uid_of: dict[str, int],
@@ -95,12 +102,9 @@ def score(
     if not gold or not items:
         zero = {f"{t:.2f}": {"recall": 0.0, "precision": 0.0} for t in THRESHOLDS}
         return {"gold": len(gold), "written": len(items), "curve": zero, "duplicates": 0.0, "matched": []}
-    g = embedder([text for _, text, _ in gold])
     w = embedder([text for _, text, _, _ in items])
-    similarity = g @ w.T
     evidence = [{uid_of[e] for e in ev if e in uid_of} for _, _, ev in gold]
-    cites = np.array([[bool(item[2] & turns) for item in items] for turns in evidence])
-    eligible = np.where(cites, similarity, -1.0)
+    eligible = similar_where_cited(embedder([text for _, text, _ in gold]), evidence, w, [item[2] for item in items])
     curve = {
         f"{t:.2f}": {
             "recall": round(float((eligible.max(axis=1) >= t).mean()), 4),

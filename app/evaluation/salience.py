@@ -24,7 +24,7 @@ import numpy as np
 from app.config import Config
 from app.consolidation.extract import check, said
 from app.consolidation.salience import Salience
-from app.evaluation.extraction import THRESHOLD, observations
+from app.evaluation.extraction import THRESHOLD, observations, similar_where_cited
 from app.evaluation.locomo import load
 from app.facts import FactKind
 from app.recorder.perception import load_text_embedder
@@ -48,9 +48,8 @@ def _conversation(cfg: Config, turns, speakers: list[str], gold, embedder) -> tu
             items, _ = check(said(chunk, speakers), chunk, speakers, set())
             facts += [(dia[it.line.id], it.what) for it in items if it.kind is not FactKind.RELATION]
     vectors = embedder([what for _, what in facts])
-    similarity = embedder([text for _, text, _ in gold]) @ vectors.T
-    cites = np.array([[d in evidence for d, _ in facts] for _, _, evidence in gold])
-    eligible = np.where(cites, similarity, -1.0)
+    observed = embedder([text for _, text, _ in gold])
+    eligible = similar_where_cited(observed, [set(ev) for _, _, ev in gold], vectors, [{d} for d, _ in facts])
     return vectors, eligible.max(axis=0) >= THRESHOLD, eligible
 
 
