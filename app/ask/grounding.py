@@ -5,7 +5,8 @@
   people it names (who may never have spoken: "my wife Sarah"), the lines the matching facts were read from,
   and for "my colleagues" the asker's colleagues' lines (the line that made them colleagues joins the
   citations); requests to the companion are never evidence. They are ranked by the retriever's score plus
-  whether they mention those people and hold the question's topic words. Each is shown as "who: what" in the
+  whether they mention those people and hold the question's topic words, less the share of them that asks
+  instead of stating and, for a question that asks when, whether they say no time. Each is shown as "who: what" in the
   third person, with its time words resolved against the day it was said ("on Monday" → "on Monday (Monday
   18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a line was said is
   not in it unless the question asks when something was said.
@@ -49,6 +50,12 @@ FACT_SOURCES = 18  # facts matched per question whose source lines join the cand
 # added to a line's retrieval score: it mentions the people the question names (all of them: the whole weight),
 # it holds the question's topic words (all: the whole weight), a matching fact was read from it
 MENTION_WEIGHT, TOPIC_WEIGHT, FACT_WEIGHT = 1.0, 0.5, 0.2
+# taken from a line's score: by the share of it that asks instead of stating ("Have you thought about the steps
+# you can take?" holds no answer), and, for a question that asks when, when it says no time (measured on LoCoMo's
+# 1,535 questions of categories 1-4: the annotated line among the best two 952 -> 986 times; README, Answers)
+ASKS_WEIGHT, UNTIMED_WEIGHT = 0.2, 0.2
+ASKS_WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b|\bhow\s+long\s+ago\b", re.I)
+_TIMED = re.compile(rf"\b(?:(?:19|20)\d\d|{'|'.join(sorted(TIME_WORDS, key=len, reverse=True))})\b", re.I)
 # a topic word is meant by a line's word this close in the text embedder's space (measured: "pets" ~ "dog" 0.67,
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
 SIMILAR = 0.65
@@ -229,6 +236,7 @@ def gather(
     rows = memory.turns.utterances([uid for uid in pool if uid not in asked])
     speakers = memory.turns.session_speakers({row.session_id for row in rows.values()})
     topic = topic_words(question, named)
+    when = bool(ASKS_WHEN.search(question))
     lines = []
     for uid, base in pool.items():
         row = rows.get(uid)
@@ -242,6 +250,8 @@ def gather(
             + MENTION_WEIGHT * (mentioned / len(named) if named else 0.0)
             + TOPIC_WEIGHT * (sum(says(w, words) for w in topic) / len(topic) if topic else 0.0)
             + FACT_WEIGHT * from_facts.get(uid, 0.0)
+            - ASKS_WEIGHT * (1.0 - len(_stated(line.shown)) / max(1, len(line.shown)))
+            - UNTIMED_WEIGHT * (when and not _TIMED.search(line.shown))
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
         lines.append(replace(line, score=round(score, 4), heard_by=heard_by))

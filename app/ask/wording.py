@@ -128,6 +128,7 @@ def dated_answer(answer: str, line: Said) -> str:
 
 
 _NOT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|neither|nor)\b|n['’]t\b", re.I)
+_AUXILIARIES = frozenset("is are was were do does did has have had can could will would should may might must".split())
 _EDGE_WORDS = frozenset(
     "a an the their his her its it they he she them him i my me we our you your and to of by with as at in on for "
     "from was were is are has have had did does do that this then so also".split()
@@ -137,11 +138,17 @@ _EDGE_WORDS = frozenset(
 def concise(answer: str, question: str) -> str:
     """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
     homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
-    "What does Jon's dance make him?" is "Happy". A yes or no, the answer to an "or" question, a short answer,
-    words in quotes, negations and a time's preposition ("in two weeks") stay; the end is cut only where a little
-    word begins what goes, or what is left is a name ("Sushi at a Japanese restaurant" stays whole); an answer left
-    with nothing of its own, or ending in a word that needs more ("a son named"), stays whole."""
+    "What does Jon's dance make him?" is "Happy"; a "Yes," before an answer to what no yes/no question asks
+    goes; to "What motivated Tim to keep going?" the answer is who or what did it (`_subject_asked`). A yes or
+    no, the answer to an "or" question, a short answer, words in quotes, negations and a time's preposition ("in
+    two weeks") stay; the end is cut only where a little word begins what goes, or what is left is a name ("Sushi
+    at a Japanese restaurant" stays whole); an answer left with nothing of its own, or ending in a word that
+    needs more ("a son named"), stays whole."""
+    if not YES_NO.match(question) and (said := re.match(r"\s*yes\s*[,.!]\s*(?=\S)", answer, re.I)):
+        answer = answer[said.end() :][:1].upper() + answer[said.end() + 1 :]  # "Yes, Evan shared a painting of ..."
     words = answer.strip().rstrip(".!").split()
+    if (subject := _subject_asked(words, question)) is not None:
+        return subject or answer  # "She inspired Maria": no more to say than that
     if (
         len(words) < 4
         or re.match(r"\s*(?:yes|no)\b", answer, re.I)
@@ -180,6 +187,29 @@ def concise(answer: str, question: str) -> str:
     last = kept.split()[-1].lower() if kept else ""
     if not keywords(kept) or all(held(canonical(w), asked) for w in keywords(kept)) or last in _NEEDS_MORE:
         return answer
+    return kept[:1].upper() + kept[1:]
+
+
+def _subject_asked(words: list[str], question: str) -> str | None:
+    """To a question that asks who or what did something ("What motivated Tim to keep going?", "Who inspired
+    Maria?"), the answer's words before that doing, without the names the question says ("Tim's love for writing
+    motivated him to keep going" → "Love for writing", "Her aunt inspired Maria" → "Her aunt"; "" when they say
+    nothing of their own: "She inspired Maria"); None when the answer does not say it that way."""
+    asking = re.match(r"\s*(?i:what|who)\s+(\w+)\s+([^A-Z]*)", question)  # up to the first name
+    if not asking or {asking[1].lower(), *asking[2].lower().split()} & _AUXILIARIES or asking[2].startswith("of "):
+        return None  # "What sport does ...", "What writing classes has Maria taken?", "What kind of ...": no doing
+    verb = canonical(asking[1].lower())
+    at = next((i for i, w in enumerate(words) if i and canonical(w.strip(",;:.").lower()) == verb), 0)
+    if not at or words[at - 1].lower() in _AUXILIARIES | {"be", "been", "being"}:
+        return None  # "Her painting was inspired by ...": the doing said the other way round
+    names = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+", question)}
+    subject = words[:at]
+    while subject and subject[0].lower().removesuffix("'s").removesuffix("’s") in names:
+        subject = subject[1:]  # "Tim's love" → "love"
+    kept = " ".join(subject).strip(" ,;:")
+    asked = {canonical(w) for w in keywords(question)}
+    if not kept or kept.lower() in _EDGE_WORDS or all(held(canonical(w), asked) for w in keywords(kept)):
+        return ""
     return kept[:1].upper() + kept[1:]
 
 
