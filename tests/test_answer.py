@@ -218,6 +218,14 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("Boston", "Where does David work?", [grew, bike], ["David"]) == []  # "grew up" says it all
     buddy = _line("Melanie", "A buddy of Melanie's adopted a kid last year (2022).", 17)
     assert holding("2022", "When did Melanie's friend adopt a child?", [buddy], ["Melanie"]) == [buddy]
+    # two lines that both say the answer hold what is asked together, not one that says only what is asked
+    adopted = _line("Jolene", "Jolene adopted her two years ago (around 2021) when Jolene was lonely.", 23)
+    had = _line("Jolene", "It's Susie! Jolene has had her for two years now (since around 2021).", 24)
+    susie = "When did Jolene adopt her snake Susie?"
+    assert holding("2021", susie, [adopted], ["Jolene"]) == []
+    assert holding("2021", susie, [adopted, had], ["Jolene"]) == [adopted, had]
+    named = replace(had, shown="It's Susie! Jolene has had her for a while.")
+    assert holding("2021", susie, [adopted, named], ["Jolene"]) == []
 
 
 def test_an_answer_leaves_out_what_the_question_already_says():

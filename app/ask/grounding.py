@@ -333,17 +333,19 @@ def holding(
     line that is about what was asked. The people the question names must be in the lines that hold it (or in
     `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named too, among
     those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words and what it
-    asks about (`_enough` of its topic words — in those lines or in one of `lines` their speaker said just before
-    them, to which they point back —, and for a yes or a no all of them in one line, each said or, with
-    `similar` (a word-similarity matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food"
-    is not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to shellfish?" from
-    "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast") was
-    measured and removed: on the held-out questions it refused right answers ("married", "occasion", "kids")
-    and no wrong ones (README, Answers)."""
+    asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, or in
+    one of `lines` their speaker said just before them, to which they point back —, and for a yes or a no all
+    of them in one line, each said or, with `similar` (a word-similarity matrix), meant by one of its words:
+    "pets" by "dog"): "Sarah's favorite food" is not read from Emily's line, "Emily's husband" from "my
+    brother", "is David allergic to shellfish?" from "allergic to peanuts". A rule that refused every topic word
+    the memory never heard ("breakfast") was measured and removed: on the held-out questions it refused right
+    answers ("married", "occasion", "kids") and no wrong ones (README, Answers)."""
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
     topic = topic_words(question, named)
     enough = _enough(topic)
+    hits: dict[int, set[str]] = {}  # line -> the answer's own words it holds
+    needed = len(own) - len(own) // 4
     if own:
         said = {line.id: word_set(line.shown) | word_set(line.person or "") for line in lines}
         hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
@@ -355,7 +357,6 @@ def holding(
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 holders.append(line)
                 covered |= hits[line.id]
-        needed = len(own) - len(own) // 4
         if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines)):
             return []
     elif YES_NO.match(question) and re.match(r"\s*(yes|no)\b", answer, re.I) and topic:
@@ -369,9 +370,15 @@ def holding(
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`_goes_on`)
     going_on = [replace(x, shown=_stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
-    if len(_topic_held(topic, [*context, *going_on], similar)) < enough:  # "allergic to shellfish?" is not "peanuts"
-        return []
-    return holders
+    if len(_topic_held(topic, [*context, *going_on], similar)) >= enough:
+        return holders
+    # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
+    # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
+    # years now (since around 2021)"
+    again = [x for x in lines if own and x not in holders and len(hits[x.id]) >= needed]  # says the answer too
+    if again and len(_topic_held(topic, [*context, *again, *going_on], similar)) >= enough:
+        return [*holders, *again]
+    return []  # "allergic to shellfish?" is not "peanuts"
 
 
 def _goes_on(x: Line, h: Line) -> bool:
