@@ -218,6 +218,19 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("Boston", "Where does David work?", [grew, bike], ["David"]) == []  # "grew up" says it all
     buddy = _line("Melanie", "A buddy of Melanie's adopted a kid last year (2022).", 17)
     assert holding("2022", "When did Melanie's friend adopt a child?", [buddy], ["Melanie"]) == [buddy]
+    # an answer to when says a time, one to how many a number; "dad" is "father"
+    concert = _line("Dave", "Dave saw Aerosmith live at a concert last weekend (14 May to 15 May 2026).", 25)
+    aerosmith = "When did Dave see Aerosmith perform live?"
+    assert holding("Concert", aerosmith, [concert], ["Dave"]) == []
+    assert holding("Last weekend", aerosmith, [concert], ["Dave"]) == [concert]
+    beach = _line("Melanie", "Melanie took the kids to the beach twice this year, they love pottery too.", 26)
+    assert holding("Pottery", "How many times has Melanie been to the beach?", [beach], ["Melanie"]) == []
+    assert holding("Twice", "How many times has Melanie been to the beach?", [beach], ["Melanie"]) == [beach]
+    bike = _line("David", "David rides a new bicycle to work every day.", 28)
+    assert holding("Daily", "How often does David ride his bicycle?", [bike], ["David"]) == [bike]  # "daily" is a count
+    garage = _line("Dave", "Dave has fond memories of working on cars with his dad as a kid.", 27)
+    father = "When Dave was a child, what did he and his father do in the garage?"
+    assert holding("Worked on cars", father, [garage], ["Dave"]) == [garage]
     # two lines that both say the answer hold what is asked together, not one that says only what is asked
     adopted = _line("Jolene", "Jolene adopted her two years ago (around 2021) when Jolene was lonely.", 23)
     had = _line("Jolene", "It's Susie! Jolene has had her for two years now (since around 2021).", 24)

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from app.ask.comparing import TIME_WORDS, YES_NO, canonical, held, says, word_set
+from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held, says, word_set
 from app.ask.context import find
 from app.ask.recall import Retriever
 from app.ask.wording import resolve_times
@@ -52,10 +52,28 @@ FACT_SOURCES = 18  # facts matched per question whose source lines join the cand
 MENTION_WEIGHT, TOPIC_WEIGHT, FACT_WEIGHT = 1.0, 0.5, 0.2
 # taken from a line's score: by the share of it that asks instead of stating ("Have you thought about the steps
 # you can take?" holds no answer), and, for a question that asks when, when it says no time (measured on LoCoMo's
-# 1,535 questions of categories 1-4: the annotated line among the best two 952 -> 986 times; README, Answers)
+# 1,535 questions of categories 1-4: the annotated line among the best two 952 -> 985 times; README, Answers)
 ASKS_WEIGHT, UNTIMED_WEIGHT = 0.2, 0.2
-ASKS_WHEN = re.compile(r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b|\bhow\s+long\s+ago\b", re.I)
-_TIMED = re.compile(rf"\b(?:(?:19|20)\d\d|{'|'.join(sorted(TIME_WORDS, key=len, reverse=True))})\b", re.I)
+# "When Dave was a child, what did he do?" asks what
+ASKS_WHEN = re.compile(
+    r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b(?!.*,\s*(?:what|who|where|which|how|why)\b)|\bhow\s+long\s+ago\b",
+    re.I,
+)
+_TIMED = re.compile(rf"\b(?:(?:19|20)\d\d|(?:{'|'.join(sorted(TIME_WORDS, key=len, reverse=True))})s?)\b", re.I)
+ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
+# an answer to how many, how often or how long: a number, a quantity, or a time
+_COUNT_ANSWER = re.compile(
+    rf"\d|\b(?:{'|'.join(NUMBERS)}|once|twice|thrice|few|several|many|couple|dozens?|hundreds?|thousands?|every|each|"
+    r"half|all|none|no|often|sometimes|regularly|rarely|usually|always|never|hours?|minutes?|decades?|while|"
+    r"daily|weekly|monthly|yearly|annually|nightly|hourly|everyday)\b|" + _TIMED.pattern,
+    re.I,
+)
+# an answer to when: a time, a number, or what it was before, after or during ("after her surgery")
+_WHEN_ANSWER = re.compile(
+    rf"\d|{_TIMED.pattern}|\b(?:{'|'.join(NUMBERS)}|o['’]clock|noon|midnight|before|after|during|while|since|until|"
+    r"once|every|everyday|each|later|earlier|soon)\b",
+    re.I,
+)
 # a topic word is meant by a line's word this close in the text embedder's space (measured: "pets" ~ "dog" 0.67,
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
 SIMILAR = 0.65
@@ -330,16 +348,21 @@ def holding(
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the
     question did not bring — must be held by one line (all but one in four of them; a list, item by item); a
     who-question's answer may be a line's speaker; a bare yes or no to a yes/no question is held by the first
-    line that is about what was asked. The people the question names must be in the lines that hold it (or in
-    `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named too, among
-    those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words and what it
-    asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, or in
-    one of `lines` their speaker said just before them, to which they point back —, and for a yes or a no all
-    of them in one line, each said or, with `similar` (a word-similarity matrix), meant by one of its words:
-    "pets" by "dog"): "Sarah's favorite food" is not read from Emily's line, "Emily's husband" from "my
-    brother", "is David allergic to shellfish?" from "allergic to peanuts". A rule that refused every topic word
-    the memory never heard ("breakfast") was measured and removed: on the held-out questions it refused right
-    answers ("married", "occasion", "kids") and no wrong ones (README, Answers)."""
+    line that is about what was asked; an answer to when says a time, one to how many a number. The people the
+    question names must be in the lines that hold it (or in `joined`, the lines that relate them: "my colleague
+    Emily"; or, when the line's speaker is named too, among those who heard it: "what did Caroline recommend to
+    Melanie?"), and so must its relation words and what it asks about (`_enough` of its topic words — in those
+    lines, in another line that says the answer too, or in one of `lines` their speaker said just before them,
+    to which they point back —, and for a yes or a no all of them in one line, each said or, with `similar` (a
+    word-similarity matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food" is not read
+    from Emily's line, "Emily's husband" from "my brother", "is David allergic to shellfish?" from "allergic to
+    peanuts". A rule that refused every topic word the memory never heard ("breakfast") was measured and
+    removed: on the held-out questions it refused right answers ("married", "occasion", "kids") and no wrong
+    ones (README, Answers)."""
+    if ASKS_WHEN.search(question) and not _WHEN_ANSWER.search(answer):
+        return []  # "Concert" is no answer to "When did Dave see Aerosmith perform live?"
+    if ASKS_COUNT.search(question) and not _COUNT_ANSWER.search(answer):
+        return []  # nor "Pottery" to "How many times has Melanie been to the beach?"
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
     topic = topic_words(question, named)
