@@ -280,6 +280,8 @@ def test_an_answer_leaves_out_what_the_question_already_says():
     assert concise("Emily plays tennis, a sport she loves", "What sport does Emily play?") == (
         "Tennis, a sport she loves"
     )  # "sport" asks what, it is no doing
+    happened = "Her car broke down on the highway, it happened last week."
+    assert concise(happened, "What happened to Maria?").endswith("it happened last week")  # no subject before it
     assert concise("She inspired Maria to start volunteering.", "Who inspired Maria?") == (
         "She inspired Maria to start volunteering."
     )  # nothing of its own before the doing

@@ -129,6 +129,7 @@ def dated_answer(answer: str, line: Said) -> str:
 
 _NOT = re.compile(r"\b(?:not|never|no|nobody|nothing|none|neither|nor)\b|n['’]t\b", re.I)
 _AUXILIARIES = frozenset("is are was were do does did has have had can could will would should may might must".split())
+_POINTING = frozenset("it this that these those which who he she they we i you".split())
 _EDGE_WORDS = frozenset(
     "a an the their his her its it they he she them him i my me we our you your and to of by with as at in on for "
     "from was were is are has have had did does do that this then so also".split()
@@ -202,6 +203,8 @@ def _subject_asked(words: list[str], question: str) -> str | None:
     at = next((i for i, w in enumerate(words) if i and canonical(w.strip(",;:.").lower()) == verb), 0)
     if not at or words[at - 1].lower() in _AUXILIARIES | {"be", "been", "being"}:
         return None  # "Her painting was inspired by ...": the doing said the other way round
+    if any(w.endswith((",", ";", ":")) for w in words[:at]) or (at > 1 and words[at - 1].lower() in _POINTING):
+        return None  # "Her car broke down, it happened last week": no subject said before it
     names = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+", question)}
     subject = words[:at]
     while subject and subject[0].lower().removesuffix("'s").removesuffix("’s") in names:
