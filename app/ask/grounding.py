@@ -6,10 +6,10 @@
   and for "my colleagues" the asker's colleagues' lines (the line that made them colleagues joins the
   citations); requests to the companion are never evidence. They are ranked by the retriever's score plus
   whether they mention those people and hold the question's topic words, less the share of them that asks
-  instead of stating and, for a question that asks when, whether they say no time. Each is shown as "who: what" in the
-  third person, with its time words resolved against the day it was said ("on Monday" → "on Monday (Monday
-  18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a line was said is
-  not in it unless the question asks when something was said.
+  instead of stating and, for a question that asks when, whether they say no time. Each is shown as "who:
+  what" in the third person, with its time words resolved against the day it was said ("on Monday" → "on
+  Monday (Monday 18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a
+  line was said is not in it unless the question asks when something was said.
 - `holding`: the lines that hold an answer — its own words (those the question did not bring) in one line, or
   a line's speaker for a who-question, a list item by item — and whether the people, relation words and topic
   words of the question are there too.
@@ -39,7 +39,7 @@ from app.consolidation.atoms import FAMILY, SOCIAL, third_person
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.text.timeexpr import day_words
-from app.text.words import keywords, singular
+from app.text.words import keywords, sentences, singular
 
 FIRST_PERSON = re.compile(
     r"\b(?:my|mine|myself)\b|\b(?:did|do|does|have|had|was|am|should|can|could|will|would)\s+i\b|^\s*i\b", re.I
@@ -61,17 +61,17 @@ ASKS_WHEN = re.compile(
 )
 _TIMED = re.compile(rf"\b(?:(?:19|20)\d\d|(?:{'|'.join(sorted(TIME_WORDS, key=len, reverse=True))})s?)\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
+_NUMBER_OR_TIME = rf"\d|{_TIMED.pattern}|\b(?:{'|'.join(NUMBERS)}|once|every|everyday|each)\b"
 # an answer to how many, how often or how long: a number, a quantity, or a time
 _COUNT_ANSWER = re.compile(
-    rf"\d|\b(?:{'|'.join(NUMBERS)}|once|twice|thrice|few|several|many|couple|dozens?|hundreds?|thousands?|every|each|"
-    r"half|all|none|no|often|sometimes|regularly|rarely|usually|always|never|hours?|minutes?|decades?|while|"
-    r"daily|weekly|monthly|yearly|annually|nightly|hourly|everyday)\b|" + _TIMED.pattern,
+    rf"{_NUMBER_OR_TIME}|\b(?:twice|thrice|few|several|many|couple|dozens?|hundreds?|thousands?|half|all|none|no|"
+    r"often|sometimes|regularly|rarely|usually|always|never|hours?|minutes?|decades?|while|"
+    r"daily|weekly|monthly|yearly|annually|nightly|hourly)\b",
     re.I,
 )
 # an answer to when: a time, a number, or what it was before, after or during ("after her surgery")
 _WHEN_ANSWER = re.compile(
-    rf"\d|{_TIMED.pattern}|\b(?:{'|'.join(NUMBERS)}|o['’]clock|noon|midnight|before|after|during|while|since|until|"
-    r"once|every|everyday|each|later|earlier|soon)\b",
+    rf"{_NUMBER_OR_TIME}|\b(?:o['’]clock|noon|midnight|before|after|during|while|since|until|later|earlier|soon)\b",
     re.I,
 )
 # a topic word is meant by a line's word this close in the text embedder's space (measured: "pets" ~ "dog" 0.67,
@@ -420,7 +420,7 @@ def _goes_on(x: Line, h: Line) -> bool:
 
 def _stated(text: str) -> str:
     """`text` without its questions."""
-    return " ".join(s for s in re.split(r"(?<=[.!?])\s+", text) if not s.rstrip(" .").endswith("?"))
+    return " ".join(s for s in sentences(text) if not s.rstrip(" .").endswith("?"))
 
 
 def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:

@@ -34,7 +34,7 @@ from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import GOT_PAST, type_of
 from app.store.writing import DAY_S, Line
 from app.text.timeexpr import plan_window
-from app.text.words import ING_NOUNS, IS_AFTER_WORDS
+from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
 
 FAMILY = (
     "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
@@ -428,7 +428,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
     earlier = [n for n in recent if n != speaker]
     named: list[str] = list(earlier)  # who "she" can be, last one last (the line's own names after `earlier`)
     previous = ""
-    for sentence in re.split(r"(?<=[.!?])\s+", statement.strip()):
+    for sentence in sentences(statement.strip()):
         for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):

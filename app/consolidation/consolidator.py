@@ -9,7 +9,6 @@ a job wholly or not at all, so the job runs again and nothing is lost or doubled
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.memory import Memory
 from app.store.writing import DAY_S, Line, QueuedJob
 from app.text.embedder import TextEmbedder
+from app.text.words import sentences
 
 _LOGGER = logging.getLogger(__name__)
 DAY_TASK = "Summarize this day in two or three sentences: who the user talked with and about what."
@@ -326,7 +326,7 @@ class Consolidator:
                 + "Summaries of conversations with them:\n"
                 + "\n".join(f"- {p['text']}" for p in new)
             )
-            said = re.split(r"(?<=[.!?])\s+", self._summarize(context, PERSON_TASK.format(name=name)))
+            said = sentences(self._summarize(context, PERSON_TASK.format(name=name)))
             text = " ".join(said[:3])  # as asked: the 1.5B can run on, "She is a great ... She is a great ..."
         with m.batch():
             if text:

@@ -34,7 +34,7 @@ from app.facts import FactKind, polarity
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.writing import Line
 from app.text.timeexpr import TimeWindow, day_words, plan_window, spoken_time
-from app.text.words import keywords
+from app.text.words import keywords, sentences
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts
@@ -158,9 +158,6 @@ def naming(summary: str, speakers: list[str]) -> str:
     return f"{_joined(speakers)} talked. {summary}"
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
 _LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Mel! ", "Wow, ")
     r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no|oh|ok|okay|sure|well|so|aw+|haha|lol|omg)\b"
     r"[\s,!.]*)+(?-i:[A-Z][a-z]+\b[,!.]+\s*)?",
@@ -189,7 +186,7 @@ def statement(text: str) -> str:
     see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
     kept = []
     text = re.sub(r"\s*\[[^\]]*\]", "", text)  # "[shares a photo: ...]", "[laughs]": what was done or heard, not said
-    for sentence in _SENTENCE.split(text.strip()):
+    for sentence in sentences(text.strip()):
         rest = _LEAD.sub("", sentence.strip()).strip()
         if rest.endswith("?") and (told := _TOLD_THEN_ASKED.match(rest)):
             rest = told.group(1) + "."  # "I finished another pottery project - want to see a pic?"
@@ -201,7 +198,7 @@ def statement(text: str) -> str:
 def states_something(text: str) -> bool:
     """Whether a line can state a fact: three content words outside its questions. Greetings, thanks and
     questions get no entry to fill (an entry costs the model about a second even when it is empty)."""
-    said = [s for s in _SENTENCE.split(text.strip()) if s and not s.endswith("?")]
+    said = [s for s in sentences(text.strip()) if s and not s.endswith("?")]
     return len(keywords(" ".join(said))) >= 3
 
 
@@ -262,7 +259,7 @@ def sentence_time(fact: str, line: Line, past: bool) -> tuple[TimeWindow, str] |
     time past for a clause that is not, or ahead for one that is, belongs to another clause ("I lost my job
     last month and I am planning a trip")."""
     words = set(keywords(fact))
-    sentence = max(re.split(r"(?<=[.!?])\s+", line.text), key=lambda s: len(words & set(keywords(s))))
+    sentence = max(sentences(line.text), key=lambda s: len(words & set(keywords(s))))
     now = datetime.fromtimestamp(line.t_start, timezone.utc)
     found = plan_window(sentence, now, past)
     if found is None or plan_window(found[1], now, past) is not None:

@@ -16,6 +16,14 @@ yourselves said say says tell told remember know anyone anybody someone somethin
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # "o'clock" and "caroline's" are one word
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` split after each ".", "!" or "?" that spaces follow."""
+    return _SENTENCE_END.split(text)
+
+
 # words ending in "ing" that are things, not a verb's "-ing": "evening walks", "Hana's wedding"
 ING_NOUNS = (
     r"(?:morning|evening|wedding|spring|building|ceiling|during|sibling|darling|pudding|clothing|king|ring|sing|"
