@@ -400,6 +400,37 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             [("Gina", "Gina would love to visit Japan someday, thanks")],
         ),
         ("Gina", "John did you hear about my promotion?", []),
+        (  # the "I" (or "I am") a chat leaves out before a past tense or a feeling; a feeling for the listener
+            # is a courtesy, and "can't wait" with no time says little
+            "Jon",
+            "Really enjoyed the show last night! Super proud of Gina's kids. Excited for the trip to Paris next "
+            "month. So happy for you! Can't wait to see it. Can't wait for our hike next month. Reminded me of home.",
+            [
+                ("Jon", "Jon really enjoyed the show last night"),
+                ("Jon", "Jon is super proud of Gina's kids"),
+                ("Jon", "Jon is excited for the trip to Paris next month"),
+                ("Jon", "Jon can't wait for their hike next month"),
+                ("Jon", "Reminded Jon of home"),
+            ],
+        ),
+        (  # "us" and "our" said of everyone are no fact; what happened to "us", or "our" team, is the speaker's
+            "Deborah",
+            "It brings us together. Nature has a way of soothing us. Hiking together was great fun for us. A storm "
+            "forced us to cancel our yoga getaway. Our team has grown a lot. I’m leaving tomorrow evening.",
+            [
+                ("Deborah", "A storm forced Deborah to cancel Deborah's yoga getaway"),
+                ("Deborah", "Deborah's team has grown a lot"),
+                ("Deborah", "Deborah is leaving tomorrow evening"),
+            ],
+        ),
+        # a name or a time alone, thanks for an invite and how last Friday was are no facts
+        ("Dave", "Calvin! Last Friday. For inviting us! Last Friday was amazing!", []),
+        (  # a feeling about the listener, an offer and "take a look" are said in passing; news told is kept
+            "Maria",
+            "I'm so glad you're enjoying the game. I'm happy to help. Let me send you the recipe. Woah, I did an "
+            "abstract painting too, take a look. I'm so excited to tell you I started a yoga class.",
+            [("Maria", "Maria did an abstract painting"), ("Maria", "Maria started a yoga class")],
+        ),
         ("Gina", "John look at my new car.", [("Gina", "John look at Gina's new car")]),
         (
             "Gina",

@@ -68,7 +68,7 @@ _PAST = re.compile(  # a verb in the past tense, not a participle used as an adj
     r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
     rf"made|broke|took|{GOT_PAST}|"
     r"met|bought|found|ate|swam|rode|thought|felt|"
-    r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )[a-z]{3,}ed)\b",
+    r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )(?!indeed)[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 
@@ -280,8 +280,9 @@ _REMEMBER = re.compile(
     re.IGNORECASE,
 )
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
-    r"^(?:(?:and|but|so|also|actually|anyway|well|oh|btw|fyi|by the way)\b[,\s]*|"
-    r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|cool|awesome|nice|alright|right|fine|wow)\s*[,!]\s*)+",
+    r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure)\b[,\s]*|"
+    r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|nah|cool|awesome|nice|alright|right|fine|wow|woah|whoa|haha|omg)"
+    r"\s*[,!]\s*)+",
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
@@ -292,7 +293,7 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
     r"(?:the |my )?kids) (?:really |just )?(?:love|loved|like|liked|enjoy|enjoyed|adore|adored) (?:it|them|that))$",
     re.IGNORECASE,
 )
-_TAIL_REQUEST_SHOW = re.compile(r",?\s+check (?:it|this|that) out\b.*$", re.IGNORECASE)
+_TAIL_REQUEST_SHOW = re.compile(r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+take a look)$", re.IGNORECASE)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
     rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
@@ -373,17 +374,34 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
 
 
 _LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
-_LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't believe it - I got mentored ..."
+_LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't believe it - I got mentored ...", "I'm
+    # so excited to tell you I started ..."
     r"^(?:[^:]{1,40}:|(?i:you won['’]t believe (?:it|this)|guess what|get this|(?:big |good |great )?news|"
     r"[^-–—:]{0,40}\b(?:tell you(?: about)?|share(?: with you)?))\s*"
-    r"(?:[-–—!,]|\.\.\.))\s+(?=\S+\s+\S+\s+\S+)"
+    r"(?:[-–—!,]|\.\.\.)|(?i:(?:I['’]m|I am)\s+(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|glad|stoked)"
+    r"\s+to\s+(?:tell|share with|show)\s+you(?:\s+that)?))\s+(?=\S+\s+\S+\s+\S+)"
 )
-_SELF = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
+_MINE = re.compile(r"\b(?:I|me|my|mine|myself|we)\b", re.IGNORECASE)  # the speaker, in their own words
+_OURS = re.compile(r"\b(?:us|our|ours|ourselves)\b", re.IGNORECASE)  # the speaker among others, or everyone
 _GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
 _KEEN = r"(?:really|totally|honestly)"  # before a doing whose "I" is left out: "Really loving my new job"
-_UNSAID_I = re.compile(  # a clause that leaves its "I" out, as people write and talk ("Still working on my biz")
-    r"^(?:(?:still|just|been|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
-    rf"(?:{_KEEN}\s+)?{_GERUND}(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+_SURELY = r"(?:really|totally|honestly|finally|recently|actually|also|just|already|never|always|definitely)"
+_FELT = (  # how someone feels about something, said with its "I am" left out ("Super proud of Gina's kids")
+    r"(?:excited|thrilled|proud|happy|stoked|pumped|psyched|nervous|worried|scared|afraid|anxious|eager|keen|"
+    r"curious|interested|tired|exhausted|bored|stressed|blessed|lucky|sad|bummed|relieved|delighted|amazed|"
+    r"surprised|shocked|obsessed|hooked|inspired|motivated|determined|disappointed|frustrated|overwhelmed|"
+    r"impressed|honou?red|jealous|nostalgic|hopeful|confident|passionate|grateful|thankful)"
+)
+_LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz", "Really enjoyed the show",
+    # "Excited for the trip", "Can't wait to ..."), and what the third person says there: "I have", "I am" or "I"
+    rf"^(?:(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
+    r"(?P<felt>(?:(?:so|very|really|super|totally|pretty|quite|truly|absolutely|incredibly|extremely)\s+)*"
+    rf"{_FELT}\s+(?:for|about|of|to|that|with|by|at|in)\b)|"
+    rf"(?P<wait>(?:{_SURELY}\s+)?(?:can['’]?t|cannot) wait\b)|"
+    rf"(?:{_SURELY}\s+)?(?!{_FELT}\b|(?:based|related|united|limited|advanced|beloved|wicked|naked|sacred)\b)"
+    r"(?:just|still|got|took|went|had|made|saw|met|ate|did|heard|won|ran|left|came|spent|began|fell|flew|drove|"
+    r"wrote|broke|rode|swam|bought|found|lost|[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
+    rf"(?P<doing>(?:{_KEEN}\s+)?{_GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
@@ -397,14 +415,16 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
     r"sounds|hurts|requires)\b)",
     re.IGNORECASE,
 )
-_LEFT_OUT_I = re.compile(  # the "I" a chat leaves out before these words, and what the third person says there
-    rf"^(?:(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
-    r"(?:just|still|got|took|went|had|made|started|finished|lost|found|bought|moved|visited)\b|"
-    rf"(?P<doing>{_GERUND}))",
-    re.IGNORECASE,
-)
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b")  # "I ride it", "I can fix it": it is the object
+
+
+def _as_mine(clause: str) -> str:
+    """A clause whose speaker is among "us" said in the speaker's own words ("Storm forced us to cancel our yoga
+    getaway" -> "Storm forced me to cancel my yoga getaway"), which `third_person` then says of them by name."""
+    for ours, mine in ((r"[Oo]ur", "my"), ("us", "me"), ("ours", "mine"), ("ourselves", "myself")):
+        clause = re.sub(rf"\b{ours}\b", mine, clause)
+    return clause
 
 
 def named_in(text: str, names: Sequence[str]) -> list[str]:
@@ -428,7 +448,7 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
     earlier = [n for n in recent if n != speaker]
     named: list[str] = list(earlier)  # who "she" can be, last one last (the line's own names after `earlier`)
     previous = ""
-    for sentence in sentences(statement.strip()):
+    for sentence in sentences(statement.replace("’", "'").replace("`", "'").strip()):
         for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
@@ -458,11 +478,24 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             if (thing := _THING.search(previous)) and not _IT.match(previous) and _IT_OBJECT.match(clause):
                 clause = re.sub(r"(?<=\w )it\b", "the " + thing.group(1), clause, count=1)  # "I ride it to work"
             previous = clause
+            if who == speaker and not _MINE.search(clause) and _OURS.search(clause):
+                if (
+                    _IT.match(clause)
+                    or _GENERAL.match(clause)
+                    or not (
+                        clause.lower().startswith("our ")
+                        or past_tense(clause)
+                        or plan_window(clause, ANY_DAY) is not None
+                    )
+                ):
+                    continue  # said of everyone: "It brings us together", "Hiking together was great fun for us"
+                clause = _as_mine(clause)  # "Storm forced us to cancel our trip", "Our team has grown": the speaker's
+            left_out = (m := _LEFT_OUT_I.match(clause)) is not None and not (m["doing"] and _GENERAL.match(clause))
             if (
                 who == speaker
-                and not _SELF.search(clause)
-                # an "I" left out ("Still working on the biz"), not a gerund said of no one
-                and not (_UNSAID_I.match(clause) and len(clause.split()) >= 3 and not _GENERAL.match(clause))
+                and not _MINE.search(clause)
+                # an "I" left out, not a gerund said of no one (and "can't wait", with no time, says little)
+                and not (left_out and not m["wait"] and len(clause.split()) >= 3)
                 and not named_in(clause, names)
                 and plan_window(clause, ANY_DAY) is None
             ):
@@ -470,15 +503,14 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             if who != speaker:  # the speaker's own words in a fact about someone else: by name
                 clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
-            if (
-                who == speaker
-                and not re.search(r"\b(?:I|we)\b", clause)
-                and (m := _LEFT_OUT_I.match(clause))
-                and not (m["doing"] and _GENERAL.match(clause))  # "Losing my job was hard" says its subject
-            ):
-                verb = "I have " if m["been"] else "I am " if m["still"] or m["doing"] else "I "
+            elif m and left_out and not re.search(r"\b(?:I|we)\b", clause):
+                verb = "I have " if m["been"] else "I am " if m["still"] or m["doing"] or m["felt"] else "I "
                 clause = verb + clause[:1].lower() + clause[1:]  # "Just got back ..." -> "I just got back ..."
+                if said_in_passing(clause):
+                    continue  # "So happy for you!": "I am so happy for you", a courtesy
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
-            if fact and not _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
+            if not fact or _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
+                continue
+            if who in fact or len(re.findall(r"\w+", fact)) >= 3:  # not a name or a time alone ("Last Friday")
                 out.append((who, fact))
     return out

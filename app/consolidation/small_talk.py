@@ -1,12 +1,13 @@
 """What a clause says in passing, not as a fact of anyone's (app/consolidation/atoms.py leaves it out): a request
 of the listener ("please bring ...", "count me in"), a courtesy ("sorry about your job"), an answer to an offer
 ("nothing for me, thanks"), encouragement ("you've got this"), a word said to someone by name ("Bye Jon"), how
-someone is just now, about nothing ("I'm fine, just tired"), what was not done, about nothing ("I couldn't do
-much"), where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my
-run"; with a time it is a plan or an event), resolve about nothing ("I'm gonna keep going and never give up"),
-thanks for the listener's support in other words ("your support means a lot to me"), that there is news, with none
-of it ("a lot's happened since we last talked", "last week was wild") and what is said of the listener ("you've
-come so far", "your store looks great", "I'm sure you'll do great": theirs to say, not the speaker's fact)."""
+someone is just now, about nothing ("I'm fine, just tired"), a feeling about the listener ("I'm so glad you're
+enjoying it"), what was not done, about nothing ("I couldn't do much"), where someone goes or is back from in
+passing ("I'm going down to the cafe", "I'm just back from my run"; with a time it is a plan or an event), resolve
+about nothing ("I'm gonna keep going and never give up"), thanks for the listener's support in other words ("your
+support means a lot to me"), that there is news, with none of it ("a lot's happened since we last talked", "last
+week was wild") and what is said of the listener ("you've come so far", "your store looks great", "I'm sure
+you'll do great": theirs to say, not the speaker's fact)."""
 
 from __future__ import annotations
 
@@ -18,16 +19,19 @@ from app.text.words import keywords
 
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
-    r"^(?:please|do not|don't|let's|let us|remember|tell|ask|call|bring|check (?:it|this|that) out|"
+    r"^(?:please|do not|don't|let's|let us|remember|remind|tell|ask|call|bring|check (?:it|this|that) out|"
     r"look (?:at|who|what|here)|this is a (?:photo|pic|picture|shot|snap) of|"
-    r"let me know|lemme know|here's|here is|(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|"
+    r"let me (?:know|fill you in|send you|show you)|lemme know|here's|here is|"
+    r"(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|"
     r"sign (?:me|us) up)\b",
     re.IGNORECASE,
 )
 _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, sorry, congratulations, "you ..."
-    r"^(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|proud of you|thanks|thank you|"
+    r"^(?:really |truly |just )?(?:(?:I'm |I am )?(?:so )?sorry|congrats|congratulations|good luck|way to go|"
+    r"proud of you|thanks|thank you|"
     r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right)|for (?:letting|having|"
-    r"sharing|being)|wishing you|woo+hoo+)\b",
+    r"sharing|being|inviting|showing|telling|asking|helping|listening|the (?:invite|invitation|understanding|"
+    r"support|help|advice|tips?|kind words|offer|chat|talk))|wishing you|woo+hoo+)\b",
     re.IGNORECASE,
 )
 _ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks"
@@ -91,6 +95,12 @@ _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just t
     rf"(?:,?\s+(?:just|but|and|though)\s+{_DEGREE}{_FEELING})*(?:\s+(?:about|for) (?:it|this|that|you))?$",
     re.IGNORECASE,
 )
+_GLAD = re.compile(  # a feeling about the listener, or glad about nothing: "I'm so glad you're enjoying the game",
+    # "I'm excited to see the result of your hard work", "I'm glad to help", "I'm glad it's all taken care of"
+    rf"^(?:I['’]m|I am)\s+{_DEGREE}(?:glad|happy|excited|thrilled|stoked|pumped|psyched|relieved)\s+"
+    r"(?:.*\byou(?:r|['’]re|['’]ve|['’]ll)?\b|to (?:help|hear (?:that|it|this))$|(?:that\s+)?(?:it|that)['’]s\b)",
+    re.IGNORECASE,
+)
 _ERRAND = (  # where someone goes or comes back from in passing: the day's errands and breaks, not trips
     r"(?:run|walk|jog|swim|ride|workout|gym|shop|shops|store|supermarket|cafe|café|canteen|kitchen|break|lunch|"
     r"coffee|bakery|pub|bar|park|loo|bathroom|toilet)"
@@ -107,10 +117,13 @@ _NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, w
     r"^(?:(?:(?:a lot|much|so much|lots|loads|tons|plenty|a bunch|something|some(?: pretty)? \w+ (?:stuff|things)|"
     r"(?:a )?(?:crazy|cool|big|funny|awesome|wild|weird) thing)(?:['’]s| has| have)?\s+(?:been\s+)?"
     r"(?:\w+\s+)?(?:happened|happening|going on|changed)(?:\s+(?:lately|recently))?"
-    r"(?:\s+since (?:we|I|you)\s+(?:last\s+)?\w+(?:\s+(?:each other|last))?)?)|"
-    r"(?:last week|yesterday|today|this week|last weekend|the (?:past|last) (?:few )?(?:days|weeks))"
+    r"(?:\s+since (?:(?:we|I|you)\s+(?:last\s+)?\w+(?:\s+(?:each other|last))?|our last \w+))?)|"
+    r"(?:yesterday|today|tonight|(?:last|this|this past) (?:week|weekend|night|month|summer|winter|spring|fall|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the (?:past|last) (?:few )?(?:days|weeks)|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)"
     r"(?:['’]s| was| has been|['’]s been)\s+(?:(?:so|really|pretty|super|kinda|a bit|totally)\s+)*"
-    r"(?:wild|crazy|cool|crazy cool|nuts|hectic|busy|insane|great|awesome|amazing|a (?:wild )?ride))$",
+    r"(?:wild|crazy|cool|crazy cool|nuts|hectic|busy|insane|great|awesome|amazing|fun|eventful|incredible|epic|"
+    r"tough|rough|a blast|a (?:wild )?ride))$",
     re.IGNORECASE,
 )
 _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
@@ -143,6 +156,7 @@ def said_in_passing(clause: str) -> bool:
         or _about_nothing(clause)
         or _TO_YOU.match(clause)
         or _MOOD.match(clause)
+        or (_GLAD.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _NOTHING_DONE.match(clause)
         or _NEWS_AHEAD.match(clause)
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
