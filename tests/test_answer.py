@@ -1,7 +1,8 @@
-"""Grounded answers (app/ask/answer.py, grounding.py, wording.py): lines gathered and checked by code, read by
-the real 0.5B model (the smallest that exercises the code; `eval answers` measures the default model's quality):
-the answer and the line it was read from, "I don't know" when the memory holds nothing or the reading is not in
-the lines, times resolved by code against the day a line was said, and "my" needing someone who asks."""
+"""Grounded answers (app/ask/answer.py, grounding.py, checking.py, wording.py): lines gathered and checked by
+code, read by the real 0.5B model (the smallest that exercises the code; `eval answers` measures the default
+model's quality): the answer and the line it was read from, "I don't know" when the memory holds nothing or the
+reading is not in the lines, times resolved by code against the day a line was said, and "my" needing someone
+who asks."""
 
 from __future__ import annotations
 
@@ -13,18 +14,15 @@ import pytest
 
 from app.ask import grounding
 from app.ask.answer import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer, guess_kind
+from app.ask.checking import answers_alone, bearing, held_items, holding
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
     Line,
-    answers_alone,
     asker_needed,
     asks_for_a_guess,
     asks_for_several,
-    bearing,
     gather,
-    held_items,
-    holding,
     topic_words,
     with_turns_beside,
 )

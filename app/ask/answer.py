@@ -5,13 +5,13 @@
    in the third person, with its time words resolved against the day it was said.
 2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default; `answer.listed` for a
    question that asks for several things: "what books has Melanie read?") — the first alone
-   when it holds all the question asks about in itself (`grounding.answers_alone`: fewer tokens to read; when
+   when it holds all the question asks about in itself (`checking.answers_alone`: fewer tokens to read; when
    what is read from it fails the check, the best two are read after all) — or those the model picks by
    number (`model`: measured worse and slower; README, Answers).
 3. read: the model answers from the chosen lines alone, in a few words.
-4. check (app/ask/grounding.py): the line that holds the answer's own words (and the people, relation words and
+4. check (app/ask/checking.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know" (a list asked for keeps the items that
-   lines hold, `grounding.held_items`, and is checked again). An answer is said (`on_text`) only
+   lines hold, `checking.held_items`, and is checked again). An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
    at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
    its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)"). With
@@ -23,7 +23,7 @@
 A question that asks for a likely guess ("would Melanie enjoy a national park or a theme park?", "what might
 John's degree be in?": `grounding.asks_for_a_guess`, `answer.guesses`) is read from the `answer.listed` best lines
 with instructions to guess, said as a guess ("Probably yes", `wording.as_guess`) and cited by the lines about that
-person that bear most on it (`grounding.bearing`: its topic words or the guess's own words said there, not only
+person that bear most on it (`checking.bearing`: its topic words or the guess's own words said there, not only
 meant); no such line, or a guess that says nothing the question does not, is "I don't know".
 
 The prompts are small (two short lines and a question, not an evidence block or a profile) and their fixed
@@ -40,20 +40,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.ask.checking import answers_alone, bearing, held_items, holding, own_words
 from app.ask.comparing import YES_NO
 from app.ask.grounding import (
     Gathered,
     Line,
-    answers_alone,
     asker_needed,
     asks_for_a_guess,
     asks_for_several,
     asks_when_said,
-    bearing,
     gather,
-    held_items,
-    holding,
-    own_words,
     with_turns_beside,
 )
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
@@ -290,7 +286,7 @@ class Answerer:
         done: Callable[[], Answer],
     ) -> Answer:
         """A question that asks for a likely guess: read from the `answer.listed` best lines, worded as a guess and
-        cited by the lines of them that bear on it (`grounding.bearing`); none → I don't know."""
+        cited by the lines of them that bear on it (`checking.bearing`); none → I don't know."""
         chosen = found.lines[: self.cfg.answer.listed]
         out.chosen, out.guess = [line.id for line in chosen], True
         text = out.read = self._read(question, chosen, out, timeout_s, on_job, started, guess=True)

@@ -1,5 +1,4 @@
-"""What an answer may be read from, and whether it was: code gathers, ranks and checks; a model only reads
-(app/ask/answer.py).
+"""What an answer may be read from: code gathers and ranks the lines; a model only reads (app/ask/answer.py).
 
 - `gather`: the lines a question's answer may be in — the retriever's best turns, the lines that mention the
   people it names (who may never have spoken: "my wife Sarah"), the lines the matching facts were read from,
@@ -10,27 +9,22 @@
   what" in the third person, with its time words resolved against the day it was said ("on Monday" → "on
   Monday (Monday 18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a
   line was said is not in it unless the question asks when something was said.
-- `holding`: the lines that hold an answer — its own words (those the question did not bring) in one line, or
-  a line's speaker for a who-question, a list item by item — and whether the people, relation words and topic
-  words of the question are there too.
-- `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `asker_needed`: a question about "my ..." or "did I ..." needs to know who asks.
-- `asks_for_a_guess`, `bearing`: a question that asks what is likely ("would Melanie enjoy ...?") is answered
-  from the lines about that person that bear on it, and they are its citations.
+- `asks_for_several`, `asks_for_a_guess`, `asks_when_said`: what kind of answer a question wants, which sets how
+  many lines are read and how.
+- `with_turns_beside`: the chosen lines with their speakers' turns just before and after them.
 
+Whether an answer was read from the lines is checked in app/ask/checking.py.
 Words are compared as app/ask/comparing.py makes them; app/ask/wording.py says a checked answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
-import numpy as np
-
-from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held, says, word_set
+from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.context import find
 from app.ask.recall import Retriever
 from app.ask.wording import resolve_times
@@ -59,24 +53,7 @@ ASKS_WHEN = re.compile(
     r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b(?!.*,\s*(?:what|who|where|which|how|why)\b)|\bhow\s+long\s+ago\b",
     re.I,
 )
-_TIMED = re.compile(rf"\b(?:(?:19|20)\d\d|(?:{'|'.join(sorted(TIME_WORDS, key=len, reverse=True))})s?)\b", re.I)
-ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
-_NUMBER_OR_TIME = rf"\d|{_TIMED.pattern}|\b(?:{'|'.join(NUMBERS)}|once|every|everyday|each)\b"
-# an answer to how many, how often or how long: a number, a quantity, or a time
-_COUNT_ANSWER = re.compile(
-    rf"{_NUMBER_OR_TIME}|\b(?:twice|thrice|few|several|many|couple|dozens?|hundreds?|thousands?|half|all|none|no|"
-    r"often|sometimes|regularly|rarely|usually|always|never|hours?|minutes?|decades?|while|"
-    r"daily|weekly|monthly|yearly|annually|nightly|hourly)\b",
-    re.I,
-)
-# an answer to when: a time, a number, or what it was before, after or during ("after her surgery")
-_WHEN_ANSWER = re.compile(
-    rf"{_NUMBER_OR_TIME}|\b(?:o['’]clock|noon|midnight|before|after|during|while|since|until|later|earlier|soon)\b",
-    re.I,
-)
-# a topic word is meant by a line's word this close in the text embedder's space (measured: "pets" ~ "dog" 0.67,
-# "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
-SIMILAR = 0.65
+TIMED = re.compile(rf"\b(?:(?:19|20)\d\d|(?:{'|'.join(sorted(TIME_WORDS, key=len, reverse=True))})s?)\b", re.I)
 _MY = re.compile(r"\bmy\s+(?:(?:new|old|best|little|older|younger|dear)\s+)?([a-z-]+)", re.I)
 # words a question uses to ask, not what it asks about: "what does Sarah do for a living", "what is Emily's job"
 ASKING = frozenset(
@@ -118,30 +95,6 @@ def asks_for_a_guess(question: str) -> bool:
     park?", "what might John's financial status be?", "is it likely that Nate has friends besides Joanna?" ("what
     did Emily say she would bring?" asks what was said)."""
     return any(not _REPORTED.search(question[: m.start()]) for m in _GUESS.finditer(question))
-
-
-# what a guess asks with, not what it is about: "would Caroline enjoy a ski trip?" is not borne on by "she loves
-# tennis balls"
-_GUESSING = frozenset(
-    canonical(w)
-    for w in "enjoy prefer want interested consider pursue likely good open happy feel think might would".split()
-)
-
-
-def bearing(answer: str, question: str, lines: list[Line], named: list[str] = ()) -> list[Line]:
-    """The lines a guess was read from that bear most on it: by or about every person the question names, and
-    saying the most of the question's topic words (not those it guesses with: "enjoy", "prefer") and of the
-    guess's own words — at least one; a word only meant is not enough ("would John like to learn the piano?" is
-    not borne on by "John teaches history"). None: the guess rests on nothing the memory holds about them."""
-    topic = [w for w in topic_words(question, named) if w not in _GUESSING]
-    own = own_words(answer, question)
-    counts = {}
-    for x in lines:
-        if _people_held(question, named, [x], [x]):
-            said = word_set(x.shown)
-            counts[x.id] = sum(says(w, said) for w in topic) + sum(held(w, said) for w in own)
-    most = max(counts.values(), default=0)
-    return [x for x in lines if most and counts.get(x.id) == most]
 
 
 def _plural(word: str) -> bool:
@@ -268,8 +221,8 @@ def gather(
             + MENTION_WEIGHT * (mentioned / len(named) if named else 0.0)
             + TOPIC_WEIGHT * (sum(says(w, words) for w in topic) / len(topic) if topic else 0.0)
             + FACT_WEIGHT * from_facts.get(uid, 0.0)
-            - ASKS_WEIGHT * (1.0 - len(_stated(line.shown)) / max(1, len(line.shown)))
-            - UNTIMED_WEIGHT * (when and not _TIMED.search(line.shown))
+            - ASKS_WEIGHT * (1.0 - len(stated(line.shown)) / max(1, len(line.shown)))
+            - UNTIMED_WEIGHT * (when and not TIMED.search(line.shown))
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
         lines.append(replace(line, score=round(score, 4), heard_by=heard_by))
@@ -328,196 +281,6 @@ def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: 
     return list({y.id: y for y in out}.values())
 
 
-RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
-
-
-def own_words(answer: str, question: str) -> list[str]:
-    """An answer's own words (as compared): those the question did not bring, yes and no aside."""
-    asked = {canonical(w) for w in keywords(question)}
-    return [w for w in (canonical(w) for w in keywords(answer)) if not held(w, asked) and w not in ("yes", "no")]
-
-
-def holding(
-    answer: str,
-    question: str,
-    lines: list[Line],
-    named: list[str] = (),
-    joined: list[Line] = (),
-    similar: Callable[[list[str], list[str]], np.ndarray] | None = None,
-) -> list[Line]:
-    """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the
-    question did not bring — must be held by one line (all but one in four of them; a list, item by item); a
-    who-question's answer may be a line's speaker; a bare yes or no to a yes/no question is held by the first
-    line that is about what was asked; an answer to when says a time, one to how many a number. The people the
-    question names must be in the lines that hold it (or in `joined`, the lines that relate them: "my colleague
-    Emily"; or, when the line's speaker is named too, among those who heard it: "what did Caroline recommend to
-    Melanie?"), and so must its relation words and what it asks about (`_enough` of its topic words — in those
-    lines, in another line that says the answer too, or in one of `lines` their speaker said just before them,
-    to which they point back —, and for a yes or a no all of them in one line, each said or, with `similar` (a
-    word-similarity matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food" is not read
-    from Emily's line, "Emily's husband" from "my brother", "is David allergic to shellfish?" from "allergic to
-    peanuts". A rule that refused every topic word the memory never heard ("breakfast") was measured and
-    removed: on the held-out questions it refused right answers ("married", "occasion", "kids") and no wrong
-    ones (README, Answers)."""
-    if ASKS_WHEN.search(question) and not _WHEN_ANSWER.search(answer):
-        return []  # "Concert" is no answer to "When did Dave see Aerosmith perform live?"
-    if ASKS_COUNT.search(question) and not _COUNT_ANSWER.search(answer):
-        return []  # nor "Pottery" to "How many times has Melanie been to the beach?"
-    asked = {canonical(w) for w in keywords(question)}
-    own = own_words(answer, question)
-    topic = topic_words(question, named)
-    enough = _enough(topic)
-    hits: dict[int, set[str]] = {}  # line -> the answer's own words it holds
-    needed = len(own) - len(own) // 4
-    if own:
-        said = {line.id: word_set(line.shown) | word_set(line.person or "") for line in lines}
-        hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
-        holders: list[Line] = []
-        covered: set[str] = set()
-        names = [n.lower() for n in named]
-        naming = {x.id: sum(n in f"{x.person or ''} {x.shown}".lower() for n in names) for x in lines}
-        for line in sorted((x for x in lines if hits[x.id]), key=lambda x: (-len(hits[x.id]), -naming[x.id])):
-            if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
-                holders.append(line)
-                covered |= hits[line.id]
-        if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines)):
-            return []
-    elif YES_NO.match(question) and re.match(r"\s*(yes|no)\b", answer, re.I) and topic:
-        enough = len(topic)  # a yes or a no is about the whole claim asked: "allergic to shellfish", not "allergic"
-        holders = [x for x in lines if len(_topic_held(topic, [x], similar)) >= enough][:1]
-    else:
-        return []
-    context = [*holders, *joined]
-    if not _people_held(question, named, holders, context):
-        return []
-    # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
-    # your favorite movie?"), when it goes on from that line (`_goes_on`)
-    going_on = [replace(x, shown=_stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
-    if len(_topic_held(topic, [*context, *going_on], similar)) >= enough:
-        return holders
-    # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
-    # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
-    # years now (since around 2021)"
-    again = [x for x in lines if own and x not in holders and len(hits[x.id]) >= needed]  # says the answer too
-    if again and len(_topic_held(topic, [*context, *again, *going_on], similar)) >= enough:
-        return [*holders, *again]
-    return []  # "allergic to shellfish?" is not "peanuts"
-
-
-def _goes_on(x: Line, h: Line) -> bool:
-    """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
-    it ("Me and my siblings always plan a gaming night", then "I'm organizing one next month"), or they were read
-    beside each other (`with_turns_beside`: "We saw the Perseid meteor shower", then "It made me feel tiny")."""
-    if x.id == h.beside or x.beside == h.id:
-        return True
-    return (
-        x.session is not None
-        and (x.session, x.person) == (h.session, h.person)
-        and 0 < h.id - x.id <= 3
-        and bool(_POINTS_BACK.search(h.shown))
-    )
-
-
-def _stated(text: str) -> str:
+def stated(text: str) -> str:
     """`text` without its questions."""
     return " ".join(s for s in sentences(text) if not s.rstrip(" .").endswith("?"))
-
-
-def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
-    """Whether the `context` lines hold every person `question` names and its relation words ("Emily's
-    husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by someone
-    the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
-    Melanie?")."""
-    text = " ".join(f"{x.person or ''} {_unaddressed(x.shown, named)}" for x in context).lower()
-    told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
-    if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
-        return False
-    words = {w for x in context for w in word_set(x.shown)}
-    return all(says(canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
-
-
-_LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
-_GREETING = r"(?:hi|hey|hello|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
-_INTERJECTION = r"(?:wow|woah|whoa|oh|aw+|yay|omg|haha|yeah|yes|cool|nice|awesome|great|sure|sorry)"
-
-
-def _unaddressed(text: str, names: list[str]) -> str:
-    """`text` without the names it addresses: "Nice to meet you Emily, John teaches history" is not about Emily,
-    nor is "Thanks, Maria!", "Wow, Maria, that's so cool" or "Emily, have you heard?". A name in a list ("Emily,
-    John and I"), after "my sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
-    for name in names:
-        n = re.escape(name)
-        greeted = rf"\b{_GREETING},?\s+{n}\b|\b{_INTERJECTION},\s+{n}\s*(?=[,!.])"  # "Wow, Maria, that's ..."
-        first = rf"^\s*{n}\s*[,!](?!\s*(?:{_LISTED}|and\b|who\b|you\b|you['’]re\b|your\b))"
-        last = rf",\s*{n}\s*(?=[.!?]|$)"
-
-        def out(m: re.Match, said: str = text) -> str:
-            told = m.group(0).startswith(",") and re.search(
-                r"\b(?:my|our|his|her|their)\s+\w+\s*$", said[: m.start()], re.I
-            )
-            return m.group(0) if told else " "  # "my sister, Emily." names her
-
-        text = re.sub(f"{greeted}|{first}|{last}", out, text, flags=re.I)
-    return text
-
-
-_POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
-_POINTS_BACK = re.compile(r"\b(?:one|there|then|it|this|these|those)\b", re.I)  # "I'm organizing one next month"
-
-
-def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
-    """Whether `line` alone holds all that `question` asks about — every person it names, its relation words
-    and each of its topic words (said, or with `similar` meant) — and says it in itself, with no word that
-    points to another line ("John swims there every morning": where is in the line before), so a second line
-    need not be read."""
-    if _POINTS_ELSEWHERE.search(line.shown) or not _people_held(question, named, [line], [line]):
-        return False
-    topic = topic_words(question, named)
-    return bool(topic) and len(_topic_held(topic, [line], similar)) == len(topic)
-
-
-def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
-    """The topic words the lines say, or (with `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the
-    text embedder's space."""
-    words = {w for x in lines for w in word_set(x.shown)}
-    held = {w for w in topic if says(w, words)}
-    missing = [w for w in topic if w not in held]
-    theirs = list(dict.fromkeys(w for x in lines for w in keywords(x.shown)))
-    if missing and similar is not None and theirs:
-        near = (similar(missing, theirs) >= SIMILAR).any(axis=1)
-        held |= {w for w, hit in zip(missing, near, strict=True) if hit}
-    return held
-
-
-def _held_items(answer: str, asked: set[str], lines: list[Line]) -> tuple[list[str], list[str]]:
-    """The items of a list answer ("Oliver, Luna and Bailey"), and those of them one of `lines` holds: the item's
-    own words (those not in `asked`), all but one in four of them."""
-    parts = [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
-    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
-
-    def item_held(item: str) -> bool:
-        own = [w for w in (canonical(w) for w in keywords(item)) if not held(w, asked)]
-        return not own or any(sum(held(w, words) for w in own) >= len(own) - len(own) // 4 for words in said)
-
-    return parts, [part for part in parts if item_held(part)]
-
-
-def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:
-    """A list ("Oliver, Luna and Bailey") may be read from several lines: each of its items from one of them."""
-    parts, kept = _held_items(answer, asked, lines)
-    return len(parts) >= 2 and len(kept) == len(parts)
-
-
-def held_items(answer: str, question: str, lines: list[Line]) -> str:
-    """The items of a list that a line holds, the rest left out ("Winning a championship, being known" → "Winning
-    a championship" when no line says "known"); "" when the answer is no list or no item is held. What is left
-    is an answer to check again (`holding`)."""
-    parts, kept = _held_items(answer, {canonical(w) for w in keywords(question)}, lines)
-    return ", ".join(kept) if len(parts) >= 2 and kept else ""
-
-
-def _enough(topic: list[str]) -> int:
-    """How many of a question's topic words the lines an answer is read from must hold: at least half. All but
-    one in three refused more (LoCoMo, 200 questions: adversarial 0.825 but F1 0.175); half keeps adversarial
-    questions at 0.725 with F1 0.210 (README, Answers)."""
-    return -(-len(topic) // 2)
