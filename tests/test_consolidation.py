@@ -64,6 +64,8 @@ def test_copied_greetings_thanks_and_questions_are_not_facts():
     assert statement("Thanks, Caroline! I adopted a dog last week. Is this yours?") == "I adopted a dog last week"
     assert statement("Wow, that's cool, Caroline! What happened?") == ""
     assert statement("Keiko, great to see you!") == ""
+    no = "No regrets about the move"  # "No, " is an answer, "No regrets" is not "Regrets"
+    assert statement(f"No, I moved to Boston. {no}.") == f"I moved to Boston. {no}"
     lines = [Line(1, 2, "Melanie", "Thanks, Caroline! That's really sweet. Is this your own painting?", T0)]
     raw = {"lines": [{"line": 1, "facts": [{"who": "Melanie", "fact": "Thanks, Caroline! That's really sweet."}]}]}
     assert check(raw, lines, ["Melanie", "Caroline"], set()) == ([], 1)

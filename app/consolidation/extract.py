@@ -158,8 +158,9 @@ def naming(summary: str, speakers: list[str]) -> str:
     return f"{_joined(speakers)} talked. {summary}"
 
 
-_LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Mel! ", "Wow, ")
-    r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no|oh|ok|okay|sure|well|so|aw+|haha|lol|omg)\b"
+_LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Mel! ", "Wow, "; "No, "
+    # but not "No regrets")
+    r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no(?=\s*[,!.])|oh|ok|okay|sure|well|so|aw+|haha|lol|omg)\b"
     r"[\s,!.]*)+(?-i:[A-Z][a-z]+\b[,!.]+\s*)?",
     re.IGNORECASE,
 )
