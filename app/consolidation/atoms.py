@@ -19,7 +19,10 @@ microseconds.
   "they" are the last person the line, or one of the two lines before it, named ("How's your daughter Ines?" -
   "Oh, she's great"); a clause whose pronoun names nobody goes. "We" is the speaker and the one other person
   the line names ("David and John grew up ..."), or the speaker alone; I, my and me are the speaker, by name,
-  and so is the "I" a chat leaves out ("Still working on my biz").
+  and so is the "I" (or "I am") a chat leaves out ("Still working on my biz", "Really enjoyed the show",
+  "Excited for the trip"). "Us" and "our" without I or we are the speaker when something happened to them, is
+  planned, or is theirs ("A storm forced us to cancel our trip", "Our team has grown"), and no one when said of
+  everyone ("It brings us together", "Nature has a way of soothing us").
 - An object "it" is the thing the clause before ends with ("I bought a new bicycle and I ride it" -> "... rides
   the new bicycle"); a clause that only states a relation ("John is my brother") is left to the relation rows.
 """
@@ -401,7 +404,7 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz
     rf"(?:{_SURELY}\s+)?(?!{_FELT}\b|(?:based|related|united|limited|advanced|beloved|wicked|naked|sacred)\b)"
     r"(?:just|still|got|took|went|had|made|saw|met|ate|did|heard|won|ran|left|came|spent|began|fell|flew|drove|"
     r"wrote|broke|rode|swam|bought|found|lost|[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
-    rf"(?P<doing>(?:{_KEEN}\s+)?{_GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    rf"(?P<doing>{_GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
