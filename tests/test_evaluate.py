@@ -216,4 +216,5 @@ def test_eval_salience_retrains_the_shipped_weights(tmp_path, cfg, perception, s
     assert a @ b / np.linalg.norm(a) / np.linalg.norm(b) > 0.999
     loo = result["leave_one_out"]
     cut, unfiltered = loo[f"{cfg.memory.salience:.2f}"], loo["0.00"]
-    assert cut["precision"] > unfiltered["precision"] + 0.03 and cut["recall"] > unfiltered["recall"] - 0.015
+    # the cut is the largest gain in precision that costs at most 0.01 of recall (README, Memory writing)
+    assert cut["precision"] > unfiltered["precision"] + 0.02 and cut["recall"] > unfiltered["recall"] - 0.01

@@ -31,7 +31,7 @@ from app.recorder.perception import load_text_embedder
 from app.store.writing import Line
 
 HELD_OUT = ("conv-41", "conv-42")
-CUTS = (0.05, 0.1, 0.15, 0.2, 0.25)
+CUTS = tuple(round(0.01 * i, 2) for i in range(1, 26))  # the cut is chosen on this grid (README, Memory writing)
 C = 1.0  # inverse L2 strength (leave-one-out: 0.3 kept more and filtered less)
 
 
