@@ -11,13 +11,15 @@ you'll do great": theirs to say, not the speaker's fact)."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import datetime, timezone
 
-from app.text.timeexpr import plan_window
+from app.text.timeexpr import WEEKDAYS, plan_window
 from app.text.words import keywords
 
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
+_MONTH_NAMES = "|".join(m.lower() for m in calendar.month_name[1:])  # in full: "May was wild", not "Mar"
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
     r"^(?:please|do not|don't|let's|let us|remember|remind|tell|ask|call|bring|check (?:it|this|that) out|"
     r"look (?:at|who|what|here)|this is a (?:photo|pic|picture|shot|snap) of|"
@@ -119,8 +121,7 @@ _NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, w
     r"(?:\w+\s+)?(?:happened|happening|going on|changed)(?:\s+(?:lately|recently))?"
     r"(?:\s+since (?:(?:we|I|you)\s+(?:last\s+)?\w+(?:\s+(?:each other|last))?|our last \w+))?)|"
     r"(?:yesterday|today|tonight|(?:last|this|this past) (?:week|weekend|night|month|summer|winter|spring|fall|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the (?:past|last) (?:few )?(?:days|weeks)|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december)"
+    rf"{'|'.join(WEEKDAYS)})|the (?:past|last) (?:few )?(?:days|weeks)|{_MONTH_NAMES})"
     r"(?:['’]s| was| has been|['’]s been)\s+(?:(?:so|really|pretty|super|kinda|a bit|totally)\s+)*"
     r"(?:wild|crazy|cool|crazy cool|nuts|hectic|busy|insane|great|awesome|amazing|fun|eventful|incredible|epic|"
     r"tough|rough|a blast|a (?:wild )?ride))$",
