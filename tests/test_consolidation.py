@@ -16,20 +16,11 @@ import pytest
 
 from app.cli import main
 from app.consolidation import forgetting
-from app.consolidation.atoms import (
-    atoms,
-    clauses,
-    past_tense,
-    planned_span,
-    relations_in,
-    third_person,
-    typed,
-    was_planned,
-    yours,
-)
+from app.consolidation.atoms import atoms, clauses, past_tense, planned_span, third_person, typed, was_planned
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
+from app.consolidation.relations import relations_in, yours
 from app.consolidation.salience import load_salience
 from app.demo import CREATION_TIME, SCRIPT
 from app.store.forget import forget_person, forget_session

@@ -20,7 +20,7 @@ import numpy as np
 
 from app.ask.comparing import NUMBERS, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import ASKS_WHEN, TIMED, Line, stated, topic_words
-from app.consolidation.atoms import FAMILY, SOCIAL
+from app.consolidation.relations import FAMILY, SOCIAL
 from app.text.words import keywords, singular
 
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)

@@ -1,5 +1,5 @@
-"""The language rules of memory writing: relations ("my wife Sarah", "your daughter Ines"), the third person, a
-fact's kind, tense and topic, and atomic facts.
+"""The language rules of memory writing: the third person, a fact's kind, tense and topic, and atomic facts
+(the relations a line names are read in app/consolidation/relations.py).
 
 Atomic facts: what one line states, split into its clauses, each said in the third person about whom it is
 about ("My wife Sarah is a doctor and she loves tennis too", said by John -> "Sarah is a doctor", "Sarah loves
@@ -33,21 +33,12 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
+from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import GOT_PAST, type_of
-from app.store.writing import DAY_S, Line
+from app.store.writing import DAY_S
 from app.text.timeexpr import plan_window
 from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
-
-FAMILY = (
-    "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
-    "cousin aunt uncle grandmother grandfather grandma grandpa niece nephew kid child parent sibling".split()
-)
-SOCIAL = "friend colleague coworker boss neighbor neighbour roommate classmate teacher student mentor doctor".split()
-SHORT = {"sis": "sister", "bro": "brother", "mum": "mother"}  # "my sis Rosa": the relation is "sister"
-RELATION_WORDS = "|".join(FAMILY + SOCIAL + list(SHORT))
-_ADJ = r"(?i:(?:new|old|best|little|older|younger|big|good|dear)\s+)?"
-
 
 TOPICS = (  # key -> words that mark it, first match wins
     (
@@ -145,66 +136,6 @@ def planned_span(plan: str, said: float, planned_for: float | None) -> tuple[flo
     return start, end, text[:1].upper() + text[1:]
 
 
-_REL = rf"(?:my|our)\s+{_ADJ}(?P<rel>{RELATION_WORDS})s?"
-_RELATED = tuple(  # the ways a transcript says it, whatever punctuation the recognizer put in
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        rf"\b{_REL},?\s+(?P<name>[a-z]+)\b",  # my colleague Emily, my colleague, Emily
-        rf"\b(?P<name>[a-z]+)(?:,?\s+(?:is|was)|'s)\s+{_REL}\b",  # John is my brother, John's my brother
-        rf"\b{_REL}\s+(?:is|was)\s+(?:called\s+)?(?P<name>[a-z]+)\b",  # my colleague is Emily
-        rf"\b(?P<name>[a-z]+),\s+{_REL}(?=\s*(?:[,.!?]|$))",  # Emily, my colleague, works with me (last: see below)
-    )
-)
-
-
-_YOUR = re.compile(rf"\b(?i:your)\s+{_ADJ}(?P<rel>(?i:{RELATION_WORDS}))s?,?\s+(?P<name>[A-Z][a-z]+)\b")
-
-
-def yours(text: str, names: list[str]) -> list[tuple[str, str]]:
-    """(relation, person) the speaker names as the listener's ("how's your daughter Ines?"): the listener is
-    whoever answers (`extract.check`)."""
-    return [(_relation(m), m.group("name")) for m in _YOUR.finditer(text) if m.group("name") in names]
-
-
-def _relation(m: re.Match) -> str:
-    """The relation a match's `rel` names, its short form said in full ("sis": sister)."""
-    word = m.group("rel").lower()
-    return SHORT.get(word, word)
-
-
-_CALLED = re.compile(  # the listener called by what they are to the speaker: "that's great, sis!", "thanks, Mum"
-    r"(?:^|[,;]\s*)(?i:dear\s+)?(?P<rel>(?i:sis|mum|mom|mummy|mommy|dad|daddy|grandma|grandpa|granny|nana))\s*(?=[,.!?]|$)"
-)
-CALLED = {"sis": "sister", "mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "dad": "father"}
-CALLED |= {"daddy": "father", "grandma": "grandmother", "granny": "grandmother", "nana": "grandmother"}
-CALLED |= {"grandpa": "grandfather"}
-
-
-def called(text: str) -> list[str]:
-    """What the speaker calls the one they talk to, as a relation ("Oh, that's great, sis!": sister; "Thanks,
-    Mum": mother): the listener is that to the speaker."""
-    return list(dict.fromkeys(CALLED[m.group("rel").lower()] for m in _CALLED.finditer(text)))
-
-
-def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
-    """(relation, other person) the speaker names: "my wife Sarah", "John is my brother", "Emily, my colleague",
-    "my colleague is Emily" — the other being one of `names`, in any case (a recognizer that writes lower case
-    still names people)."""
-    canonical = {n.lower(): n for n in names}
-    text = line.text.replace("co-worker", "coworker").replace("Co-worker", "Coworker")
-    out: list[tuple[str, str]] = []
-    for i, pattern in enumerate(_RELATED):
-        for m in pattern.finditer(text):
-            name = canonical.get(m.group("name").lower())
-            relation = _relation(m)
-            if name is None or name == line.person or (relation, name) in out:
-                continue
-            if i == len(_RELATED) - 1 and any(r == relation for r, _ in out):
-                continue  # "Hi John, my wife, Sarah, ...": the wife is Sarah, not the one greeted
-            out.append((relation, name))
-    return out
-
-
 _NOT_VERBS = frozenset(
     "am was were had did will would can could should might must may shall also really just still always never "
     "usually often recently finally already bought went got took made saw met found felt thought told said gave "
@@ -299,7 +230,7 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
 _TAIL_REQUEST_SHOW = re.compile(r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+take a look)$", re.IGNORECASE)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
-    rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
+    rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
 )
 _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Jon and I",
     # "Jon, ...", "Jon you ...")
@@ -356,12 +287,12 @@ def clauses(sentence: str) -> list[str]:
     return [*parts, rest]
 
 
-_RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {_ADJ}(?i:{RELATION_WORDS})$")
+_RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {ADJ}(?i:{RELATION_WORDS})$")
 
 
 def _only_relation(clause: str) -> bool:
     """'John is my brother', 'my wife is Sarah': nothing a relation row does not already hold."""
-    return any((m := p.search(clause)) and m.group(0).strip(" ,.") == clause.strip(" ,.") for p in _RELATED)
+    return any((m := p.search(clause)) and m.group(0).strip(" ,.") == clause.strip(" ,.") for p in RELATED)
 
 
 def _we(clause: str, speaker: str, others: list[str]) -> str:

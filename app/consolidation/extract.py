@@ -16,19 +16,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from app.consolidation.atoms import (
-    _ADJ,
-    FAMILY,
-    RELATION_WORDS,
-    atoms,
-    called,
-    named_in,
-    past_tense,
-    relations_in,
-    third_person,
-    typed,
-    yours,
-)
+from app.consolidation.atoms import atoms, named_in, past_tense, third_person, typed
+from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, relations_in, yours
 from app.errors import LLMCutOff
 from app.facts import FactKind, polarity
 from app.llm import BACKGROUND, LLMWorker, Request
@@ -38,7 +27,7 @@ from app.text.words import keywords, sentences
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts
-_MENTION = re.compile(rf"\b(?i:my|our|your|his|her|their)\s+{_ADJ}(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b")
+_MENTION = re.compile(rf"\b(?i:my|our|your|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS})s?,?\s+([A-Z][a-z]+)\b")
 SYSTEM = (
     "You read a transcript of a conversation and write down what it reveals about the people in it. Each line "
     "starts with its number, then who spoke and what they said."
