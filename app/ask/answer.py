@@ -57,6 +57,7 @@ from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
+from app.text import places
 from app.text.embedder import TextEmbedder
 from app.text.words import WORD, keywords
 
@@ -310,6 +311,8 @@ class Answerer:
         """What the model reads from `chosen` and the lines that hold it (none: not an answer; `out.why_unknown`
         says why)."""
         text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
+        if kind := places.asked_kind(question):  # "Bogota", read for "which country?": Colombia, held by its line
+            text = places.as_regions(text, kind)
         joined = list(found.joined.values())
         held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
         several = asks_for_several(question) and not says_unknown(text)

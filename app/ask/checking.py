@@ -21,6 +21,7 @@ import numpy as np
 from app.ask.comparing import NUMBERS, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import ASKS_WHEN, TIMED, Line, stated, topic_words
 from app.consolidation.relations import FAMILY, SOCIAL
+from app.text import places
 from app.text.words import keywords, singular
 
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
@@ -106,8 +107,9 @@ def holding(
     enough = _enough(topic)
     hits: dict[int, set[str]] = {}  # line -> the answer's own words it holds
     needed = len(own) - len(own) // 4
+    regional = _regional(question, answer)
     if own:
-        said = {line.id: word_set(line.shown) | word_set(line.person or "") for line in lines}
+        said = {line.id: _words(line, regional) | word_set(line.person or "") for line in lines}
         hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
         holders: list[Line] = []
         covered: set[str] = set()
@@ -117,11 +119,11 @@ def holding(
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 holders.append(line)
                 covered |= hits[line.id]
-        if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines)):
+        if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines, regional)):
             return []
     elif YES_NO.match(question) and re.match(r"\s*(yes|no)\b", answer, re.I) and topic:
         enough = len(topic)  # a yes or a no is about the whole claim asked: "allergic to shellfish", not "allergic"
-        holders = [x for x in lines if len(_topic_held(topic, [x], similar)) >= enough][:1]
+        holders = [x for x in lines if len(_topic_held(topic, [x], similar, regional)) >= enough][:1]
     else:
         return []
     context = [*holders, *joined]
@@ -130,13 +132,13 @@ def holding(
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`_goes_on`)
     going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
-    if len(_topic_held(topic, [*context, *going_on], similar)) >= enough:
+    if len(_topic_held(topic, [*context, *going_on], similar, regional)) >= enough:
         return holders
     # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
     # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
     # years now (since around 2021)"
     again = [x for x in lines if own and x not in holders and len(hits[x.id]) >= needed]  # says the answer too
-    if again and len(_topic_held(topic, [*context, *again, *going_on], similar)) >= enough:
+    if again and len(_topic_held(topic, [*context, *again, *going_on], similar, regional)) >= enough:
         return [*holders, *again]
     return []  # "allergic to shellfish?" is not "peanuts"
 
@@ -208,10 +210,24 @@ def answers_alone(question: str, line: Line, named: list[str] = (), similar=None
     return bool(topic) and len(_topic_held(topic, [line], similar)) == len(topic)
 
 
-def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
-    """The topic words the lines say, or (with `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the
-    text embedder's space."""
-    words = {w for x in lines for w in word_set(x.shown)}
+def _regional(question: str, answer: str) -> bool:
+    """Whether a question asks where (which country, US state or continent) or it or its answer names one."""
+    return places.asked_kind(question) is not None or places.names_region(f"{question} {answer}")
+
+
+def _words(line: Line, regional: bool = False) -> set[str]:
+    """The words `line` says as compared (`word_set`); with `regional`, also the countries, US states and
+    continents its places lie in ("we drove to Banff" says Canada: `places.regions_of`)."""
+    words = word_set(line.shown)
+    if regional:
+        words |= word_set(" ".join(places.regions_of(line.shown, (line.person or "",))))
+    return words
+
+
+def _topic_held(topic: list[str], lines: list[Line], similar, regional: bool = False) -> set[str]:
+    """The topic words the lines say (with `regional`, the regions their places lie in too), or (with
+    `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the text embedder's space."""
+    words = {w for x in lines for w in _words(x, regional)}
     held = {w for w in topic if says(w, words)}
     missing = [w for w in topic if w not in held]
     theirs = list(dict.fromkeys(w for x in lines for w in keywords(x.shown)))
@@ -221,11 +237,11 @@ def _topic_held(topic: list[str], lines: list[Line], similar) -> set[str]:
     return held
 
 
-def _held_items(answer: str, asked: set[str], lines: list[Line]) -> tuple[list[str], list[str]]:
+def _held_items(answer: str, asked: set[str], lines: list[Line], regional: bool = False) -> tuple[list[str], list[str]]:
     """The items of a list answer ("Oliver, Luna and Bailey"), and those of them one of `lines` holds: the item's
     own words (those not in `asked`), all but one in four of them."""
     parts = [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
-    said = [word_set(x.shown) | word_set(x.person or "") for x in lines]
+    said = [_words(x, regional) | word_set(x.person or "") for x in lines]
 
     def item_held(item: str) -> bool:
         own = [w for w in (canonical(w) for w in keywords(item)) if not held(w, asked)]
@@ -234,9 +250,9 @@ def _held_items(answer: str, asked: set[str], lines: list[Line]) -> tuple[list[s
     return parts, [part for part in parts if item_held(part)]
 
 
-def _each_part_held(answer: str, asked: set[str], lines: list[Line]) -> bool:
+def _each_part_held(answer: str, asked: set[str], lines: list[Line], regional: bool = False) -> bool:
     """A list ("Oliver, Luna and Bailey") may be read from several lines: each of its items from one of them."""
-    parts, kept = _held_items(answer, asked, lines)
+    parts, kept = _held_items(answer, asked, lines, regional)
     return len(parts) >= 2 and len(kept) == len(parts)
 
 
@@ -244,7 +260,8 @@ def held_items(answer: str, question: str, lines: list[Line]) -> str:
     """The items of a list that a line holds, the rest left out ("Winning a championship, being known" → "Winning
     a championship" when no line says "known"); "" when the answer is no list or no item is held. What is left
     is an answer to check again (`holding`)."""
-    parts, kept = _held_items(answer, {canonical(w) for w in keywords(question)}, lines)
+    asked = {canonical(w) for w in keywords(question)}
+    parts, kept = _held_items(answer, asked, lines, _regional(question, answer))
     return ", ".join(kept) if len(parts) >= 2 and kept else ""
 
 
