@@ -626,6 +626,9 @@ def test_a_country_or_state_is_held_by_a_line_that_names_a_place_in_it():
     trip = replace(banff, person="James", shown="James visited Banff in July.")
     assert holding("Canada, Greenland", visited, [trip, nuuk], ["James"]) == [trip, nuuk]  # each from its line
     assert holding("Canada, Iceland", visited, [trip, nuuk], ["James"]) == []
+    amman = _line("Maria", "Maria met an old friend in Amman last spring.", 4)
+    assert holding("Jordan", "Which country did Maria meet her friend in?", [amman], ["Maria"]) == [amman]
+    assert holding("Jordan", "Who did Maria meet in Amman?", [amman], ["Maria"]) == []  # a person, not the country
 
 
 def test_a_town_read_for_which_country_is_answered_with_its_country(llm, cfg, tmp_path, perception):

@@ -24,6 +24,7 @@ from app.consolidation.relations import FAMILY, SOCIAL
 from app.text import places
 from app.text.words import keywords, singular
 
+_ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
 _NUMBER_OR_TIME = rf"\d|{TIMED.pattern}|\b(?:{'|'.join(NUMBERS)}|once|every|everyday|each)\b"
 # an answer to how many, how often or how long: a number, a quantity, or a time
@@ -211,8 +212,11 @@ def answers_alone(question: str, line: Line, named: list[str] = (), similar=None
 
 
 def _regional(question: str, answer: str) -> bool:
-    """Whether a question asks where (which country, US state or continent) or it or its answer names one."""
-    return places.asked_kind(question) is not None or places.names_region(f"{question} {answer}")
+    """Whether a question asks which country, US state or continent, or names one, or its answer names one and it
+    does not ask who ("Jordan" answers "who did Maria meet?" as a person, whatever town a line names)."""
+    if places.asked_kind(question) is not None or places.names_region(question):
+        return True
+    return not _ASKS_WHO.search(question) and places.names_region(answer)
 
 
 def _words(line: Line, regional: bool = False) -> set[str]:
@@ -220,7 +224,8 @@ def _words(line: Line, regional: bool = False) -> set[str]:
     continents its places lie in ("we drove to Banff" says Canada: `places.regions_of`)."""
     words = word_set(line.shown)
     if regional:
-        words |= word_set(" ".join(places.regions_of(line.shown, (line.person or "",))))
+        people = (line.person or "", *line.heard_by)  # no town: "Victoria" who heard it
+        words |= word_set(" ".join(places.regions_of(line.shown, people)))
     return words
 
 
