@@ -125,6 +125,10 @@ GOLD: tuple[Gold, ...] = (
     _d("Who is Lucy?", "daughter", 9),
     _d("What does David ride to work?", ("bicycle", "bike"), 11),
     _d("Which city is Maria from?", "madrid", 10),
+    # where a place lies, which no line says (app/text/places.py)
+    _d("Which country did Maria move here from?", "spain", 10),
+    _d("Which country is David going to for his birthday?", "france", 5),
+    _d("In which US state did David and John grow up?", "massachusetts", 2),
     # a likely guess asked for: said as one, from the line that bears on it
     _d("Would David enjoy a peanut butter sandwich?", "no", 8),
     _d("Would Emily enjoy watching a tennis match?", "yes", 3),
@@ -166,6 +170,7 @@ GOLD: tuple[Gold, ...] = (
     _none("Who is John's wife?", "scene"),
     _none("Which of my colleagues loves tennis?", "scene"),  # nobody says who is asking
     _none("Where does David's sister live?"),
+    _none("Which country is Emily from?"),
 )
 
 # The held-out questions (`eval answers --held-out`): written blind by a helper session from the scenes' transcripts
