@@ -312,6 +312,11 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     graduated = replace(line, text="I graduated in June", shown="I graduated in June")
     assert dated_answer("In June", graduated) == "In June (June 2023)"
     assert dated_answer("In June", replace(graduated, text="I graduate in June")) == "In June (June 2024)"
+    # a day named from the day it was said means another day when the answer is heard: the day alone
+    opening = replace(line, text="We open tomorrow!", shown="We open tomorrow (Wednesday 18 October 2023)!")
+    assert dated_answer("Tomorrow", opening) == "Wednesday 18 October 2023"
+    assert dated_answer("Tomorrow (Wednesday 18 October 2023)", opening) == "Wednesday 18 October 2023"
+    assert dated_answer("Tonight", opening) == "The night of Tuesday 17 October 2023"
 
 
 def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_asked():

@@ -100,12 +100,35 @@ _BY_THE_DAY = re.compile(  # what `_meant` says by the day a line was said: "(th
 )
 
 
+# a day named from the day a line was said, which means another day when the answer is heard
+_DEICTIC = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening))\b", re.I)
+
+
 def dated_answer(answer: str, line: Said) -> str:
     """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
     when the line tells what happened ("Last summer" → "Last summer (1 June to 31 August 2023)"); as it was when
     it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit ("on Friday
-    nights", "every Monday"). The day the line was said, read out of "the week before 27 June 2023", is never
-    the answer: it is said with what it is before or after."""
+    nights", "every Monday"). "Tomorrow", "yesterday" or "today" of the day it was said is given as that day
+    alone ("Tomorrow (Tuesday 20 June 2023)" → "Tuesday 20 June 2023"): heard later, it means another day. The
+    day the line was said, read out of "the week before 27 June 2023", is never the answer: it is said with what
+    it is before or after."""
+    dated = _dated_answer(answer, line)
+    undated = _undated(dated)
+    return undated[:1].upper() + undated[1:] if undated != dated else dated
+
+
+def _undated(answer: str) -> str:
+    """`answer` without the word for a day counted from when it was said, where the day it means follows it
+    ("Tonight (Monday 19 June 2023)" → "The night of Monday 19 June 2023")."""
+
+    def day(m: re.Match) -> str:
+        part = {"tonight": "night"}.get(m[1].lower(), m[1].lower().removeprefix("this "))
+        return m[2] if part in ("today", "tomorrow", "yesterday") else f"the {part} of {m[2]}"
+
+    return re.sub(rf"({_DEICTIC.pattern})\s*\(([^()]*\d[^()]*)\)", day, answer, flags=re.I)
+
+
+def _dated_answer(answer: str, line: Said) -> str:
     for m in _BY_THE_DAY.finditer(line.shown):
         if m[2] in answer and m[1].lower() not in answer.lower():
             answer = answer.replace(m[2], m[1])
