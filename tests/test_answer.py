@@ -222,6 +222,7 @@ def test_the_check_holds_an_answer_to_its_line():
     aerosmith = "When did Dave see Aerosmith perform live?"
     assert holding("Concert", aerosmith, [concert], ["Dave"]) == []
     assert holding("Last weekend", aerosmith, [concert], ["Dave"]) == [concert]
+    assert holding("15/5/2026", aerosmith, [concert], ["Dave"]) == []  # a date in figures no line says
     beach = _line("Melanie", "Melanie took the kids to the beach twice this year, they love pottery too.", 26)
     assert holding("Pottery", "How many times has Melanie been to the beach?", [beach], ["Melanie"]) == []
     assert holding("Twice", "How many times has Melanie been to the beach?", [beach], ["Melanie"]) == [beach]
