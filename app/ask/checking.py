@@ -2,7 +2,9 @@
 
 - `holding`: the lines that hold an answer — its own words (those the question did not bring) in one line, or
   a line's speaker for a who-question, a list item by item — and whether the people, relation words and topic
-  words of the question are there too; an answer to when must say a time, one to how many a number.
+  words of the question are there too; an answer to when must say a time (a date in figures, one a line says),
+  one to how many a number. Where a question is about countries, US states or continents, a line also says
+  those its places lie in (app/text/places.py: "Canada" is held by "we visited Banff").
 - `held_items`: of a list read, the items that lines hold.
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `bearing`: the lines a guess ("would Melanie enjoy ...?") rests on, which are its citations.
