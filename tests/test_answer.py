@@ -608,6 +608,7 @@ def test_where_a_place_lies_is_known_from_geonames():
     assert places.regions_of("I met Victoria for lunch.", ("Victoria",)) == []
     assert places.asked_kind("Which US state did Jolene visit?") == "state"
     assert places.asked_kind("In which country was Jolene during the summer?") == "country"
+    assert places.asked_kind("What European countries has Maria been to?") == "country"
     assert places.asked_kind("What state of mind was Jon in?") is None
     assert places.asked_kind("Which city did Dave visit?") is None
     assert places.as_regions("Bogota", "country") == "Colombia"

@@ -24,8 +24,10 @@ _ALSO = {
     "NL": ("Netherlands", "Holland"),
     "CZ": ("Czech Republic",),
 }
-# "which country …?", "what US state …?" ("what state of mind" asks no place)
-_ASKS = re.compile(r"\b(?:what|which)\s+(?:US\s+|U\.S\.\s+)?(countr(?:y|ies)|states?|continents?)\b(?!\s+of\b)", re.I)
+# "which country …?", "what US state …?", "what European countries …?" ("what state of mind" asks no place)
+_ASKS = re.compile(
+    r"\b(?:what|which)\s+(?:U\.S\.\s+|[\w-]+\s+)?(countr(?:y|ies)|states?|continents?)\b(?!\s+of\b)", re.I
+)
 # a place's name: capitalized words, with the small words inside names ("Rio de Janeiro", "Stratford-upon-Avon")
 _NAME = re.compile(r"[A-Z][\w'.-]*(?:\s+(?:(?:de|da|do|del|la|le|of|on|upon|am)\s+)?[A-Z][\w'.-]*)*")
 
