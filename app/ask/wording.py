@@ -101,7 +101,7 @@ _BY_THE_DAY = re.compile(  # what `_meant` says by the day a line was said: "(th
 
 
 # a day named from the day a line was said, which means another day when the answer is heard
-_DEICTIC = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening))\b", re.I)
+_DEICTIC = r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening))\b"
 
 
 def dated_answer(answer: str, line: Said) -> str:
@@ -125,7 +125,7 @@ def _undated(answer: str) -> str:
         part = {"tonight": "night"}.get(m[1].lower(), m[1].lower().removeprefix("this "))
         return m[2] if part in ("today", "tomorrow", "yesterday") else f"the {part} of {m[2]}"
 
-    return re.sub(rf"({_DEICTIC.pattern})\s*\(([^()]*\d[^()]*)\)", day, answer, flags=re.I)
+    return re.sub(rf"({_DEICTIC})\s*\(([^()]*\d[^()]*)\)", day, answer, flags=re.I)
 
 
 def _dated_answer(answer: str, line: Said) -> str:

