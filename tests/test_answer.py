@@ -658,3 +658,40 @@ def test_a_town_read_for_which_country_is_answered_with_its_country(llm, cfg, tm
     assert answer.known and answer.answer.startswith("Colombia"), answer
     assert [c["text"] for c in answer.citations] == [lines[0][1]], answer
     assert not nowhere.known, nowhere
+
+
+def test_an_either_or_question_is_answered_with_the_option_a_line_holds():
+    """ "The beach or the mountains?": the options are the question's own words, so the check takes the one the
+    answer picks as its own words, and the answer is that option as the question says it; an answer that picks
+    neither, or says "not", picks none."""
+    assert grounding.options("Does Deborah live close to the beach or the mountains?") == ("the beach", "the mountains")
+    assert grounding.options("Which pet did Jolene adopt first - Susie or Seraphim?") == ("Susie", "Seraphim")
+    assert grounding.options("Would Tim enjoy books by C. S. Lewis or John Greene?") == ("C. S. Lewis", "John Greene")
+    for no_choice in [
+        "Was it a good month for Nate? Answer yes or no.",
+        "What kind of classes or groups has Audrey joined?",
+        "What areas has John been to or is planning to go to?",
+    ]:
+        assert grounding.options(no_choice) is None, no_choice
+    asked = "Does Deborah live close to the beach or the mountains?"
+    assert grounding.option_picked("Yes, Deborah lives close to the beach.", asked) == ("the beach", "the mountains")
+    assert grounding.option_picked("Not the beach", asked) is None
+    assert grounding.option_picked("Both", asked) is None
+    beach = _line("Deborah", "There's this beach nearby that Deborah loves, the sound of the waves is so calming.")
+    assert holding("The beach", asked, [beach], ["Deborah"]) == [beach]
+    assert holding("The mountains", asked, [beach], ["Deborah"]) == []
+    assert holding("The beach", "Does Jolene live close to the beach or the mountains?", [beach], ["Jolene"]) == []
+
+
+def test_what_a_line_says_without_the_question_s_word_for_it():
+    """ "Our one-year-old" is a child, "enjoys reading" a hobby, and asked whether she has tried surfing, a line
+    that says she surfs holds the yes."""
+    kyle = _line("John", "Our one-year-old is so cute, his name is Kyle!")
+    assert holding("Kyle", "What is the name of John's one-year-old child?", [kyle], ["John"]) == [kyle]
+    aged = _line("John", "My 30-year-old brother Kyle is visiting.", 2)
+    assert holding("Kyle", "What is the name of John's child?", [aged], ["John"]) == []  # an age, not a child
+    reads = _line("Joanna", "Besides writing, Joanna also enjoys reading and exploring nature.", 3)
+    assert holding("Reading, exploring nature", "What are Joanna's hobbies?", [reads], ["Joanna"]) == [reads]
+    surf = _line("Deborah", "That beach is where Deborah discovered her love for surfing.", 4)
+    assert holding("Yes", "Has Deborah tried surfing?", [surf], ["Deborah"]) == [surf]
+    assert holding("Yes", "Has Deborah tried skiing?", [surf], ["Deborah"]) == []

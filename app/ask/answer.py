@@ -13,7 +13,9 @@
    topic words of the question) is its citation; none → "I don't know" (a list asked for keeps the items that
    lines hold, `checking.held_items`, and is checked again). An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
-   at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car") and with the day
+   at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car"), to an "A or B?"
+   question as the option it picks (`grounding.option_picked`: "Yes, she lives close to the beach" → "The
+   beach", checked by the words only that option has), and with the day
    its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)"). With
    `answer.beside`, what the chosen lines gave no line holds is read once more with their speakers' turns just
    before and after them (`grounding.with_turns_beside`: the answer is often said in the turn after the one that
@@ -50,6 +52,7 @@ from app.ask.grounding import (
     asks_for_several,
     asks_when_said,
     gather,
+    option_picked,
     with_turns_beside,
 )
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
@@ -313,6 +316,8 @@ class Answerer:
         text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
         if kind := places.asked_kind(question):  # "Bogota", read for "which country?": Colombia, held by its line
             text = places.as_regions(text, kind)
+        if picked := option_picked(text, question):  # "Yes, she lives close to the beach" → "The beach"
+            text = picked[0][:1].upper() + picked[0][1:]
         joined = list(found.joined.values())
         held = [] if says_unknown(text) else holding(text, question, chosen, found.named, joined, self._similar)
         several = asks_for_several(question) and not says_unknown(text)

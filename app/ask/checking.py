@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from app.ask.comparing import NUMBERS, YES_NO, canonical, held, says, word_set
-from app.ask.grounding import ASKS_WHEN, TIMED, Line, stated, topic_words
+from app.ask.grounding import ASKS_WHEN, TIMED, Line, option_picked, stated, topic_words
 from app.consolidation.relations import FAMILY, SOCIAL
 from app.text import places
 from app.text.words import keywords, singular
@@ -89,8 +89,9 @@ def holding(
 ) -> list[Line]:
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the
     question did not bring — must be held by one line (all but one in four of them; a list, item by item); a
-    who-question's answer may be a line's speaker; a bare yes or no to a yes/no question is held by the first
-    line that is about what was asked; an answer to when says a time, one to how many a number. The people the
+    who-question's answer may be a line's speaker; the one of an "A or B?" question's options it picks, by the
+    words only that option has (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the
+    first line that is about what was asked; an answer to when says a time, one to how many a number. The people the
     question names must be in the lines that hold it (or in `joined`, the lines that relate them: "my colleague
     Emily"; or, when the line's speaker is named too, among those who heard it: "what did Caroline recommend to
     Melanie?"), and so must its relation words and what it asks about (`_enough` of its topic words — in those
@@ -110,6 +111,9 @@ def holding(
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
     topic = topic_words(question, named)
+    if picked := option_picked(answer, question):  # "the beach or the mountains?": the words of the one picked
+        mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
+        own, topic = sorted(mine - other), [w for w in topic if w not in other - mine]
     enough = _enough(topic)
     hits: dict[int, set[str]] = {}  # line -> the answer's own words it holds
     needed = len(own) - len(own) // 4

@@ -42,6 +42,7 @@ KINDS_OF = {
     "spouse": "wife husband",
     "parent": "mother father mom dad",
     "sibling": "brother sister",
+    "hobby": "enjoy love like passion",  # "what are Joanna's hobbies?" by "Joanna also enjoys reading"
 }  # fmt: skip  ("pets" needs no entry: the text embedder puts "dog" near it, SIMILAR)
 
 
@@ -67,9 +68,19 @@ def canonical(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
+# "our one-year-old is so cute": an age said as a noun is a child ("my 30-year-old brother" is an age)
+_AGED = re.compile(
+    r"\b(?:my|our|his|her|their|your)\s+(?:\w+-)?\w+-(?:year|month|week)-olds?\b"
+    r"(?!\s+(?!(?:is|was|has|had|and|loves?|loved|just|can|will|started|turned)\b)[a-z])",
+    re.I,
+)
+
+
 def word_set(text: str) -> set[str]:
-    """The words of `text` as they are compared (`canonical`), a possessive's "'s" left off."""
-    return {canonical(w.removesuffix("'s")) for w in WORD.findall(text.lower())}
+    """The words of `text` as they are compared (`canonical`), a possessive's "'s" left off; an age said as a
+    noun ("our one-year-old") says "kid" too."""
+    words = {canonical(w.removesuffix("'s")) for w in WORD.findall(text.lower())}
+    return words | {"kid"} if _AGED.search(text) else words
 
 
 def held(word: str, words: set[str]) -> bool:

@@ -11,7 +11,8 @@
   line was said is not in it unless the question asks when something was said.
 - `asker_needed`: a question about "my ..." or "did I ..." needs to know who asks.
 - `asks_for_several`, `asks_for_a_guess`, `asks_when_said`: what kind of answer a question wants, which sets how
-  many lines are read and how.
+  many lines are read and how; `options`, `option_picked`: the choices an "A or B?" question offers, and the one
+  an answer picks.
 - `with_turns_beside`: the chosen lines with their speakers' turns just before and after them.
 
 Whether an answer was read from the lines is checked in app/ask/checking.py.
@@ -96,6 +97,48 @@ def asks_for_a_guess(question: str) -> bool:
     park?", "what might John's financial status be?", "is it likely that Nate has friends besides Joanna?" ("what
     did Emily say she would bring?" asks what was said)."""
     return any(not _REPORTED.search(question[: m.start()]) for m in _GUESS.finditer(question))
+
+
+_LEAD = re.compile(  # the words before an option that are not it: "going to a national park" → "a national park"
+    r"^(?:(?:to|in|on|at|of|for|by|with|near|from|into|going|visiting|playing|working|living)\s+)*", re.I
+)
+
+
+def options(question: str) -> tuple[str, str] | None:
+    """The two things an "A or B?" question offers to choose from, as it says them: "Does Deborah live close to
+    the beach or the mountains?" → ("the beach", "the mountains"), "Which pet did Jolene adopt first - Susie or
+    Seraphim?" → ("Susie", "Seraphim"); the first is as many words before "or" as the second has after it, up to
+    the question's end. None for yes or no ("Answer yes or no"), a list ("classes or groups has Audrey joined")
+    or a second clause ("has John been to or is planning to go to?")."""
+    m = re.search(r"\s(?:-\s+)?(\S+(?:\s+\S+){0,5}?)\s+or\s+((?:\S+\s+){0,5}?\S+?)\s*[?.]?\s*$", question)
+    if not m or re.search(r"\b(?:yes|no|is|are|was|were|has|have|do|does|did|will)\b", m.group(2), re.I):
+        return None
+    second = _LEAD.sub("", m.group(2))
+    words = m.group(1).split()
+    at = max(len(words) - len(second.split()), 0)
+    while at > 0 and words[at][:1].isupper() and words[at - 1][:1].isupper():  # "C. S. Lewis or John Greene"
+        at -= 1
+    first = _LEAD.sub("", " ".join(words[at:])).lstrip("-–— ")
+    if not keywords(first) or not keywords(second) or re.search(r"\b(?:yes|no)\b", first, re.I):
+        return None
+    return first, second
+
+
+def option_picked(answer: str, question: str) -> tuple[str, str] | None:
+    """The option of an "A or B?" question (`options`) that `answer` names, and the other: the answer says a word
+    only that option has ("the beach" and "the mountains": "Yes, Deborah lives close to the beach" picks the
+    beach), and none only the other has. None: the question offers no choice, or the answer picks neither or
+    both, or says "not"."""
+    offered = options(question)
+    if offered is None or re.search(r"\b(?:not|never|neither|nor)\b|n['’]t\b", answer, re.I):
+        return None  # "not the beach" picks nothing
+    own = [{canonical(w) for w in keywords(o)} for o in offered]
+    said = word_set(answer)
+    picks = [bool((mine - other) & said) for mine, other in ((own[0], own[1]), (own[1], own[0]))]
+    if picks.count(True) != 1:
+        return None
+    i = picks.index(True)
+    return offered[i], offered[1 - i]
 
 
 def _plural(word: str) -> bool:
@@ -236,11 +279,14 @@ _ASKING = frozenset(canonical(w) for w in ASKING)
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
     """What a question asks about: its content words without the people it names, the words it asks with
-    (`ASKING`), the kind of answer it wants ("what sport", "which city") and when it asks about ("in summer
-    2021": the time filter's, not the line's words)."""
+    (`ASKING`), the kind of answer it wants ("what sport", "which city"), when it asks about ("in summer
+    2021": the time filter's, not the line's words) and, asked whether someone tried something, "tried"
+    ("has Deborah tried surfing?" is held by "her love for surfing")."""
     kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
     names = {w for n in named for w in keywords(n)}
     skip = names | kind | TIME_WORDS
+    if re.match(r"\s*(?:has|have|had|did|does|do)\b", question, re.I):
+        skip |= {"try", "tried", "tries"}  # "has Deborah tried surfing?" asks whether she surfs
     return [c for w in keywords(question) if w not in skip and not w.isdigit() and (c := canonical(w)) not in _ASKING]
 
 
