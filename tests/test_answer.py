@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from app.ask import grounding
+from app.ask import grounding, spans
 from app.ask.answer import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer, guess_kind
 from app.ask.checking import answers_alone, bearing, held_items, holding
 from app.ask.grounding import (
@@ -71,19 +71,23 @@ def test_warming_evaluates_the_reading_instructions_the_first_question_uses(llm,
 def test_an_answer_that_only_names_people_is_asked_about_again(llm, memory, perception, cfg):
     """The word check finds a name in a line whatever its role there, so an answer that is only people's names
     is put to the model once more (`answer.verify: names`: true or false under a grammar); other answers are not
-    (`all` asks about every answer, `off` none)."""
+    (`all` asks about every answer, `off` none), and so is one that says nothing of its own but a name."""
+    who = "Who is it?"
     m, uids = memory
     answerer = Answerer(llm, m, perception.text, cfg)
-    assert answerer._to_verify("Caroline") and answerer._to_verify("Caroline and Melanie.")
-    assert answerer._to_verify("Melanie's") and not answerer._to_verify("Luna")
-    assert not answerer._to_verify("Caroline's puppy") and not answerer._to_verify("")
+    assert answerer._to_verify("Caroline", who) and answerer._to_verify("Caroline and Melanie.", who)
+    assert answerer._to_verify("Melanie's", who) and not answerer._to_verify("Luna", who)
+    assert not answerer._to_verify("Caroline's puppy", who) and not answerer._to_verify("", who)
+    # an answer that says nothing of its own but a name, to what is not a who-question
+    assert answerer._to_verify("Melanie went camping with", "Where did Caroline go camping with?")
+    assert not answerer._to_verify("The mountains", "Where did Caroline go camping?")
     every = Answerer(llm, m, perception.text, replace(cfg, answer=replace(cfg.answer, verify="all")))
-    assert every._to_verify("Luna")
+    assert every._to_verify("Luna", who)
     answer = every("Who went camping in the mountains with her kids?", NOW)  # the 0.5B answers in a sentence
     assert answer.known and "Melanie" in answer.answer and "verify" in answer.timings_ms, answer
     assert [c["id"] for c in answer.citations] == [uids[3]]
     off = Answerer(llm, m, perception.text, replace(cfg, answer=replace(cfg.answer, verify="off")))
-    assert not off._to_verify("Caroline")
+    assert not off._to_verify("Caroline", who)
     puppy = off("What is the name of Caroline's puppy?", NOW)
     assert puppy.known and "verify" not in puppy.timings_ms
 
@@ -695,3 +699,71 @@ def test_what_a_line_says_without_the_question_s_word_for_it():
     surf = _line("Deborah", "That beach is where Deborah discovered her love for surfing.", 4)
     assert holding("Yes", "Has Deborah tried surfing?", [surf], ["Deborah"]) == [surf]
     assert holding("Yes", "Has Deborah tried skiing?", [surf], ["Deborah"]) == []
+
+
+def test_how_long_between_two_things_is_asked_as_when_for_each():
+    """ "How many months passed between A and B?" is two when-questions (B said in full: "Andrew adopting Buddy"),
+    "how long ago" and "how long since" one, counted to now or to the day the question names; "how long did the
+    trip take?" asks what a line says."""
+    now = datetime(2024, 1, 10, tzinfo=timezone.utc)
+    between = spans.span_asked("How many months passed between Andrew adopting Toby and Buddy?", now)
+    assert between == spans.SpanAsked(("When was Andrew adopting Toby?", "When was Andrew adopting Buddy?"), "month")
+    sam = spans.span_asked("How many months lapsed between Sam's first and second doctor's appointment?", now)
+    assert sam.when == ("When was Sam's first doctor's appointment?", "When was Sam's second doctor's appointment?")
+    bank = spans.span_asked("How many days are there between the meeting with the bank and the trip to Paris?", now)
+    assert bank.when == ("When was the meeting with the bank?", "When was the trip to Paris?")
+    ago = spans.span_asked("How long ago was Caroline's 18th birthday?", now)
+    assert ago == spans.SpanAsked(("When was Caroline's 18th birthday?",), None, datetime(2024, 1, 10), ago=True)
+    since = spans.span_asked("How long has it been since Andrew adopted his first pet, as of November 2023?", now)
+    assert since.when == ("When was it that Andrew adopted his first pet?",) and since.until == datetime(2023, 11, 16)
+    assert spans.span_asked("How long did the trip take?", now) is None
+    assert spans.day_of("Tuesday 20 June 2023") == datetime(2023, 6, 20)
+    assert spans.day_of("The week before 13 October 2023") == datetime(2023, 10, 6)
+    assert spans.day_of("Two weeks before 5 May 2023") == datetime(2023, 4, 21)
+    assert spans.day_of("May 5, 2023") == datetime(2023, 5, 5)
+    assert spans.day_of("June 2023") == datetime(2023, 6, 15)
+    assert spans.day_of("Monday") is None
+    assert spans.span_words(87, "month") == "Three months"
+    assert spans.span_words(3, None) == "Three days" and spans.span_words(40, None) == "Six weeks"
+    assert spans.span_words(5, "month") == "Less than a month"
+
+
+def test_how_long_between_two_things_is_counted_by_code_from_their_lines(llm, cfg, tmp_path, perception):
+    """The span between two things is counted from the days their lines date them, and cited by both lines; a
+    thing the memory never heard of is not counted."""
+    july_11 = datetime(2023, 7, 11, 10, 0, tzinfo=timezone.utc).timestamp()
+    october_13 = datetime(2023, 10, 13, 10, 0, tzinfo=timezone.utc).timestamp()
+    lines = [
+        (july_11, "I adopted a puppy from the shelter today, his name is Toby."),
+        (october_13, "I adopted another pup last week, his name is Buddy."),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        pid = m.people.add_person("Andrew").id
+        for t, text in lines:
+            session = m.turns.start_session("t", t)
+            m.turns.add_utterance(
+                NewUtterance(session, pid, text, t, t + 5, 1.0, "t", False, perception.text([text])[0])
+            )
+        answerer = Answerer(llm, m, perception.text, cfg)
+        now = datetime(2024, 1, 10, tzinfo=timezone.utc)
+        between = answerer("How many months passed between Andrew adopting Toby and Buddy?", now)
+        ago = answerer("How long ago did Andrew adopt Toby?", now)
+        never = answerer("How many months passed between Andrew adopting Toby and Max?", now)
+    assert between.known and between.answer == "Three months", between
+    assert sorted(c["text"] for c in between.citations) == sorted(text for _, text in lines), between
+    assert ago.known and ago.answer == "Six months ago", ago
+    assert not never.known, never
+
+
+def test_an_answer_is_not_held_by_a_line_that_says_only_how_it_is_asked():
+    """ "What does the smartwatch help Sam with?" is about the smartwatch: a line that says only what the question
+    asks with ("it helps me") does not hold it. A time alone answers no where-question."""
+    helps = _line("Sam", "It really helps Sam make sense of things and express Sam's feelings.")
+    watch = _line("Sam", "The smartwatch helps Sam track progress every day.", 2)
+    asked = "What does the smartwatch help Sam with?"
+    assert holding("Makes sense of things", asked, [helps], ["Sam"]) == []
+    assert holding("Track progress", asked, [watch], ["Sam"]) == [watch]
+    summer = _line("Tim", "Tim took this picture last summer (June to August 2023) of a sunset over the mountains.", 3)
+    where = "Where did Tim take the picture of the sunset over the mountains?"
+    assert holding("Over the mountains in June 2023", where, [summer], ["Tim"]) == []
+    assert holding("June 2023", "When did Tim take the picture of the sunset?", [summer], ["Tim"]) == [summer]

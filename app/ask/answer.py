@@ -22,6 +22,10 @@
    names what is asked); with `answer.more`, with the next-ranked lines beside them (off by default: measured to
    refuse less, README, Answers).
 
+A question that asks how long between two things, or since one ("how many months passed between Andrew adopting
+Toby and Buddy?", "how long ago was her birthday?": `spans.span_asked`) is asked as a when-question for each, and
+code counts the days between the days their checked answers name (`spans.day_of`, `spans.span_words`).
+
 A question that asks for a likely guess ("would Melanie enjoy a national park or a theme park?", "what might
 John's degree be in?": `grounding.asks_for_a_guess`, `answer.guesses`) is read from the `answer.listed` best lines
 with instructions to guess, said as a guess ("Probably yes", `wording.as_guess`) and cited by the lines about that
@@ -40,10 +44,10 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 
 from app.ask.checking import answers_alone, bearing, held_items, holding, own_words
-from app.ask.comparing import YES_NO
+from app.ask.comparing import YES_NO, canonical
 from app.ask.grounding import (
     Gathered,
     Line,
@@ -55,6 +59,7 @@ from app.ask.grounding import (
     option_picked,
     with_turns_beside,
 )
+from app.ask.spans import SpanAsked, day_of, span_asked, span_words
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
 from app.config import Config
 from app.consolidation import forgetting
@@ -243,6 +248,8 @@ class Answerer:
         if person is None and asker_needed(question):
             out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
             return done()
+        if span := span_asked(question, now):  # "how many months passed between ...?": code counts the days
+            return self._span(span, now, person, out, timeout_s, on_job, done)
         found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, self.cfg.answer.candidates)
         forgetting.recalled(self.memory, self.cfg.memory, found.facts)  # MOOM: what a question recalls grows
         out.timings_ms["gather"] = (time.perf_counter() - started) * 1e3
@@ -277,6 +284,53 @@ class Answerer:
             cited = [line.id for line in held]
             cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
+        return done()
+
+    def _span(
+        self,
+        span: SpanAsked,
+        now: datetime,
+        person: str | None,
+        out: Answer,
+        timeout_s: float | None,
+        on_job,
+        done: Callable[[], Answer],
+    ) -> Answer:
+        """A question that asks how long (app/ask/spans.py): each thing that bounds the span asked as a
+        when-question and checked like any other; the answer is the days between the days their answers name
+        (an answer that names none: the day its line was said), in the unit asked for, cited by the lines of
+        both. A bound not known, or both read from the same lines (one of them was not found) → I don't know."""
+        days: list[datetime] = []
+        cited: list[list[int]] = []  # each part's citations
+        reads: list[str] = []
+        for asked in span.when:
+            part = self(asked, now, person, timeout_s=timeout_s, on_job=on_job)
+            out.prompt_tokens += part.prompt_tokens
+            out.cached_tokens += part.cached_tokens
+            out.completion_tokens += part.completion_tokens
+            out.finish = part.finish
+            if out.first_token_ms is None:
+                out.first_token_ms = part.first_token_ms
+            for step, ms in part.timings_ms.items():
+                out.timings_ms[step] = out.timings_ms.get(step, 0.0) + ms
+            out.evidence += part.evidence
+            out.chosen += part.chosen
+            reads.append(f"{asked} {part.answer}")
+            day = day_of(part.answer) if part.known else None
+            if part.known and day is None and part.citations:
+                day = datetime.fromtimestamp(part.citations[0]["t_start"], timezone.utc).replace(tzinfo=None)
+            if day is None:
+                out.why_unknown = part.why_unknown or "no day"
+                break
+            days.append(day)
+            cited.append([c["id"] for c in part.citations])
+        out.read = " ".join(reads)
+        if len(cited) == 2 and cited[0] == cited[1]:
+            days, out.why_unknown = [], "one line for both"  # both read from the same lines: one was not found
+        if days and len(days) == len(span.when):
+            end = days[1] if len(days) == 2 else span.until
+            out.answer, out.known = span_words((end - days[0]).days, span.unit) + " ago" * span.ago, True
+            out.citations = cited_lines(self.memory, list(dict.fromkeys(i for ids in cited for i in ids)))
         return done()
 
     def _guess(
@@ -325,7 +379,8 @@ class Answerer:
             held = holding(kept, question, chosen, found.named, joined, self._similar)  # the items lines hold
             text = kept if held else text
         out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
-        if held and self._to_verify(text) and not self._verified(question, text, held[0], out, timeout_s, on_job):
+        verify = held and self._to_verify(text, question)
+        if verify and not self._verified(question, text, held[0], out, timeout_s, on_job):
             held, out.why_unknown = [], "not confirmed"
         return text, held
 
@@ -387,16 +442,20 @@ class Answerer:
             text = text.removeprefix(f"{line.person}: ") if line.person else text
         return text
 
-    def _to_verify(self, answer: str) -> bool:
+    def _to_verify(self, answer: str, question: str) -> bool:
         """Whether the answer is asked about again (`answer.verify`): with `names`, one that only names people —
         the word check finds a name in the line whatever its role there ("What should nobody bring?" → "David",
-        from David's own line)."""
+        from David's own line) —, or says nothing of its own but a name ("Evan found relaxing about", to "What did
+        Sam find relaxing about his road trip?")."""
         mode = self.cfg.answer.verify
         if mode != "names":
             return mode == "all"
         people = {w for n in self.memory.people.names() for w in WORD.findall(n.lower())}
         words = [w for w in WORD.findall(answer.lower()) if w not in ("and", "or", "both")]
-        return bool(words) and all(w.removesuffix("'s") in people for w in words)
+        if words and all(w.removesuffix("'s") in people for w in words):
+            return True
+        own = own_words(answer, question)
+        return bool(own) and all(w in {canonical(p) for p in people} for w in own)
 
     def _verified(self, question: str, answer: str, line: Line, out: Answer, timeout_s: float | None, on_job) -> bool:
         """Whether the model, asked yes or no, finds that `line` says that `answer` answers `question`."""

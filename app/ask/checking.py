@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.ask.comparing import NUMBERS, YES_NO, canonical, held, says, word_set
+from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import ASKS_WHEN, TIMED, Line, option_picked, stated, topic_words
 from app.consolidation.relations import FAMILY, SOCIAL
 from app.text import places
@@ -108,6 +108,8 @@ def holding(
         return []  # nor "Pottery" to "How many times has Melanie been to the beach?"
     if any(not any(d in x.shown for x in lines) for d in _NUMERIC_DATE.findall(answer)):
         return []  # "3/8/2023": lines say their days in words, so a date in figures is the model's own
+    if _ASKS_PLACE_OR_THING.match(question) and _only_time(answer, question):
+        return []  # "Over the mountain range in June 2023" is no answer to "Where did Tim take the picture?"
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
     topic = topic_words(question, named)
@@ -142,15 +144,32 @@ def holding(
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`_goes_on`)
     going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
-    if len(_topic_held(topic, [*context, *going_on], similar, regional)) >= enough:
+    if _covered(_topic_held(topic, [*context, *going_on], similar, regional), topic, enough):
         return holders
     # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
     # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
     # years now (since around 2021)"
     again = [x for x in lines if own and x not in holders and len(hits[x.id]) >= needed]  # says the answer too
-    if again and len(_topic_held(topic, [*context, *again, *going_on], similar, regional)) >= enough:
+    if again and _covered(_topic_held(topic, [*context, *again, *going_on], similar, regional), topic, enough):
         return [*holders, *again]
     return []  # "allergic to shellfish?" is not "peanuts"
+
+
+# where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
+_ASKS_PLACE_OR_THING = re.compile(
+    r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)\s*(?:where|who|whom|whose|what|which)\b",
+    re.I,
+)
+
+
+def _only_time(answer: str, question: str) -> bool:
+    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023"): no answer to where, who or
+    what, unless the question asks for a time."""
+    own = [w for w in own_words(answer, question) if w not in ("in", "on", "at")]
+    return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
+
+
+_TIME_CANONICAL = frozenset(canonical(w) for w in TIME_WORDS) | {canonical(w) for w in ("ago", "around", "last")}
 
 
 def _goes_on(x: Line, h: Line) -> bool:
@@ -277,6 +296,21 @@ def held_items(answer: str, question: str, lines: list[Line]) -> str:
     asked = {canonical(w) for w in keywords(question)}
     parts, kept = _held_items(answer, asked, lines, _regional(question, answer))
     return ", ".join(kept) if len(parts) >= 2 and kept else ""
+
+
+# what a question asks with, not what about: "what does the smartwatch help Sam with?" is about the smartwatch,
+# whatever line says "it helps me"
+_GENERIC = frozenset(
+    canonical(w)
+    for w in "help make get feel like enjoy love create learn push motivate inspire keep find give take use want need "
+    "think start try go come see look become bring plan decide share talk mean show improve stay".split()
+)
+
+
+def _covered(said: set[str], topic: list[str], enough: int) -> bool:
+    """Whether the topic words `said` are enough: `enough` of them, and one of those that are not `_GENERIC`."""
+    specific = {w for w in topic if w not in _GENERIC and w.isalpha()}  # "22nd" is a day, which the window holds
+    return len(said) >= enough and (not specific or bool(said & specific))
 
 
 def _enough(topic: list[str]) -> int:

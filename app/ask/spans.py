@@ -1,0 +1,155 @@
+"""How long between two things, or since one: code counts the days between the days the memory dates them.
+
+"How many months passed between Andrew adopting Toby and Buddy?" is asked as two questions, "When was Andrew
+adopting Toby?" and "When was Andrew adopting Buddy?", each answered and checked like any other (app/ask/answer.py);
+the span between the days their answers name, in the unit asked for, is the answer ("Three months"), cited by
+the lines of both. "How long ago was Caroline's 18th birthday?" and "How long has it been since Andrew adopted
+his first pet, as of November 2023?" count from one day to now, or to the day the question names. A model
+never does the sums: the 1.5B read "1 month" from two lines three months apart.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from app.text.timeexpr import COUNTS, MONTHS, time_window
+from app.text.words import ING_NOUNS
+
+_UNITS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
+_BETWEEN = re.compile(
+    r"^\s*how\s+(?:many\s+(?P<unit>day|week|month|year)s?|long)\s+(?:of\s+time\s+)?"
+    r"(?:(?:had\s+|have\s+)?(?:passed|lapsed|elapsed|gone\s+by|went\s+by)\s+|(?:was|were|is|are)\s+(?:it|there)\s+|)"
+    r"between\s+(?P<first>.+?)\s+and\s+(?P<second>.+?)\s*[?.]*\s*$",
+    re.I,
+)
+_AGO = re.compile(
+    r"^\s*how\s+(?:many\s+(?P<unit>day|week|month|year)s?|long)\s+ago\s+(?P<verb>was|were|did)\s+(?P<event>.+?)\s*[?.]*\s*$",
+    re.I,
+)
+_SINCE = re.compile(
+    r"^\s*how\s+(?:many\s+(?P<unit>day|week|month|year)s?|long)\s+(?:has\s+it\s+been|is\s+it|was\s+it)\s+since\s+"
+    r"(?P<event>.+?)(?:,?\s+as\s+of\s+(?P<until>[^?]+?))?\s*[?.]*\s*$",
+    re.I,
+)
+_ORDINAL = re.compile(r"first|second|third|fourth|last|next|previous|earlier|later")
+_GERUND = re.compile(rf"\b(?!{ING_NOUNS}\b)[a-z]{{3,}}ing\b")
+_DETERMINER = frozenset("the a an his her their my our your its this that".split())  # "the meeting": a thing
+_PAST = re.compile(r"\b[a-z]{3,}ed\b|\b(?:got|went|met|bought|made|took|began|started|left|won|lost|had|saw|did)\b")
+
+
+@dataclass(frozen=True)
+class SpanAsked:
+    """What a question that asks how long asks: the things whose days bound the span (`since`: one, to now or to
+    `until`), each as a when-question, and the unit asked for (None: whichever suits the span)."""
+
+    when: tuple[str, ...]
+    unit: str | None
+    until: datetime | None = None
+    ago: bool = False  # "how long ago ...?": the answer says "ago"
+
+
+def span_asked(question: str, now: datetime) -> SpanAsked | None:
+    """The span a question asks for, or None when it asks for none ("How long did the trip take?" asks what a
+    line says)."""
+    if now.tzinfo is not None:  # the days answers name are the memory's, in UTC
+        now = now.astimezone(timezone.utc).replace(tzinfo=None)
+    if m := _BETWEEN.match(question):
+        first, second = _both(m["first"], m["second"])
+        return SpanAsked((_when(first), _when(second)), m["unit"] and m["unit"].lower())
+    if m := _AGO.match(question):
+        event = m["event"]
+        asked = f"When {m['verb'].lower()} {event}?"
+        return SpanAsked((asked,), m["unit"] and m["unit"].lower(), now, ago=True)
+    if m := _SINCE.match(question):
+        until = now
+        if m["until"] and (window := time_window(f"in {m['until']}", now)):
+            until = window[0].start + (window[0].end - window[0].start) / 2  # "as of November 2023": its middle
+        return SpanAsked((_when(m["event"]),), m["unit"] and m["unit"].lower(), until)
+    return None
+
+
+def _both(first: str, second: str) -> tuple[str, str]:
+    """The two things of "between A and B" said in full: "Andrew adopting Toby and Buddy" is Andrew adopting Buddy
+    too, "Sam's first and second doctor's appointment" Sam's first doctor's appointment."""
+    words, others = first.split(), second.split()
+    doing = next(
+        (
+            i
+            for i, w in enumerate(words)
+            if _GERUND.fullmatch(w.lower()) and (i == 0 or words[i - 1].lower() not in _DETERMINER)
+        ),
+        None,
+    )
+    if doing is not None and doing + 1 < len(words) and not _GERUND.search(second.lower()):
+        return first, " ".join([*words[: doing + 1], *others])  # "Andrew adopting" + "Buddy"
+    if len(words) <= 2 and _ORDINAL.fullmatch(words[-1].lower()) and len(others) > 1:
+        return " ".join([*words, *others[1:]]), " ".join([*words[:-1], *others])  # "Sam's first" + "doctor's ..."
+    return first, second
+
+
+def _when(event: str) -> str:
+    """The when-question of a thing: "When was Caroline's 18th birthday?", "When was it that Andrew adopted his
+    first pet?"."""
+    event = event.strip().rstrip("?.")
+    return f"When was it that {event}?" if _PAST.search(event.lower()) else f"When was {event}?"
+
+
+_DAY = re.compile(rf"\b(\d{{1,2}})\s+({'|'.join(MONTHS)})\b\.?,?\s*(\d{{4}})?", re.I)
+_MONTH_DAY = re.compile(rf"\b({'|'.join(MONTHS)})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b({'|'.join(MONTHS)})\b\.?,?\s+(\d{{4}})\b", re.I)
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_BEFORE = re.compile(
+    rf"\b(?:the\s+(?P<what>week|weekend)|(?P<n>\d+|{'|'.join(COUNTS)}|a|an)\s+(?P<unit>day|week|month|year)s?)\s+"
+    r"(?P<side>before|after)\s+",
+    re.I,
+)
+
+
+def day_of(answer: str) -> datetime | None:
+    """The day an answer names: "Tuesday 20 June 2023", "the week before 13 October 2023" (a week before it),
+    "14 October to 15 October 2023" (its first day), "June 2023" (the middle of June), "around 2019" (the middle of
+    the year); None when it names no year."""
+    if m := _DAY.search(answer):
+        year = m[3] or next(iter(_YEAR.findall(answer[m.end() :])), None)
+        if year is None:
+            return None
+        try:
+            day = datetime(int(year), MONTHS[m[2].lower()], int(m[1]))
+        except ValueError:
+            return None
+        if before := _BEFORE.search(answer[: m.start()]):
+            if before["what"]:
+                days = 7 if before["what"].lower() == "week" else 5
+            else:
+                n = before["n"].lower()
+                days = round((int(n) if n.isdigit() else COUNTS.get(n, 1)) * _UNITS[before["unit"].lower()])
+            day += timedelta(days=-days if before["side"].lower() == "before" else days)
+        return day
+    if m := _MONTH_DAY.search(answer):  # "May 5, 2023"
+        try:
+            return datetime(int(m[3]), MONTHS[m[1].lower()], int(m[2]))
+        except ValueError:
+            return None
+    if m := _MONTH_YEAR.search(answer):
+        return datetime(int(m[2]), MONTHS[m[1].lower()], 15)
+    if m := _YEAR.search(answer):
+        return datetime(int(m[1]), 7, 1)
+    return None
+
+
+_SAID = {n: w for w, n in COUNTS.items()}
+
+
+def span_words(days: float, unit: str | None) -> str:
+    """A span of days in the unit asked for, rounded ("Three months", "About 2 years"); without one, in the unit
+    that suits it: days under two weeks, weeks under two months, months under two years, else years."""
+    days = abs(days)
+    if unit is None:
+        unit = "day" if days < 14 else "week" if days < 61 else "month" if days < 730 else "year"
+    n = round(days / _UNITS[unit])
+    if n == 0:
+        return f"Less than a {unit}"
+    said = _SAID.get(n, str(n))
+    return f"{said[:1].upper()}{said[1:]} {unit}{'s' if n != 1 else ''}"
