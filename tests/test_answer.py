@@ -717,6 +717,14 @@ def test_how_long_between_two_things_is_asked_as_when_for_each():
     since = spans.span_asked("How long has it been since Andrew adopted his first pet, as of November 2023?", now)
     assert since.when == ("When was it that Andrew adopted his first pet?",) and since.until == datetime(2023, 11, 16)
     assert spans.span_asked("How long did the trip take?", now) is None
+    first = spans.order_asked("Which pet did Jolene adopt first - Susie or Seraphim?")
+    assert first == spans.OrderAsked(
+        ("Susie", "Seraphim"), ("When did Jolene adopt Susie?", "When did Jolene adopt Seraphim?"), True
+    )
+    came = spans.order_asked("Which came first, Emily's birthday or the trip to Paris?")
+    assert came.when == ("When was Emily's birthday?", "When was the trip to Paris?") and came.earliest
+    assert not spans.order_asked("Who did Maria meet more recently, John or Sam?").earliest
+    assert spans.order_asked("Does Deborah live close to the beach or the mountains?") is None
     assert spans.day_of("Tuesday 20 June 2023") == datetime(2023, 6, 20)
     assert spans.day_of("The week before 13 October 2023") == datetime(2023, 10, 6)
     assert spans.day_of("Two weeks before 5 May 2023") == datetime(2023, 4, 21)
@@ -729,8 +737,8 @@ def test_how_long_between_two_things_is_asked_as_when_for_each():
 
 
 def test_how_long_between_two_things_is_counted_by_code_from_their_lines(llm, cfg, tmp_path, perception):
-    """The span between two things is counted from the days their lines date them, and cited by both lines; a
-    thing the memory never heard of is not counted."""
+    """The span between two things is counted from the days their lines date them, and cited by both lines, and so
+    is which came first; a thing the memory never heard of is not counted."""
     july_11 = datetime(2023, 7, 11, 10, 0, tzinfo=timezone.utc).timestamp()
     october_13 = datetime(2023, 10, 13, 10, 0, tzinfo=timezone.utc).timestamp()
     lines = [
@@ -749,10 +757,14 @@ def test_how_long_between_two_things_is_counted_by_code_from_their_lines(llm, cf
         between = answerer("How many months passed between Andrew adopting Toby and Buddy?", now)
         ago = answerer("How long ago did Andrew adopt Toby?", now)
         never = answerer("How many months passed between Andrew adopting Toby and Max?", now)
+        first = answerer("Which dog did Andrew adopt first, Toby or Buddy?", now)
+        latest = answerer("Which dog did Andrew adopt more recently, Toby or Buddy?", now)
     assert between.known and between.answer == "Three months", between
     assert sorted(c["text"] for c in between.citations) == sorted(text for _, text in lines), between
     assert ago.known and ago.answer == "Six months ago", ago
     assert not never.known, never
+    assert first.known and first.answer == "Toby" and len(first.citations) == 2, first
+    assert latest.known and latest.answer == "Buddy", latest
 
 
 def test_an_answer_is_not_held_by_a_line_that_says_only_how_it_is_asked():

@@ -24,7 +24,8 @@
 
 A question that asks how long between two things, or since one ("how many months passed between Andrew adopting
 Toby and Buddy?", "how long ago was her birthday?": `spans.span_asked`) is asked as a when-question for each, and
-code counts the days between the days their checked answers name (`spans.day_of`, `spans.span_words`).
+code counts the days between the days their checked answers name (`spans.day_of`, `spans.span_words`); which of
+two came first ("which pet did Jolene adopt first - Susie or Seraphim?": `spans.order_asked`) the same way.
 
 A question that asks for a likely guess ("would Melanie enjoy a national park or a theme park?", "what might
 John's degree be in?": `grounding.asks_for_a_guess`, `answer.guesses`) is read from the `answer.listed` best lines
@@ -59,7 +60,7 @@ from app.ask.grounding import (
     option_picked,
     with_turns_beside,
 )
-from app.ask.spans import SpanAsked, day_of, span_asked, span_words
+from app.ask.spans import OrderAsked, SpanAsked, day_of, order_asked, span_asked, span_words
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
 from app.config import Config
 from app.consolidation import forgetting
@@ -250,6 +251,8 @@ class Answerer:
             return done()
         if span := span_asked(question, now):  # "how many months passed between ...?": code counts the days
             return self._span(span, now, person, out, timeout_s, on_job, done)
+        if order := order_asked(question):  # "which pet did Jolene adopt first - Susie or Seraphim?"
+            return self._order(order, now, person, out, timeout_s, on_job, done)
         found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, self.cfg.answer.candidates)
         forgetting.recalled(self.memory, self.cfg.memory, found.facts)  # MOOM: what a question recalls grows
         out.timings_ms["gather"] = (time.perf_counter() - started) * 1e3
@@ -286,25 +289,16 @@ class Answerer:
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
         return done()
 
-    def _span(
-        self,
-        span: SpanAsked,
-        now: datetime,
-        person: str | None,
-        out: Answer,
-        timeout_s: float | None,
-        on_job,
-        done: Callable[[], Answer],
-    ) -> Answer:
-        """A question that asks how long (app/ask/spans.py): each thing that bounds the span asked as a
-        when-question and checked like any other; the answer is the days between the days their answers name
-        (an answer that names none: the day its line was said), in the unit asked for, cited by the lines of
-        both. A bound not known, or both read from the same lines (one of them was not found) → I don't know."""
-        days: list[datetime] = []
-        cited: list[list[int]] = []  # each part's citations
+    def _days(
+        self, asked: tuple[str, ...], now: datetime, person: str | None, out: Answer, timeout_s: float | None, on_job
+    ) -> list[tuple[datetime, list[int]]]:
+        """The day each when-question's checked answer names (an answer that names none: the day its line was
+        said), with its citations, asked one after the other, stopping at the first not known (`out.why_unknown`
+        says why); none when two were read from the same lines (one of the two things was not found)."""
+        dated: list[tuple[datetime, list[int]]] = []
         reads: list[str] = []
-        for asked in span.when:
-            part = self(asked, now, person, timeout_s=timeout_s, on_job=on_job)
+        for question in asked:
+            part = self(question, now, person, timeout_s=timeout_s, on_job=on_job)
             out.prompt_tokens += part.prompt_tokens
             out.cached_tokens += part.cached_tokens
             out.completion_tokens += part.completion_tokens
@@ -315,22 +309,47 @@ class Answerer:
                 out.timings_ms[step] = out.timings_ms.get(step, 0.0) + ms
             out.evidence += part.evidence
             out.chosen += part.chosen
-            reads.append(f"{asked} {part.answer}")
+            reads.append(f"{question} {part.answer}")
             day = day_of(part.answer) if part.known else None
             if part.known and day is None and part.citations:
                 day = datetime.fromtimestamp(part.citations[0]["t_start"], timezone.utc).replace(tzinfo=None)
             if day is None:
                 out.why_unknown = part.why_unknown or "no day"
                 break
-            days.append(day)
-            cited.append([c["id"] for c in part.citations])
+            dated.append((day, [c["id"] for c in part.citations]))
         out.read = " ".join(reads)
-        if len(cited) == 2 and cited[0] == cited[1]:
-            days, out.why_unknown = [], "one line for both"  # both read from the same lines: one was not found
-        if days and len(days) == len(span.when):
-            end = days[1] if len(days) == 2 else span.until
-            out.answer, out.known = span_words((end - days[0]).days, span.unit) + " ago" * span.ago, True
-            out.citations = cited_lines(self.memory, list(dict.fromkeys(i for ids in cited for i in ids)))
+        if len(dated) == 2 and dated[0][1] == dated[1][1]:
+            out.why_unknown = "one line for both"
+            return []
+        return dated
+
+    def _cite_all(self, out: Answer, dated: list[tuple[datetime, list[int]]]) -> None:
+        out.known = True
+        out.citations = cited_lines(self.memory, list(dict.fromkeys(i for _, ids in dated for i in ids)))
+
+    def _span(self, span: SpanAsked, now: datetime, person, out: Answer, timeout_s, on_job, done) -> Answer:
+        """A question that asks how long (app/ask/spans.py): the days between the days of the things that bound it
+        (`_days`; one: to now, or to the day the question names), in the unit asked for, cited by the lines of
+        both. A bound not known → I don't know."""
+        dated = self._days(span.when, now, person, out, timeout_s, on_job)
+        if dated and len(dated) == len(span.when):
+            end = dated[1][0] if len(dated) == 2 else span.until
+            out.answer = span_words((end - dated[0][0]).days, span.unit) + " ago" * span.ago
+            self._cite_all(out, dated)
+        return done()
+
+    def _order(self, order: OrderAsked, now: datetime, person, out: Answer, timeout_s, on_job, done) -> Answer:
+        """A question that asks which of two things came first, or last (app/ask/spans.py): the option whose day
+        (`_days`) is the earlier, or the later, cited by the lines of both; a day not known, or the same day →
+        I don't know."""
+        dated = self._days(order.when, now, person, out, timeout_s, on_job)
+        if len(dated) == 2 and dated[0][0] == dated[1][0]:
+            out.why_unknown = "the same day"
+        elif len(dated) == 2:
+            later = int(dated[1][0] > dated[0][0])
+            picked = order.options[1 - later if order.earliest else later]
+            out.answer = picked[:1].upper() + picked[1:]
+            self._cite_all(out, dated)
         return done()
 
     def _guess(

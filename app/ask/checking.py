@@ -157,9 +157,11 @@ def holding(
 
 # where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
 _ASKS_PLACE_OR_THING = re.compile(
-    r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)\s*(?:where|who|whom|whose|what|which)\b",
+    r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)"
+    r"\s*(?:where|who|whom|whose|what|which)\b",
     re.I,
 )
+_TIME_CANONICAL = frozenset(canonical(w) for w in (*TIME_WORDS, "ago", "around"))
 
 
 def _only_time(answer: str, question: str) -> bool:
@@ -167,9 +169,6 @@ def _only_time(answer: str, question: str) -> bool:
     what, unless the question asks for a time."""
     own = [w for w in own_words(answer, question) if w not in ("in", "on", "at")]
     return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
-
-
-_TIME_CANONICAL = frozenset(canonical(w) for w in TIME_WORDS) | {canonical(w) for w in ("ago", "around", "last")}
 
 
 def _goes_on(x: Line, h: Line) -> bool:

@@ -107,9 +107,9 @@ _LEAD = re.compile(  # the words before an option that are not it: "going to a n
 def options(question: str) -> tuple[str, str] | None:
     """The two things an "A or B?" question offers to choose from, as it says them: "Does Deborah live close to
     the beach or the mountains?" → ("the beach", "the mountains"), "Which pet did Jolene adopt first - Susie or
-    Seraphim?" → ("Susie", "Seraphim"); the first is as many words before "or" as the second has after it, up to
-    the question's end. None for yes or no ("Answer yes or no"), a list ("classes or groups has Audrey joined")
-    or a second clause ("has John been to or is planning to go to?")."""
+    Seraphim?" → ("Susie", "Seraphim"); the first is what follows a comma or a dash before "or", else as many words
+    as the second has after it, up to the question's end. None for yes or no ("Answer yes or no"), a list
+    ("classes or groups has Audrey joined") or a second clause ("has John been to or is planning to go to?")."""
     m = re.search(r"\s(?:-\s+)?(\S+(?:\s+\S+){0,5}?)\s+or\s+((?:\S+\s+){0,5}?\S+?)\s*[?.]?\s*$", question)
     if not m or re.search(r"\b(?:yes|no|is|are|was|were|has|have|do|does|did|will)\b", m.group(2), re.I):
         return None
@@ -118,6 +118,8 @@ def options(question: str) -> tuple[str, str] | None:
     at = max(len(words) - len(second.split()), 0)
     while at > 0 and words[at][:1].isupper() and words[at - 1][:1].isupper():  # "C. S. Lewis or John Greene"
         at -= 1
+    cut = [i + 1 for i, w in enumerate(words) if w.endswith(",") or w in ("-", "–", "—")]
+    at = cut[-1] if cut else at  # "Which is first, the meeting with the bank or the trip to Paris?"
     first = _LEAD.sub("", " ".join(words[at:])).lstrip("-–— ")
     if not keywords(first) or not keywords(second) or re.search(r"\b(?:yes|no)\b", first, re.I):
         return None

@@ -1,11 +1,14 @@
-"""How long between two things, or since one: code counts the days between the days the memory dates them.
+"""How long between two things, or since one, and which of two came first: code counts the days between the days
+the memory dates them.
 
 "How many months passed between Andrew adopting Toby and Buddy?" is asked as two questions, "When was Andrew
 adopting Toby?" and "When was Andrew adopting Buddy?", each answered and checked like any other (app/ask/answer.py);
 the span between the days their answers name, in the unit asked for, is the answer ("Three months"), cited by
 the lines of both. "How long ago was Caroline's 18th birthday?" and "How long has it been since Andrew adopted
 his first pet, as of November 2023?" count from one day to now, or to the day the question names. A model
-never does the sums: the 1.5B read "1 month" from two lines three months apart.
+never does the sums: the 1.5B read "1 month" from two lines three months apart. "Which pet did Jolene adopt first -
+Susie or Seraphim?" is asked the same way, "When did Jolene adopt Susie?" and "… Seraphim?", and the option with the
+earlier day is the answer.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from app.ask.grounding import options
 from app.text.timeexpr import COUNTS, MONTHS, time_window
 from app.text.words import ING_NOUNS
 
@@ -68,6 +72,37 @@ def span_asked(question: str, now: datetime) -> SpanAsked | None:
             until = window[0].start + (window[0].end - window[0].start) / 2  # "as of November 2023": its middle
         return SpanAsked((_when(m["event"]),), m["unit"] and m["unit"].lower(), until)
     return None
+
+
+_ORDER = re.compile(
+    r"^\s*(?:which|what|who)(?:\s+[\w-]+)?\s+(?P<aux>did|does|do|was|were|is|are|has|have|had|will|came|comes|"
+    r"happened|happens)\s+(?P<clause>.*?)\s*"
+    r"\b(?P<order>first|earlier|sooner|more\s+recently|most\s+recently|last|later|latest)\b",
+    re.I,
+)
+_EARLIER = ("first", "earlier", "sooner")
+
+
+@dataclass(frozen=True)
+class OrderAsked:
+    """Which of two things came first (`earliest`) or last: the options, and the when-question of each."""
+
+    options: tuple[str, str]
+    when: tuple[str, str]
+    earliest: bool
+
+
+def order_asked(question: str) -> OrderAsked | None:
+    """ "Which pet did Jolene adopt first - Susie or Seraphim?" → OrderAsked(("Susie", "Seraphim"), ("When did
+    Jolene adopt Susie?", "When did Jolene adopt Seraphim?"), True); "Which is first, the meeting with the bank or
+    the trip to Paris?" → "When is the meeting with the bank?", …. None: no two options, or no order asked."""
+    offered, m = options(question), _ORDER.match(question)
+    if offered is None or m is None:
+        return None
+    aux = {"came": "was", "happened": "was", "comes": "is", "happens": "is"}.get(m["aux"].lower(), m["aux"].lower())
+    asked = " ".join(f"When {aux} {m['clause']}".split())  # "which came first, A or B?": "When was A?"
+    when = (f"{asked} {offered[0]}?", f"{asked} {offered[1]}?")
+    return OrderAsked(offered, when, m["order"].lower() in _EARLIER)
 
 
 def _both(first: str, second: str) -> tuple[str, str]:

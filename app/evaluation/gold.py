@@ -129,7 +129,8 @@ GOLD: tuple[Gold, ...] = (
     _d("Which country did Maria move here from?", "spain", 10),
     _d("Which country is David going to for his birthday?", "france", 5),
     _d("In which US state did David and John grow up?", "massachusetts", 2),
-    # how long between two things, or since one: counted by code from the days their lines name (app/ask/spans.py)
+    # how long between two things, or since one, and which came first: counted by code from the days their lines
+    # name (app/ask/spans.py)
     _d(
         "How many days are there between the meeting with the bank and the trip to Paris?",
         ("four days", "4 days"),
@@ -137,6 +138,7 @@ GOLD: tuple[Gold, ...] = (
         5,
     ),
     _d("How long ago did Maria move here?", ("four weeks", "one month", "a month"), 10),
+    _d("Which is first, the meeting with the bank or the trip to Paris?", "meeting", 7, 5),
     # a likely guess asked for: said as one, from the line that bears on it
     _d("Would David enjoy a peanut butter sandwich?", "no", 8),
     _d("Would Emily enjoy watching a tennis match?", "yes", 3),
@@ -180,6 +182,7 @@ GOLD: tuple[Gold, ...] = (
     _none("Where does David's sister live?"),
     _none("Which country is Emily from?"),
     _none("How many days passed between Emily's birthday and the trip to Paris?"),
+    _none("Which came first, Emily's birthday or the trip to Paris?"),
 )
 
 # The held-out questions (`eval answers --held-out`): written blind by a helper session from the scenes' transcripts
