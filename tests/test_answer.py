@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask import grounding, spans
-from app.ask.answer import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer, guess_kind
+from app.ask.answer import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer, guess_kind, read_messages
 from app.ask.checking import answers_alone, bearing, held_items, holding
 from app.ask.grounding import (
     ASKS_WEIGHT,
@@ -685,6 +685,9 @@ def test_an_either_or_question_is_answered_with_the_option_a_line_holds():
     assert holding("The beach", asked, [beach], ["Deborah"]) == [beach]
     assert holding("The mountains", asked, [beach], ["Deborah"]) == []
     assert holding("The beach", "Does Jolene live close to the beach or the mountains?", [beach], ["Jolene"]) == []
+    # read as a choice, not a yes or no: the 1.5B had read "No" for "Does John teach history or math?"
+    assert "Answer with one of: history; math." in read_messages("Does John teach history or math?", [])[1]["content"]
+    assert "Answer with one of" not in read_messages("Does John teach history?", [])[1]["content"]
 
 
 def test_what_a_line_says_without_the_question_s_word_for_it():

@@ -58,6 +58,7 @@ from app.ask.grounding import (
     asks_when_said,
     gather,
     option_picked,
+    options,
     with_turns_beside,
 )
 from app.ask.spans import OrderAsked, SpanAsked, day_of, order_asked, span_asked, span_words
@@ -156,6 +157,8 @@ def guess_kind(question: str) -> str:
 def read_messages(question: str, lines: list[Line], guess: bool = False) -> tuple[dict, ...]:
     shown = "\n".join(line.render() for line in lines)
     system = GUESS.format(kind=GUESS_KINDS[guess_kind(question)]) if guess else READ
+    if not guess and YES_NO.match(question) and (offered := options(question)):
+        question = f"{question} Answer with one of: {offered[0]}; {offered[1]}."  # not "No" to "history or math?"
     return {"role": "system", "content": system}, {"role": "user", "content": f"{shown}\n\nQuestion: {question}"}
 
 
