@@ -476,8 +476,8 @@ class Answerer:
         words = [w for w in WORD.findall(answer.lower()) if w not in ("and", "or", "both")]
         if words and all(w.removesuffix("'s") in people for w in words):
             return True
-        own = own_words(answer, question)
-        return bool(own) and all(w in {canonical(p) for p in people} for w in own)
+        own = set(own_words(answer, question))
+        return bool(own) and own <= {canonical(p) for p in people}
 
     def _verified(self, question: str, answer: str, line: Line, out: Answer, timeout_s: float | None, on_job) -> bool:
         """Whether the model, asked yes or no, finds that `line` says that `answer` answers `question`."""

@@ -298,11 +298,12 @@ def held_items(answer: str, question: str, lines: list[Line]) -> str:
 
 
 # what a question asks with, not what about: "what does the smartwatch help Sam with?" is about the smartwatch,
-# whatever line says "it helps me"
+# whatever line says "it helps me" (words that only ask, "do", "get", "make", are no topic words at all:
+# grounding.ASKING)
 _GENERIC = frozenset(
     canonical(w)
-    for w in "help make get feel like enjoy love create learn push motivate inspire keep find give take use want need "
-    "think start try go come see look become bring plan decide share talk mean show improve stay".split()
+    for w in "help feel like enjoy love create learn push motivate inspire keep find give take use want need "
+    "think start try come see look become bring plan decide share talk mean show improve stay".split()
 )
 
 

@@ -45,8 +45,9 @@ _PAST = re.compile(r"\b[a-z]{3,}ed\b|\b(?:got|went|met|bought|made|took|began|st
 
 @dataclass(frozen=True)
 class SpanAsked:
-    """What a question that asks how long asks: the things whose days bound the span (`since`: one, to now or to
-    `until`), each as a when-question, and the unit asked for (None: whichever suits the span)."""
+    """What a question that asks how long asks: the things whose days bound the span, each as a when-question (one
+    alone: from its day to `until`, now or the day the question names), and the unit asked for (None: whichever
+    suits the span)."""
 
     when: tuple[str, ...]
     unit: str | None
@@ -178,7 +179,7 @@ _SAID = {n: w for w, n in COUNTS.items()}
 
 
 def span_words(days: float, unit: str | None) -> str:
-    """A span of days in the unit asked for, rounded ("Three months", "About 2 years"); without one, in the unit
+    """A span of days in the unit asked for, rounded ("Three months", "13 months"); without one, in the unit
     that suits it: days under two weeks, weeks under two months, months under two years, else years."""
     days = abs(days)
     if unit is None:
