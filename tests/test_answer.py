@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from app.ask import grounding, spans
-from app.ask.answer import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, UNKNOWN_ASKER, Answerer, guess_kind, read_messages
+from app.ask.answer import UNKNOWN_ASKER, Answerer
 from app.ask.checking import answers_alone, bearing, held_items, holding
 from app.ask.grounding import (
     ASKS_WEIGHT,
@@ -26,6 +26,7 @@ from app.ask.grounding import (
     topic_words,
     with_turns_beside,
 )
+from app.ask.prompts import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, guess_kind, read_messages
 from app.ask.wording import as_guess, concise, dated_answer, resolve_times, unrepeated
 from app.llm import DIALOG, Request
 from app.store.keys import Secret

@@ -33,9 +33,9 @@ with instructions to guess, said as a guess ("Probably yes", `wording.as_guess`)
 person that bear most on it (`checking.bearing`: its topic words or the guess's own words said there, not only
 meant); no such line, or a guess that says nothing the question does not, is "I don't know".
 
-The prompts are small (two short lines and a question, not an evidence block or a profile) and their fixed
-instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question about "my ..."
-needs to know who asks (`person`: `ask --as`, the API's `person`, the companion's speaker, else
+The prompts (app/ask/prompts.py) are small (two short lines and a question, not an evidence block or a profile)
+and their fixed instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question
+about "my ..." needs to know who asks (`person`: `ask --as`, the API's `person`, the companion's speaker, else
 `companion.wearer`); unknown, it says so.
 """
 
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.ask.checking import answers_alone, bearing, held_items, holding, own_words
-from app.ask.comparing import YES_NO, canonical
+from app.ask.comparing import canonical
 from app.ask.grounding import (
     Gathered,
     Line,
@@ -58,8 +58,16 @@ from app.ask.grounding import (
     asks_when_said,
     gather,
     option_picked,
-    options,
     with_turns_beside,
+)
+from app.ask.prompts import (
+    UNKNOWN,
+    VERIFY_SCHEMA,
+    guess_kind,
+    read_messages,
+    select_messages,
+    select_schema,
+    verify_messages,
 )
 from app.ask.spans import OrderAsked, SpanAsked, day_of, order_asked, span_asked, span_words
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
@@ -72,49 +80,8 @@ from app.text.embedder import TextEmbedder
 from app.text.words import WORD, keywords
 
 __all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
-UNKNOWN = "I don't know."
 UNKNOWN_ASKER = "I don't know who is asking."
 _UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
-# No example facts here: a small model copies them into answers (tests/test_answer.py checks these texts).
-SELECT = (
-    "You choose which numbered lines answer a question. Reply in JSON with the numbers of the lines that answer "
-    "it, best first, at most three; an empty list when none of them answers it."
-)
-SELECT_ONE = (
-    "You choose the numbered line that answers a question. Reply in JSON with the number of the line that "
-    "answers it, or zero when none of them does."
-)
-READ = (
-    "You answer a question from the lines given, in as few words as possible: a name, a place, a time, a thing "
-    "or a short phrase; to a yes-or-no question, yes or no and who or what makes it so. Use only what the lines "
-    f"say. When the lines do not answer the question, answer exactly: {UNKNOWN}"
-)
-GUESS = (
-    "You make a likely guess about someone from the lines given, in at most ten words{kind}. Do not repeat the "
-    "question. Guess only from what the lines say about them. When the lines say nothing that bears on the "
-    f"question, answer exactly: {UNKNOWN}"
-)
-GUESS_KINDS = {
-    "yes or no": ": yes or no",
-    "choice": ": the one of the choices offered that is likelier",
-    "what": ": the likeliest thing, without yes or no",
-}
-
-VERIFY = (
-    "You check an answer against a line of a conversation. Reply in JSON: true when the line says what the "
-    "answer says and it answers the question asked, false when it does not."
-)
-VERIFY_SCHEMA = {
-    "type": "object",
-    "properties": {"supported": {"type": "boolean"}},
-    "required": ["supported"],
-    "additionalProperties": False,
-}
-
-
-def verify_messages(question: str, answer: str, line: Line) -> tuple[dict, ...]:
-    user = f"Line: {line.render()}\nQuestion: {question}\nAnswer: {answer}"
-    return {"role": "system", "content": VERIFY}, {"role": "user", "content": user}
 
 
 def says_unknown(answer: str) -> bool:
@@ -128,38 +95,6 @@ def cited_lines(memory: Memory, ids: list[int]) -> list[dict]:
     return [
         {"id": i, "person": rows[i].person, "t_start": rows[i].t_start, "text": rows[i].text} for i in ids if i in rows
     ]
-
-
-def select_schema(n: int, most: int) -> dict:
-    """The selection's reply: one of the line numbers 1..n or 0 (`most` 1), else a list of up to `most`."""
-    if most == 1:
-        line = {"type": "integer", "enum": list(range(n + 1))}
-        return {"type": "object", "properties": {"line": line}, "required": ["line"], "additionalProperties": False}
-    numbers = {"type": "integer", "enum": list(range(1, n + 1))}
-    lines = {"type": "array", "items": numbers, "maxItems": most}
-    return {"type": "object", "properties": {"lines": lines}, "required": ["lines"], "additionalProperties": False}
-
-
-def select_messages(question: str, lines: list[Line], most: int = 1) -> tuple[dict, ...]:
-    numbered = "\n".join(f"{i}. {line.render()}" for i, line in enumerate(lines, 1))
-    user = f"Question: {question}\n\nLines:\n{numbered}"
-    return {"role": "system", "content": SELECT_ONE if most == 1 else SELECT}, {"role": "user", "content": user}
-
-
-def guess_kind(question: str) -> str:
-    """What a guess asked for is: one of the choices the question offers ("a national park or a theme park?",
-    "which would he prefer, walking tours or camping?"), yes or no, or a thing."""
-    if re.search(r"\bor\b", question, re.I):
-        return "choice"
-    return "yes or no" if YES_NO.match(question) else "what"
-
-
-def read_messages(question: str, lines: list[Line], guess: bool = False) -> tuple[dict, ...]:
-    shown = "\n".join(line.render() for line in lines)
-    system = GUESS.format(kind=GUESS_KINDS[guess_kind(question)]) if guess else READ
-    if not guess and YES_NO.match(question) and (offered := options(question)):
-        question = f"{question} Answer with one of: {offered[0]}; {offered[1]}."  # not "No" to "history or math?"
-    return {"role": "system", "content": system}, {"role": "user", "content": f"{shown}\n\nQuestion: {question}"}
 
 
 @dataclass
