@@ -425,6 +425,23 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             [("Maria", "Maria did an abstract painting"), ("Maria", "Maria started a yoga class")],
         ),
         ("Gina", "John look at my new car.", [("Gina", "John look at Gina's new car")]),
+        (  # two doings joined by "and" are two facts, each with what comes before them; a doing that describes
+            # a thing ("a loving and accepting home") and a list stay whole
+            "Maria",
+            "I've been busy volunteering at the homeless shelter and keeping fit. I love swimming and hiking. I'm "
+            "thinking about starting a business and making it work. We want a loving and accepting home for our "
+            "kids. I enjoy painting, reading and baking.",
+            [
+                ("Maria", "Maria has been busy volunteering at the homeless shelter"),
+                ("Maria", "Maria has been busy keeping fit"),
+                ("Maria", "Maria loves swimming"),
+                ("Maria", "Maria loves hiking"),
+                ("Maria", "Maria is thinking about starting a business"),
+                ("Maria", "Maria is thinking about making it work"),
+                ("Maria", "Maria wants a loving and accepting home for their kids"),
+                ("Maria", "Maria enjoys painting, reading and baking"),
+            ],
+        ),
         (
             "Gina",
             "I'd love a dog. I'd never seen the sea. I'd need a break.",

@@ -276,7 +276,8 @@ def _subject(name: str, rest: str) -> str:
 
 def clauses(sentence: str) -> list[str]:
     """A sentence's clauses: split where a conjunction or a comma starts a new subject, the part before it two
-    words or more and the part after it three."""
+    words or more and the part after it three; and two doings joined by "and" each with what comes before them
+    (`_each_doing`)."""
     parts: list[str] = []
     rest = sentence.strip(" ,.!")
     while m := next((m for m in _SPLIT.finditer(rest) if len(rest[: m.start()].split()) >= 2), None):
@@ -284,7 +285,36 @@ def clauses(sentence: str) -> list[str]:
             break
         parts.append(rest[: m.start()])
         rest = rest[m.end() :]
-    return [*parts, rest]
+    return [c for part in [*parts, rest] for c in _each_doing(part)]
+
+
+_DOING = re.compile(rf"\b(?!(?:{ING_NOUNS}|including|according)\b)[a-z]{{2,}}ing\b")
+_AND_DOING = re.compile(rf"\s+and\s+(?={_DOING.pattern})")
+# what a doing follows as the thing done, not as a word it describes ("a loving and accepting home", "so inspiring
+# and encouraging"): being, a verb that takes a doing, or a preposition
+_DOES_DOING = re.compile(
+    r"(?:\b(?:am|is|are|was|were|be|been|busy|love[sd]?|loving|enjoy(?:s|ed)?|like[sd]?|hate[sd]?|start(?:s|ed)?|"
+    r"began|keeps?|kept|stop(?:s|ped)?|tr(?:y|ies|ied)|quit|spen[dt]s?|goes|go|went|finish(?:es|ed)?|miss(?:es|ed)?|"
+    r"practi[cs]e[sd]?|about|of|for|by|on|in|at|from|into|after|before|without)|['’](?:m|s|re))\s+$",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"\b(?:can|could|will|would|should|is|are|was|were|has|have|had|am)\b", re.IGNORECASE)
+
+
+def _each_doing(clause: str) -> list[str]:
+    """Two doings joined by "and", each with what comes before the first: "I've been busy volunteering at the
+    shelter and keeping fit" is "I've been busy volunteering at the shelter" and "I've been busy keeping fit";
+    "I was walking the dog and thinking about life" is two things I was doing. The doing just before the "and" is
+    the first one ("I'm thinking about starting a business and making it work": thinking about making it work).
+    A list ("swimming, hiking and biking") and a doing with nothing before it ("Hiking and camping is fun")
+    stay whole."""
+    m = _AND_DOING.search(clause)
+    doing = list(_DOING.finditer(clause[: m.start()])) if m else []
+    head = clause[: doing[-1].start()] if doing else ""
+    first = clause[doing[-1].start() : m.start()].split() if doing else []
+    if not _DOES_DOING.search(head) or len(first) > 8 or _CLAUSE.search(" ".join(first[1:])):
+        return [clause]
+    return [clause[: m.start()], *_each_doing(head + clause[m.end() :])]
 
 
 _RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {ADJ}(?i:{RELATION_WORDS})$")
