@@ -14,7 +14,7 @@ import pytest
 
 from app.ask import grounding, spans
 from app.ask.answer import UNKNOWN_ASKER, Answerer
-from app.ask.checking import answers_alone, bearing, held_items, holding
+from app.ask.checking import answers_alone, bearing, held_items, holding, time_held
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
@@ -150,6 +150,16 @@ def _line(person: str, shown: str, uid: int = 1) -> Line:
     return Line(uid, person, THURSDAY, shown, shown, 1.0)
 
 
+def test_a_when_question_read_without_a_time_takes_the_time_its_line_says():
+    parade = _line("Caroline", "Last week (the week before 3 July 2023) Caroline went to a pride parade.", 1)
+    other = _line("Caroline", "Yesterday (Sunday 2 July 2023) Caroline painted a sunset.", 2)
+    asked = "When did Caroline go to a pride parade during the summer?"
+    assert holding("In the summer", asked, [other, parade], ["Caroline"]) == []  # the question's own words
+    assert time_held(asked, [other, parade], ["Caroline"]) == ("The week before 3 July 2023", [parade])
+    assert time_held("When did Melanie go to a pride parade?", [parade], ["Melanie"]) == ("", [])  # not hers
+    assert time_held("When did Caroline go to the beach?", [parade], ["Caroline"]) == ("", [])  # not what is asked
+
+
 def test_the_check_holds_an_answer_to_its_line():
     bank = _line("John", "the meeting with the bank is on Monday (Monday 18 May 2026) at ten o'clock.")
     when = "When is the meeting with the bank?"
@@ -177,6 +187,11 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("David's", "Whose birthday is next Friday?", [trip]) == [trip]
     assert holding("Italian pasta", "What did Emily eat for breakfast?", [food], ["Emily"]) == []  # by words alone
     assert topic_words("What does Sarah do for a living?", ["Sarah"]) == []
+    # the time asked about and how a question asks ("how many") are no words a line must say
+    assert topic_words("Where was Dave in the last two weeks of August 2023?", ["Dave"]) == []
+    assert topic_words("How many Prius has Evan owned?", ["Evan"]) == ["own"]
+    car = _line("Dave", "Dave got to go to a car workshop in San Francisco!", 10)
+    assert holding("San Francisco", "Where was Dave in the last two weeks of August 2023?", [car], ["Dave"]) == [car]
     # said by one person the question names to the other, who spoke in that conversation: both are there
     book = _line("Caroline", "Caroline recommends the book Becoming Nicole.", 9)
     book = replace(book, heard_by=frozenset({"melanie"}))
@@ -299,7 +314,7 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     )
     dated = "Last weekend (the weekend before 17 October 2023)"  # as it was said, by the day it was said
     assert dated_answer("Last weekend", line) == dated and dated_answer(dated, line) == dated
-    assert dated_answer("Last summer", line) == "Last summer (1 June to 31 August 2023)"
+    assert dated_answer("Last summer", line) == "Last summer (summer 2023)"
     assert dated_answer("Next week", line) == "Next week (the week after 17 October 2023)"
     # weeks, months and years ago by the day it was said, a year ago by its month, years ago by their year
     assert dated_answer("Two weeks ago", line) == "Two weeks ago (two weeks before 17 October 2023)"

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from app.text.timeexpr import plan_window, time_window
+from app.text.timeexpr import day_words, plan_window, time_window
 
 NOW = datetime(2023, 5, 17, 15, 0, tzinfo=timezone.utc)  # a Wednesday afternoon
 
@@ -106,3 +106,21 @@ def test_weekends_and_seasons_ahead():
     assert plan_window("I graduated in March", NOW, past=True)[0].start == day(2023, 3, 1)  # not next March
     summer = plan_window("I fly to Japan next summer", NOW)[0]
     assert (summer.start, summer.end) == (day(2023, 6, 1), day(2023, 9, 1))
+
+
+def test_windows_said_as_words():
+    naive = datetime  # day_words reads naive UTC days
+    assert day_words(naive(2023, 5, 18), naive(2023, 5, 19)) == "Thursday 18 May 2023"
+    assert day_words(naive(2023, 4, 1), naive(2023, 5, 1)) == "April 2023"
+    assert day_words(naive(2022, 6, 1), naive(2022, 9, 1)) == "summer 2022"  # "last summer", as people date it
+    assert day_words(naive(2022, 12, 1), naive(2023, 3, 1)) == "winter 2022 to 2023"
+    assert day_words(naive(2022, 1, 1), naive(2023, 1, 1)) == "2022"
+    assert day_words(naive(2022, 6, 2), naive(2022, 9, 1)) == "2 June to 31 August 2022"  # not a season
+    assert day_words(naive(2023, 10, 14), naive(2023, 10, 16)) == "14 October to 15 October 2023"
+
+
+def test_weekdays_as_chat_shortens_them():
+    assert time_window("Last Fri I took my kids to a pottery workshop", NOW)[0].start == day(2023, 5, 12)
+    assert time_window("last tues. we went out", NOW)[0].start == day(2023, 5, 16)
+    assert plan_window("See you next Fri", NOW)[0].start == day(2023, 5, 26)  # said on a Wednesday: next week's
+    assert plan_window("I sat on the sofa in the sun", NOW, past=True) is None  # "sat" and "sun" are words

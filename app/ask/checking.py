@@ -155,6 +155,24 @@ def holding(
     return []  # "allergic to shellfish?" is not "peanuts"
 
 
+# a time a line says, as code resolved it: "(the week before 3 July 2023)"
+_RESOLVED = re.compile(r"\(([^()]*\b(?:19|20)\d\d)\)")
+
+
+def time_held(
+    question: str, lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
+) -> tuple[str, list[Line]]:
+    """For a when-question whose reading named no time a line holds ("In the summer", the question's own words):
+    the first time a line says, as code resolved it ("the week before 3 July 2023"), that `holding` finds
+    answers the question from that line — its people and topic words there; ("", []) when none does."""
+    for line in lines:
+        for m in _RESOLVED.finditer(line.shown):
+            said = m[1][:1].upper() + m[1][1:]
+            if held := holding(said, question, [line], named, joined, similar):
+                return said, held
+    return "", []
+
+
 # where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
 _ASKS_PLACE_OR_THING = re.compile(
     r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)"

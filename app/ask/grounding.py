@@ -277,6 +277,7 @@ def gather(
 
 
 _ASKING = frozenset(canonical(w) for w in ASKING)
+_TIME_CANONICAL = frozenset(canonical(w) for w in TIME_WORDS)  # "the last two weeks of August": no topic words
 
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
@@ -285,11 +286,16 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
     2021": the time filter's, not the line's words) and, asked whether someone tried something, "tried"
     ("has Deborah tried surfing?" is held by "her love for surfing")."""
     kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
+    kind |= {m.lower() for m in re.findall(r"\bhow\s+(many|much|often|long|old|far)\b", question, re.I)}
     names = {w for n in named for w in keywords(n)}
     skip = names | kind | TIME_WORDS
     if re.match(r"\s*(?:has|have|had|did|does|do)\b", question, re.I):
         skip |= {"try", "tried", "tries"}  # "has Deborah tried surfing?" asks whether she surfs
-    return [c for w in keywords(question) if w not in skip and not w.isdigit() and (c := canonical(w)) not in _ASKING]
+    return [
+        c
+        for w in keywords(question)
+        if w not in skip and (c := canonical(w)) not in _ASKING and c not in _TIME_CANONICAL and not c.isdigit()
+    ]
 
 
 def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: bool = False) -> list[Line]:

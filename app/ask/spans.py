@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from app.ask.grounding import options
-from app.text.timeexpr import COUNTS, MONTHS, time_window
+from app.text.timeexpr import COUNTS, MONTHS, UNITS, time_window
 from app.text.words import ING_NOUNS
 
-_UNITS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
 _BETWEEN = re.compile(
     r"^\s*how\s+(?:many\s+(?P<unit>day|week|month|year)s?|long)\s+(?:of\s+time\s+)?"
     r"(?:(?:had\s+|have\s+)?(?:passed|lapsed|elapsed|gone\s+by|went\s+by)\s+|(?:was|were|is|are)\s+(?:it|there)\s+|)"
@@ -160,7 +159,7 @@ def day_of(answer: str) -> datetime | None:
                 days = 7 if before["what"].lower() == "week" else 5
             else:
                 n = before["n"].lower()
-                days = round((int(n) if n.isdigit() else COUNTS.get(n, 1)) * _UNITS[before["unit"].lower()])
+                days = round((int(n) if n.isdigit() else COUNTS.get(n, 1)) * UNITS[before["unit"].lower()])
             day += timedelta(days=-days if before["side"].lower() == "before" else days)
         return day
     if m := _MONTH_DAY.search(answer):  # "May 5, 2023"
@@ -184,7 +183,7 @@ def span_words(days: float, unit: str | None) -> str:
     days = abs(days)
     if unit is None:
         unit = "day" if days < 14 else "week" if days < 61 else "month" if days < 730 else "year"
-    n = round(days / _UNITS[unit])
+    n = round(days / UNITS[unit])
     if n == 0:
         return f"Less than a {unit}"
     said = _SAID.get(n, str(n))

@@ -106,7 +106,7 @@ _DEICTIC = r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|eve
 
 def dated_answer(answer: str, line: Said) -> str:
     """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
-    when the line tells what happened ("Last summer" → "Last summer (1 June to 31 August 2023)"); as it was when
+    when the line tells what happened ("Last summer" → "Last summer (summer 2023)"); as it was when
     it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit ("on Friday
     nights", "every Monday"). "Tomorrow", "yesterday" or "today" of the day it was said is given as that day
     alone ("Tomorrow (Tuesday 20 June 2023)" → "Tuesday 20 June 2023"): heard later, it means another day. The

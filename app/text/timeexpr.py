@@ -42,9 +42,12 @@ UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (18, 30)}
 
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the month each begins (north)
+_SEASON_NAMES = {3: "spring", 6: "summer", 9: "autumn", 12: "winter"}
 _SEASON = "|".join(SEASONS)
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-_DAY = "|".join(WEEKDAYS)
+# a weekday as chat shortens it too ("last Fri"); "Sat" and "Sun" are words as well ("I sat", "the sun")
+_DAY_NAMES = WEEKDAYS | {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
+_DAY = "|".join(sorted(_DAY_NAMES, key=len, reverse=True))
 _NUM = r"\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
 _PART = "|".join(PARTS)
 
@@ -59,12 +62,16 @@ def spoken_time(t: float | None) -> str:
 
 
 def day_words(start: datetime, end: datetime) -> str:
-    """A window as words: a day ('Monday 18 May 2026'), a month ('April 2026'), a year, or a span of days."""
+    """A window as words: a day ('Monday 18 May 2026'), a month ('April 2026'), a season ('summer 2022', 'winter
+    2022 to 2023'), a year, or a span of days."""
     days = (end - start).days
     if days <= 1:
         return f"{start:%A} {start.day} {start:%B %Y}"
     if start.day == 1 and 28 <= days <= 31:
         return f"{start:%B %Y}"
+    season = _SEASON_NAMES.get(start.month)
+    if season and (start, end) == _season_span(start.year, season):
+        return f"{season} {start.year}" + (f" to {start.year + 1}" if start.month == 12 else "")
     if start.month == start.day == 1 and days in (365, 366):
         return f"{start.year}"
     last = end.fromordinal(end.toordinal() - 1)
@@ -189,7 +196,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     # "last Tuesday", "this past Tuesday (evening)": the latest one before today ("on Saturday" alone is as
     # often a habit as a date: "who plays tennis on Saturday")
     if m := re.search(rf"\b(?:last|this past)\s+({_DAY})(?:\s+({_PART}))?\b", q):
-        back = (today.weekday() - WEEKDAYS[m.group(1)]) % 7 or 7
+        back = (today.weekday() - _DAY_NAMES[m.group(1)]) % 7 or 7
         return found(m, *_part(today - timedelta(days=back), m.group(2)))
     # "two weeks ago", "3 days ago", "a month ago": the unit around that point; "a few days ago": from half
     # to twice as long ago
@@ -244,7 +251,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
 
     # a weekday's thing ("Friday's meeting") is that day's, as "on Friday" is
     if past and (m := re.search(rf"\b(?:(?:on|this(?! coming))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q)):
-        day = WEEKDAYS[m.group(1) or m.group(2)]
+        day = _DAY_NAMES[m.group(1) or m.group(2)]
         start = today - timedelta(days=(today.weekday() - day) % 7)  # today, or the days before
         return found(m, start, start + timedelta(days=1))
 
@@ -254,7 +261,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         return found(m, today + timedelta(days=1), today + timedelta(days=2))
     # "next Friday", "on Monday", "this Saturday": the next one after today ("next": in the next week)
     if m := re.search(rf"\b(?:(next|on|this(?! past))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q):
-        day = WEEKDAYS[m.group(2) or m.group(3)]
+        day = _DAY_NAMES[m.group(2) or m.group(3)]
         ahead = (day - today.weekday()) % 7 or 7
         if m.group(1) == "next" and today.weekday() < day:
             ahead += 7  # "next Friday" said on a Thursday: the Friday of next week
