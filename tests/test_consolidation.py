@@ -442,6 +442,19 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Maria", "Maria enjoys painting, reading and baking"),
             ],
         ),
+        (  # "they" just after the speaker's kids or pets are those; "it" that begins what follows stays "it"
+            "Audrey",
+            "I have four dogs. They love exploring new scents. My two little kids are so sweet. They are learning "
+            "to swim. I bought a new leash, I thought it'd be nice for walks.",
+            [
+                ("Audrey", "Audrey has four dogs"),
+                ("Audrey", "Audrey's dogs love exploring new scents"),
+                ("Audrey", "Audrey's two little kids are so sweet"),
+                ("Audrey", "Audrey's two little kids are learning to swim"),
+                ("Audrey", "Audrey bought a new leash"),
+                ("Audrey", "Audrey thought it'd be nice for walks"),
+            ],
+        ),
         (
             "Gina",
             "I'd love a dog. I'd never seen the sea. I'd need a break.",

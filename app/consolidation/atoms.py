@@ -241,6 +241,16 @@ _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the cl
 )
 _THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[a-z]+)$")
 _THIRD = {"she", "he", "they"}
+_MANY = (
+    r"kids|children|sons|daughters|twins|grandkids|grandchildren|parents|dogs|cats|pets|puppies|pups|kittens|birds|"
+    r"horses"
+)
+# what "they" in the next clause is when the speaker just said it: "my kids", "I have two dogs"
+_OWN_MANY = re.compile(
+    rf"\b(?:my|our)\s+((?:[a-z]+\s+){{0,2}}(?:{_MANY}))\b|\b(?:have|got|adopted|own)\s+"
+    rf"(?:two|three|four|five|\d+|some|a few|a couple of)\s+((?:[a-z]+\s+)?(?:{_MANY}))\b",
+    re.IGNORECASE,
+)
 _PLURAL = {"are": "is", "were": "was", "have": "has"}
 
 
@@ -380,7 +390,8 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
-_IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b")  # "I ride it", "I can fix it": it is the object
+# "I ride it", "I can fix it": it is the object ("I thought it'd be nice", "I think it is": the subject of what follows)
+_IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b(?!['’]|\s+(?:is|was|will|would|has|had|can|could|might|must)\b)")
 
 
 def _as_mine(clause: str) -> str:
@@ -428,7 +439,11 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
                 who, clause = m.group(1), _subject(m.group(1), clause[m.end() :])
             elif (m := _OTHER_SUBJECT.match(clause)) and m[1] in names and m[1] != speaker:
                 who, clause = m[1], clause[m.start(1) :]  # "Sadly Jon quit his job", said by Gina: Jon's
-            elif (first := (clause := _expanded(clause)).split()[0].lower()) in _THIRD:
+            elif (first := (clause := _expanded(clause)).split()[0].lower()) == "they" and (
+                mine := _OWN_MANY.search(previous)
+            ):
+                clause = re.sub(r"^\w+", f"my {mine[1] or mine[2]}", clause)  # after "my kids": the speaker's kids
+            elif first in _THIRD:
                 if not named:
                     continue  # "she is excited": about nobody the line names
                 who = named[-1]
