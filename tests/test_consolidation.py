@@ -455,6 +455,18 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Audrey", "Audrey thought it'd be nice for walks"),
             ],
         ),
+        (  # a comma before a past tense that does something starts a clause of its own, its "I" left out (not
+            # "compared to"); how long since the two last talked is no fact, how long since a thing was done is
+            "Evan",
+            "My old prius broke down, decided to get it repaired and sell it. Haven't talked in a few days. It's been "
+            "ages since I went hiking. I love the forest, compared to the city.",
+            [
+                ("Evan", "Evan's old prius broke down"),
+                ("Evan", "Evan decided to get it repaired and sell it"),
+                ("Evan", "It's been ages since Evan went hiking"),
+                ("Evan", "Evan loves the forest, compared to the city"),
+            ],
+        ),
         (
             "Gina",
             "I'd love a dog. I'd never seen the sea. I'd need a break.",

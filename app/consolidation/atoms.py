@@ -208,6 +208,10 @@ _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name 
     rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
     r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
     r"|\s*[-–—]\s+(?=(?:I|we|my|our)(?:['’][a-z]+)?\s)"  # a dash before the speaker: "they're good - we got a cat"
+    # a comma before a past tense that does something, its "I" left out: "my old car broke down, decided to sell it"
+    r"|,\s+(?=(?:just\s+)?(?!(?:compared|used|supposed|related|dedicated|devoted|committed|exposed|attached|"
+    r"addicted|opposed|glued|married|engaged)\b)(?:went|got|had|made|took|bought|saw|met|came|found|left|began|ran|"
+    r"won|lost|spent|[a-z]{2,}(?<!e)ed)\s+(?:to|a|an|the|my|our|up|out|back|home|some|it|them|him|her)\b)"
 )
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",

@@ -127,6 +127,13 @@ _NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, w
     r"tough|rough|a blast|a (?:wild )?ride))$",
     re.IGNORECASE,
 )
+_CATCHING_UP = re.compile(  # how long since the two last talked: "Haven't talked in a few days", "Long time no see"
+    r"^(?:(?:we|I)\s+)?(?:haven['’]?t|have not|hadn['’]?t|had not)\s+(?:talked|spoken|chatted|caught up|heard from you)"
+    r"(?:\s+(?:in|for|since)\b.*)?$|^long time no (?:talk|see|chat)\b.*$|"
+    r"^it['’]?s been (?:a while|ages|forever|too long|a minute)"
+    r"(?:\s+since (?:we|I) (?:last )?(?:talked|spoke|chatted|caught up|saw each other|heard from you)\b.*)?$",
+    re.IGNORECASE,
+)
 _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
     r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
     r"(?:much|anything|a thing|a lot)$",
@@ -160,6 +167,7 @@ def said_in_passing(clause: str) -> bool:
         or (_GLAD.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _NOTHING_DONE.match(clause)
         or _NEWS_AHEAD.match(clause)
+        or _CATCHING_UP.match(clause)
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _HAIL.match(clause)
     )
