@@ -92,6 +92,20 @@ def polarity(type_: str) -> int:
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # "got" as a past tense: not "has got", "I've got", "she's got" (those are "has")
 GOT_PAST = r"(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got"
+PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
+    r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
+    rf"made|broke|took|{GOT_PAST}|"
+    r"met|bought|found|ate|swam|rode|thought|felt|"
+    r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )(?!indeed)[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+def past_tense(fact: str) -> bool:
+    """Whether a fact tells what happened ("twisted my ankle on Friday"): its weekday is then the last one."""
+    return PAST.search(fact) is not None
+
+
 TYPES = (  # type -> words that mark it, first match wins; a fact no words mark is an attribute
     (
         DISLIKES,
@@ -113,7 +127,10 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         re.compile(
             rf"\b((every|each)\s+(other\s+)?(day|morning|afternoon|evening|night|week|weekend|month|year|{_DAYS})"
             rf"|usually|always(?! (?:wanted|been|had|loved|liked|thought|dreamed))|often|regularly|daily|weekly"
-            rf"|on weekends|on ({_DAYS})s)\b",
+            rf"|on weekends|on ({_DAYS})s"
+            # what someone has been doing of late: "has been busy volunteering at the shelter", not a wish or a plan
+            r"|(?:has|have)\s+been\s+(?:busy\s+|really\s+|still\s+)?"
+            r"(?!thinking|planning|hoping|wanting|looking|considering|dreaming|wondering|meaning|feeling|going)\w+ing)\b",
             re.I,
         ),
     ),
@@ -128,8 +145,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
     (
         FactKind.EVENT,
         re.compile(
-            r"\b(yesterday|last|ago|went|visited|bought|moved|started|finished|met|took|did|had"
-            rf"|{GOT_PAST})\b",
+            rf"\b(?:yesterday|last|ago)\b|{PAST.pattern}",  # what happened: "Evan's old Prius broke down"
             re.I,
         ),
     ),

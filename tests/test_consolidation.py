@@ -16,13 +16,14 @@ import pytest
 
 from app.cli import main
 from app.consolidation import forgetting
-from app.consolidation.atoms import atoms, clauses, past_tense, planned_span, third_person, typed, was_planned
+from app.consolidation.atoms import atoms, clauses, planned_span, third_person, typed, was_planned
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
 from app.consolidation.relations import relations_in, yours
 from app.consolidation.salience import load_salience
 from app.demo import CREATION_TIME, SCRIPT
+from app.facts import past_tense
 from app.store.forget import forget_person, forget_session
 from app.store.keys import Secret
 from app.store.memory import Memory
@@ -85,6 +86,10 @@ def test_items_are_typed_by_what_they_say():
     assert typed("Luca has always wanted to live by the sea")[0] == "likes"  # a long-held wish
     assert typed("Theo has got a dentist appointment")[0] == "plan" and typed("Theo got a job")[0] == "event"
     assert not past_tense("Theo has got a dentist appointment") and past_tense("Theo got a dentist appointment")
+    assert typed("Evan's old prius broke down")[0] == "event"  # any past tense tells what happened
+    assert typed("Maria is excited about the trip")[0] == "attribute"  # a participle that says how she is
+    assert typed("Maria has been busy volunteering at the homeless shelter")[0] == "habit"  # what she does of late
+    assert typed("Sam has been thinking about trying painting")[0] == "plan"  # a wish or a plan
 
 
 def test_a_clause_without_a_time_takes_its_sentence_s():

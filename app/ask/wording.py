@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Protocol
 
 from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held
-from app.consolidation.atoms import past_tense
+from app.facts import past_tense
 from app.text.timeexpr import FUZZY, MONTHS, WEEKDAYS, TimeWindow, count_of, day_words, plan_window, spoken_time
 from app.text.timeexpr import NUMBERS as COUNTED
 from app.text.words import WORD, keywords

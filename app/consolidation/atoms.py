@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
-from app.facts import GOT_PAST, type_of
+from app.facts import past_tense, type_of
 from app.store.writing import DAY_S
 from app.text.timeexpr import plan_window
 from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
@@ -56,20 +56,6 @@ TOPICS = (  # key -> words that mark it, first match wins
     ("hobby", r"play|paint|music|guitar|piano|sport|tennis|game|read|hik|camp|run|swim|bik|bicycle|garden|art"),
     ("belief", r"believe|faith|religio|church|value"),
 )
-
-
-_PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
-    r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
-    rf"made|broke|took|{GOT_PAST}|"
-    r"met|bought|found|ate|swam|rode|thought|felt|"
-    r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )(?!indeed)[a-z]{3,}ed)\b",
-    re.IGNORECASE,
-)
-
-
-def past_tense(fact: str) -> bool:
-    """Whether a fact tells what happened ("twisted my ankle on Friday"): its weekday is then the last one."""
-    return _PAST.search(fact) is not None
 
 
 def typed(fact: str) -> tuple[str, str]:

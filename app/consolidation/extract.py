@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from app.consolidation.atoms import atoms, named_in, past_tense, third_person, typed
+from app.consolidation.atoms import atoms, named_in, third_person, typed
 from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, relations_in, yours
 from app.errors import LLMCutOff
-from app.facts import FactKind, polarity
+from app.facts import FactKind, past_tense, polarity
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.writing import Line
 from app.text.timeexpr import TimeWindow, day_words, plan_window, spoken_time
