@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from app.ask.grounding import options
+from app.facts import past_tense
 from app.text.timeexpr import COUNTS, MONTHS, UNITS, time_window
 from app.text.words import ING_NOUNS
 
@@ -39,7 +40,6 @@ _SINCE = re.compile(
 _ORDINAL = re.compile(r"first|second|third|fourth|last|next|previous|earlier|later")
 _GERUND = re.compile(rf"\b(?!{ING_NOUNS}\b)[a-z]{{3,}}ing\b")
 _DETERMINER = frozenset("the a an his her their my our your its this that".split())  # "the meeting": a thing
-_PAST = re.compile(r"\b[a-z]{3,}ed\b|\b(?:got|went|met|bought|made|took|began|started|left|won|lost|had|saw|did)\b")
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _when(event: str) -> str:
     """The when-question of a thing: "When was Caroline's 18th birthday?", "When was it that Andrew adopted his
     first pet?"."""
     event = event.strip().rstrip("?.")
-    return f"When was it that {event}?" if _PAST.search(event.lower()) else f"When was {event}?"
+    return f"When was it that {event}?" if past_tense(event) else f"When was {event}?"
 
 
 _DAY = re.compile(rf"\b(\d{{1,2}})\s+({'|'.join(MONTHS)})\b\.?,?\s*(\d{{4}})?", re.I)
