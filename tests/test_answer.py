@@ -14,7 +14,7 @@ import pytest
 
 from app.ask import grounding, spans
 from app.ask.answer import UNKNOWN_ASKER, Answerer
-from app.ask.checking import answers_alone, bearing, held_items, holding, time_held
+from app.ask.checking import answers_alone, bearing, closer_time, held_items, holding, time_held
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
@@ -158,6 +158,19 @@ def test_a_when_question_read_without_a_time_takes_the_time_its_line_says():
     assert time_held(asked, [other, parade], ["Caroline"]) == ("The week before 3 July 2023", [parade])
     assert time_held("When did Melanie go to a pride parade?", [parade], ["Melanie"]) == ("", [])  # not hers
     assert time_held("When did Caroline go to the beach?", [parade], ["Caroline"]) == ("", [])  # not what is asked
+
+
+def test_a_when_question_takes_the_day_of_the_line_more_about_what_is_asked():
+    workshop = _line("Melanie", "Last Fri (Friday 14 July 2023) Melanie took the kids to a pottery workshop.", 1)
+    pottery = _line("Melanie", "Melanie made it in pottery class yesterday (Thursday 24 August 2023).", 2)
+    asked = "When did Melanie go to the pottery workshop?"
+    held = holding("Thursday 24 August 2023", asked, [workshop, pottery], ["Melanie"])
+    assert held == [pottery]  # what the model read: the class's day, which the check alone lets stand
+    assert closer_time(asked, held, [workshop, pottery], ["Melanie"]) == ("Friday 14 July 2023", [workshop])
+    assert closer_time("When did Melanie go to pottery class?", [pottery], [workshop, pottery], ["Melanie"]) == (
+        "",
+        [],
+    )
 
 
 def test_the_check_holds_an_answer_to_its_line():

@@ -47,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from app.ask.checking import answers_alone, bearing, held_items, holding, own_words, time_held
+from app.ask.checking import answers_alone, bearing, closer_time, held_items, holding, own_words, time_held
 from app.ask.comparing import canonical
 from app.ask.grounding import (
     ASKS_WHEN,
@@ -339,6 +339,9 @@ class Answerer:
         if not held and ASKS_WHEN.search(question) and not says_unknown(text):  # "In the summer": the line's time
             said, held = time_held(question, chosen, found.named, joined, self._similar)
             text = said or text
+        elif held and ASKS_WHEN.search(question):  # the day of a line more about what is asked
+            said, closer = closer_time(question, held, chosen, found.named, joined, self._similar)
+            text, held = (said, closer) if closer else (text, held)
         out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
         verify = held and self._to_verify(text, question)
         if verify and not self._verified(question, text, held[0], out, timeout_s, on_job):

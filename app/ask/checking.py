@@ -173,6 +173,18 @@ def time_held(
     return "", []
 
 
+def closer_time(
+    question: str, held: list[Line], lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
+) -> tuple[str, list[Line]]:
+    """For a when-question answered from `held[0]`: the time another of `lines` says (`time_held`) when that line
+    holds more of the question's topic words ("When did Melanie go to the pottery workshop?" is answered by the
+    workshop's day, not by the day of a line about her pottery class); ("", []) when none does."""
+    topic = topic_words(question, named)
+    count = {x.id: len(_topic_held(topic, [x], similar)) for x in [*held[:1], *lines]}
+    closer = [x for x in lines if count[x.id] > count[held[0].id] and _RESOLVED.search(x.shown)]
+    return time_held(question, closer, named, joined, similar) if closer else ("", [])
+
+
 # where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
 _ASKS_PLACE_OR_THING = re.compile(
     r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)"
