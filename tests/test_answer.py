@@ -160,6 +160,13 @@ def test_a_when_question_read_without_a_time_takes_the_time_its_line_says():
     assert time_held("When did Caroline go to the beach?", [parade], ["Caroline"]) == ("", [])  # not what is asked
 
 
+def test_the_verb_an_answer_is_phrased_with_is_not_what_a_line_must_say():
+    memorial = _line("John", "Last week (the week before 3 August 2023) my family had a day at a military memorial.", 1)
+    asked = "What did John do last week with his family?"
+    assert holding("John took his family to a military memorial", asked, [memorial], ["John"]) == [memorial]
+    assert holding("John took his family to a museum", asked, [memorial], ["John"]) == []
+
+
 def test_a_when_question_takes_the_day_of_the_line_more_about_what_is_asked():
     workshop = _line("Melanie", "Last Fri (Friday 14 July 2023) Melanie took the kids to a pottery workshop.", 1)
     pottery = _line("Melanie", "Melanie made it in pottery class yesterday (Thursday 24 August 2023).", 2)

@@ -88,7 +88,8 @@ def holding(
     similar: Callable[[list[str], list[str]], np.ndarray] | None = None,
 ) -> list[Line]:
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the
-    question did not bring — must be held by one line (all but one in four of them; a list, item by item); a
+    question did not bring, less the verbs any answer is phrased with ("took", "made": `_GENERIC`) when it says
+    more — must be held by one line (all but one in four of them; a list, item by item); a
     who-question's answer may be a line's speaker; the one of an "A or B?" question's options it picks, by the
     words only that option has (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the
     first line that is about what was asked; an answer to when says a time, one to how many a number. The people the
@@ -112,6 +113,7 @@ def holding(
         return []  # "Over the mountain range in June 2023" is no answer to "Where did Tim take the picture?"
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
+    own = [w for w in own if w not in _GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
     topic = topic_words(question, named)
     if picked := option_picked(answer, question):  # "the beach or the mountains?": the words of the one picked
         mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
