@@ -306,8 +306,9 @@ def _each_doing(clause: str) -> list[str]:
     shelter and keeping fit" is "I've been busy volunteering at the shelter" and "I've been busy keeping fit";
     "I was walking the dog and thinking about life" is two things I was doing. The doing just before the "and" is
     the first one ("I'm thinking about starting a business and making it work": thinking about making it work).
-    A list ("swimming, hiking and biking") and a doing with nothing before it ("Hiking and camping is fun")
-    stay whole."""
+    A doing after a word it does not follow as the thing done (`_DOES_DOING`: "a loving and accepting home"), a
+    list ("swimming, hiking and biking"), a doing with nothing before it ("Hiking and camping is fun") and a
+    first doing that holds a clause of its own ("by working together we can build ...") stay whole."""
     m = _AND_DOING.search(clause)
     doing = list(_DOING.finditer(clause[: m.start()])) if m else []
     head = clause[: doing[-1].start()] if doing else ""
