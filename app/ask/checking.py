@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held, says, word_set
+from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import ASKS_WHEN, TIMED, Line, option_picked, stated, topic_words
 from app.consolidation.relations import FAMILY, SOCIAL
 from app.text import places
@@ -181,9 +181,12 @@ def closer_time(
     """For a when-question answered from `held[0]`: the time another of `lines` says (`time_held`) when that line
     holds more of the question's topic words ("When did Melanie go to the pottery workshop?" is answered by the
     workshop's day, not by the day of a line about her pottery class); ("", []) when none does."""
+    timed = [x for x in lines if x.id != held[0].id and _RESOLVED.search(x.shown)]  # the others that say a time
+    if not timed:
+        return "", []
     topic = topic_words(question, named)
-    count = {x.id: len(_topic_held(topic, [x], similar)) for x in [*held[:1], *lines]}
-    closer = [x for x in lines if count[x.id] > count[held[0].id] and _RESOLVED.search(x.shown)]
+    most = len(_topic_held(topic, held[:1], similar))
+    closer = [x for x in timed if len(_topic_held(topic, [x], similar)) > most]
     return time_held(question, closer, named, joined, similar) if closer else ("", [])
 
 
@@ -193,7 +196,7 @@ _ASKS_PLACE_OR_THING = re.compile(
     r"\s*(?:where|who|whom|whose|what|which)\b",
     re.I,
 )
-_TIME_CANONICAL = frozenset(canonical(w) for w in (*TIME_WORDS, "ago", "around"))
+_TIME_CANONICAL = TIME_CANONICAL | {canonical("around")}  # "ago" is a time word
 
 
 def _only_time(answer: str, question: str) -> bool:

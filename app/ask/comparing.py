@@ -96,6 +96,7 @@ TIME_WORDS = frozenset(
     [*MONTHS, *WEEKDAYS, "spring", "summer", "autumn", "fall", "winter", "week", "weekend", "month", "year", "day",
      "today", "yesterday", "tomorrow", "morning", "afternoon", "evening", "night", "last", "next", "ago", "recently"]
 )  # fmt: skip
+TIME_CANONICAL = frozenset(canonical(w) for w in TIME_WORDS)  # the time words as compared ("weeks" is "week")
 
 
 _KINDS = {canonical(w): frozenset(canonical(k) for k in kinds.split()) for w, kinds in KINDS_OF.items()}

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
-from app.ask.comparing import TIME_WORDS, canonical, says, word_set
+from app.ask.comparing import TIME_CANONICAL, TIME_WORDS, canonical, says, word_set
 from app.ask.context import find
 from app.ask.recall import Retriever
 from app.ask.wording import resolve_times
@@ -277,7 +277,6 @@ def gather(
 
 
 _ASKING = frozenset(canonical(w) for w in ASKING)
-_TIME_CANONICAL = frozenset(canonical(w) for w in TIME_WORDS)  # "the last two weeks of August": no topic words
 
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
@@ -288,13 +287,13 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
     kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
     kind |= {m.lower() for m in re.findall(r"\bhow\s+(many|much|often|long|old|far)\b", question, re.I)}
     names = {w for n in named for w in keywords(n)}
-    skip = names | kind | TIME_WORDS
+    skip = names | kind
     if re.match(r"\s*(?:has|have|had|did|does|do)\b", question, re.I):
         skip |= {"try", "tried", "tries"}  # "has Deborah tried surfing?" asks whether she surfs
     return [
         c
         for w in keywords(question)
-        if w not in skip and (c := canonical(w)) not in _ASKING and c not in _TIME_CANONICAL and not c.isdigit()
+        if w not in skip and (c := canonical(w)) not in _ASKING and c not in TIME_CANONICAL and not c.isdigit()
     ]
 
 

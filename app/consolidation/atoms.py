@@ -288,7 +288,8 @@ def clauses(sentence: str) -> list[str]:
     return [c for part in [*parts, rest] for c in _each_doing(part)]
 
 
-_DOING = re.compile(rf"\b(?!(?:{ING_NOUNS}|including|according)\b)[a-z]{{2,}}ing\b")
+_GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
+_DOING = re.compile(rf"\b(?!(?:including|according)\b){_GERUND}")
 _AND_DOING = re.compile(rf"\s+and\s+(?={_DOING.pattern})")
 # what a doing follows as the thing done, not as a word it describes ("a loving and accepting home", "so inspiring
 # and encouraging"): being, a verb that takes a doing, or a preposition
@@ -348,7 +349,6 @@ _LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't beli
 )
 _MINE = re.compile(r"\b(?:I|me|my|mine|myself|we)\b", re.IGNORECASE)  # the speaker, in their own words
 _OURS = re.compile(r"\b(?:us|our|ours|ourselves)\b", re.IGNORECASE)  # the speaker among others, or everyone
-_GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
 _KEEN = r"(?:really|totally|honestly)"  # before a doing whose "I" is left out: "Really loving my new job"
 _SURELY = r"(?:really|totally|honestly|finally|recently|actually|also|just|already|never|always|definitely)"
 _FELT = (  # how someone feels about something, said with its "I am" left out ("Super proud of Gina's kids")
