@@ -5,6 +5,7 @@ conversation, surviving kill -9, and everything it wrote going with what it came
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -593,6 +594,23 @@ def test_a_pronoun_reaches_back_to_who_was_just_named_and_a_past_weekday_is_the_
     assert got[("Samir", "Samir twisted their ankle playing football on Friday")] == ("event", "Friday 15 May 2026")
     # "your daughter Ines", said to Felix, who answers: Ines is Felix's daughter
     assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Ines", "daughter", "Felix")]
+
+
+def test_you_in_a_fact_is_the_one_it_was_said_to_by_name():
+    said_lines = [
+        ("John", "I finally finished the novel you lent me."),
+        ("James", "Cool, I'll bring you a souvenir from Tokyo and we can grab coffee if you want."),
+        ("John", "I miss your old car, I understand why travel means so much to you."),
+    ]
+    lines = [Line(i, i, who, text, T0 + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
+    names = ["John", "James"]
+    got = {i.what for i in check(said(lines, names), lines, names, set())[0]}
+    assert "John finally finished the novel James lent John" in got  # said to the one who speaks next
+    assert "James will bring John a souvenir from Tokyo" in got
+    assert "James can grab coffee if John wants" in got  # "if you want": John wants
+    assert "John misses James's old car" in got
+    assert "John understands why travel means so much to James" in got
+    assert not any(re.search(r"\byour?\b", what, re.I) for what in got)
 
 
 def test_the_listener_called_sis_is_the_speaker_s_sister():

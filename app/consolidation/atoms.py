@@ -22,7 +22,9 @@ microseconds.
   and so is the "I" (or "I am") a chat leaves out ("Still working on my biz", "Really enjoyed the show",
   "Excited for the trip"). "Us" and "our" without I or we are the speaker when something happened to them, is
   planned, or is theirs ("A storm forced us to cancel our trip", "Our team has grown"), and no one when said of
-  everyone ("It brings us together", "Nature has a way of soothing us").
+  everyone ("It brings us together", "Nature has a way of soothing us"). "You" and "your" are the one the line is
+  said to, by name: the speaker of the nearest line before it by someone else ("I'll bring you a souvenir", said
+  to John: "James will bring John a souvenir", "if you want": "if John wants").
 - An object "it" is the thing the clause before ends with ("I bought a new bicycle and I ride it" -> "... rides
   the new bicycle"); a clause that only states a relation ("John is my brother") is left to the relation rows.
 """
@@ -136,6 +138,8 @@ def _says(verb: str) -> str:
     low = verb.lower().replace("’", "'")
     if "'" in low:  # "don't" -> "doesn't", "can't" stays
         return {"don't": "doesn't", "haven't": "hasn't"}.get(low, verb)
+    if low.endswith("ss") and low.isalpha():  # "guess", "miss": "guesses", "misses"
+        return verb + "es"
     if low in _NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
         return {"am": "is", "have": "has"}.get(low, verb)
     if low in ("have", "do", "go"):
@@ -355,7 +359,8 @@ _FELT = (  # how someone feels about something, said with its "I am" left out ("
     r"(?:excited|thrilled|proud|happy|stoked|pumped|psyched|nervous|worried|scared|afraid|anxious|eager|keen|"
     r"curious|interested|tired|exhausted|bored|stressed|blessed|lucky|sad|bummed|relieved|delighted|amazed|"
     r"surprised|shocked|obsessed|hooked|inspired|motivated|determined|disappointed|frustrated|overwhelmed|"
-    r"impressed|honou?red|jealous|nostalgic|hopeful|confident|passionate|grateful|thankful)"
+    r"impressed|honou?red|jealous|nostalgic|hopeful|confident|passionate|grateful|thankful|fascinated|intrigued|"
+    r"touched|humbled)"
 )
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz", "Really enjoyed the show",
     # "Excited for the trip", "Can't wait to ..."), and what the third person says there: "I have", "I am" or "I"
@@ -406,7 +411,31 @@ def _vocative(clause: str, names: list[str]) -> str:
     return re.sub(rf"^(?:{who}),\s*|,\s*(?:{who})\s*(?=,|$)", "", clause)
 
 
-def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] = ()) -> list[tuple[str, str]]:
+_YOU_ARE = {"are": "is", "were": "was", "have": "has"}
+_YOU_SHORT = {"re": "is", "ve": "has", "ll": "will", "d": "would"}
+# where "you" is a subject: at the start, or after a word that begins a clause ("if you want", "what you said")
+_YOU_SUBJECT = re.compile(
+    r"(?P<before>^|\b(?:if|when|whenever|that|because|as|since|what|how|why|where|and|or|but|so|while|until|once|"
+    r"unless) )you (?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _addressed(fact: str, listener: str) -> str:
+    """A fact that says "you" said about `listener` by name ("James will bring you a souvenir" -> "James will bring
+    John a souvenir", "if you want" -> "if John wants", "your" -> "John's")."""
+    fact = re.sub(r"\byou['’](re|ve|ll|d)\b", lambda m: f"{listener} {_YOU_SHORT[m[1].lower()]}", fact, flags=re.I)
+    fact = _YOU_SUBJECT.sub(
+        lambda m: f"{m['before']}{listener} {_YOU_ARE.get(m['verb'].lower()) or _says(m['verb'])}", fact
+    )
+    fact = re.sub(r"\byours\b", f"{listener}'s", fact, flags=re.I)
+    fact = re.sub(r"\byour\b", f"{listener}'s", fact, flags=re.I)
+    return re.sub(r"\byou(?:rself)?\b", listener, fact, flags=re.I)
+
+
+def atoms(
+    statement: str, speaker: str, names: list[str], recent: Sequence[str] = (), listener: str | None = None
+) -> list[tuple[str, str]]:
     """(whom it is about, the fact in the third person) for each clause of `statement` that states something
     (see the module's text); `names` are the people the conversation names, `recent` those the lines just
     before named, last one last ("How's your daughter Ines?" - "Oh, she's great": Ines)."""
@@ -481,6 +510,8 @@ def atoms(statement: str, speaker: str, names: list[str], recent: Sequence[str] 
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
             if not fact or _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
                 continue
+            if listener and listener != who:
+                fact = _addressed(fact, listener)
             if who in fact or len(re.findall(r"\w+", fact)) >= 3:  # not a name or a time alone ("Last Friday")
                 out.append((who, fact))
     return out

@@ -332,6 +332,14 @@ def whole_sentences(text: str) -> str:
     return text if text.endswith((".", "!", "?")) or end < 0 else text[: end + 1]
 
 
+def _listener(lines: list[Line], i: int) -> str | None:
+    """Whom line `i` is said to: the speaker of the nearest line before it by someone else (else after it)."""
+    for line in [*lines[i - 1 :: -1][:i], *lines[i + 1 :]]:
+        if line.person and line.person != lines[i].person:
+            return line.person
+    return None
+
+
 def said(lines: list[Line], names: list[str]) -> dict:
     """The statements extractor: the atomic facts of what each line by a known speaker states (`statement`,
     then `atoms`), as the LLM's reply would give them, so the same checks, types, dates and relations apply."""
@@ -343,7 +351,7 @@ def said(lines: list[Line], names: list[str]) -> dict:
             recent = [n for said_then in mentioned[-2:] for n in said_then]
             facts = [
                 {"who": who, "fact": what, "earlier": not _mentions(line, who)}  # "she", named a line before
-                for who, what in atoms(fact, line.person, names, recent)
+                for who, what in atoms(fact, line.person, names, recent, _listener(lines, number - 1))
             ]
             entries.append({"line": number, "facts": facts})
         mentioned.append([n for n in named_in(line.text, names) if n != line.person])
