@@ -17,10 +17,12 @@ import pytest
 
 from app.cli import main
 from app.consolidation import forgetting
-from app.consolidation.atoms import atoms, clauses, planned_span, third_person, typed, was_planned
+from app.consolidation.atoms import atoms, clauses
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
+from app.consolidation.kinds import planned_span, typed, was_planned
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
+from app.consolidation.person import third_person
 from app.consolidation.relations import relations_in, yours
 from app.consolidation.salience import load_salience
 from app.demo import CREATION_TIME, SCRIPT

@@ -30,7 +30,7 @@ from app.ask.context import find
 from app.ask.recall import Retriever
 from app.ask.wording import resolve_times
 from app.config import RecallConfig
-from app.consolidation.atoms import third_person
+from app.consolidation.person import third_person
 from app.consolidation.relations import FAMILY, SOCIAL
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.consolidation.atoms import planned_span
+from app.consolidation.kinds import planned_span
 from app.facts import FactKind
 
 

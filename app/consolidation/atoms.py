@@ -1,7 +1,4 @@
-"""The language rules of memory writing: the third person, a fact's kind, tense and topic, and atomic facts
-(the relations a line names are read in app/consolidation/relations.py).
-
-Atomic facts: what one line states, split into its clauses, each said in the third person about whom it is
+"""Atomic facts: what one line states, split into its clauses, each said in the third person about whom it is
 about ("My wife Sarah is a doctor and she loves tennis too", said by John -> "Sarah is a doctor", "Sarah loves
 tennis"). Code, not a model: names, pronouns and conjunctions follow rules that can be tested, and a line costs
 microseconds.
@@ -27,169 +24,22 @@ microseconds.
   to John: "James will bring John a souvenir", "if you want": "if John wants").
 - An object "it" is the thing the clause before ends with ("I bought a new bicycle and I ride it" -> "... rides
   the new bicycle"); a clause that only states a relation ("John is my brother") is left to the relation rows.
+
+The third person is said in app/consolidation/person.py, a fact's kind and topic are read in
+app/consolidation/kinds.py, and the relations a line names in app/consolidation/relations.py.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone
 
+from app.consolidation.person import D_HAD, addressed, third_person
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
-from app.facts import past_tense, type_of
-from app.store.writing import DAY_S
+from app.facts import past_tense
 from app.text.timeexpr import plan_window
 from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
-
-TOPICS = (  # key -> words that mark it, first match wins
-    (
-        "health",
-        r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain(?!t)|doctor's|hospitali[sz]ed|diet|veg(?:an|etarian)",
-    ),
-    ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
-    ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|from [A-Z]"),
-    ("family", r"wife|husband|son\b|daughter|kids?\b|children|mother|father|mom\b|dad\b|brother|sister|family|baby"),
-    ("education", r"school|college|universit|degree|study|studies|studying|class\b|course"),
-    ("pet", r"\bdog|\bcat\b|puppy|kitten|pet\b"),
-    ("food", r"food|peanut|eat|cook|pasta|pizza|dinner|lunch|breakfast|coffee|tea\b|restaurant"),
-    ("travel", r"trip|travel|vacation|holiday|flight|visit"),
-    ("age", r"\byears? old\b|\bbirthday\b|\bage\b"),
-    ("hobby", r"play|paint|music|guitar|piano|sport|tennis|game|read|hik|camp|run|swim|bik|bicycle|garden|art"),
-    ("belief", r"believe|faith|religio|church|value"),
-)
-
-
-def typed(fact: str) -> tuple[str, str]:
-    """(type, key) of a fact sentence, from the words it uses (the type's words are its kind's, `app.facts.TYPES`):
-    the 0.5B model labelled every item of a session 'attribute', so typing is done here, where it can be tested.
-    A time the fact names can still make an attribute or an event a plan (`extract.check`)."""
-    key = next((k for k, pattern in TOPICS if re.search(pattern, fact, re.IGNORECASE)), "other")
-    return type_of(fact), key
-
-
-_WAS = {"is": "was", "are": "were", "am": "was", "has": "had", "have": "had"}
-
-
-def _base(verb: str) -> str:
-    """The plain form of a present-tense verb ("starts" → "start", "teaches" → "teach", "flies" → "fly")."""
-    if verb in ("does", "goes"):
-        return verb[:-2]
-    if verb.endswith("ies") and len(verb) > 4:
-        return verb[:-3] + "y"
-    if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return verb[:-2]
-    return verb[:-1]
-
-
-def was_planned(plan: str) -> str:
-    """A plan whose day has passed, said as what was planned, not as what happened: "David is planning a trip to
-    Paris" → "David was planning a trip to Paris", "John has a meeting with the bank" → "John had a meeting with
-    the bank", "Lucy starts school" → "Lucy was going to start school", "Ines will compete" → "Ines was going to
-    compete". The verb is the first lower-case word after the subject (names, "and", a possessive and what it
-    owns: "Emily's daughter Lucy"), or after "The meeting ..." the first "is", "has" or "will"; a sentence
-    without a verb it knows stays as it is."""
-    words = plan.split()
-    noun = words[0].lower() in ("the", "a", "an", "his", "her", "their")  # "The meeting with the bank is ..."
-    for i, word in enumerate(words[1:], 1):
-        low = word.lower()
-        if noun and low not in _WAS and low != "will":
-            continue
-        if word[:1].isupper() or low == "and" or low in _ADVERBS.split("|") or words[i - 1].endswith(("'s", "’s")):
-            continue
-        were = " and " in " ".join(words[:i])
-        if low in _WAS:
-            verb = "were" if were and low in ("is", "are") else _WAS[low]
-            return " ".join([*words[:i], verb, *words[i + 1 :]])
-        if low == "will" or (low.endswith("s") and low.isalpha() and low not in _NOT_VERBS and len(low) > 3):
-            going = ["were" if were else "was", "going", "to"]
-            rest = words[i + 1 :] if low == "will" else [_base(low), *words[i + 1 :]]
-            return " ".join([*words[:i], *going, *rest])
-        break
-    return plan
-
-
-def planned_span(plan: str, said: float, planned_for: float | None) -> tuple[float, float, str] | None:
-    """When a plan's day (or month) begins and ends, from the time words it was said with (`said`: epoch
-    seconds) or else the day it is filed for, and the plan said as what was planned, without its time words
-    ("Next Friday David is planning a trip" → "David was planning a trip"); None when it names no time."""
-    window = plan_window(plan, datetime.fromtimestamp(said, timezone.utc))
-    if window is not None:
-        start, end, text = window[0].start.timestamp(), window[0].end.timestamp(), window[1].strip(" ,")
-    elif planned_for is not None:
-        start, end, text = planned_for, planned_for + DAY_S, plan
-    else:
-        return None
-    text = was_planned(text)
-    return start, end, text[:1].upper() + text[1:]
-
-
-_NOT_VERBS = frozenset(
-    "am was were had did will would can could should might must may shall also really just still always never "
-    "usually often recently finally already bought went got took made saw met found felt thought told said gave "
-    "came ran left lost won wrote began spent kept heard knew put set cut sold built brought caught taught drove "
-    "flew grew became fell ate drank sang swam rode chose spoke wore forgot understood stood sat slept woke hid "
-    "shook hung fed led meant paid sent shot threw tore".split()
-)
-
-
-def _says(verb: str) -> str:
-    """The third-person form of a present-tense verb after I ("love" → "loves", "teach" → "teaches")."""
-    low = verb.lower().replace("’", "'")
-    if "'" in low:  # "don't" -> "doesn't", "can't" stays
-        return {"don't": "doesn't", "haven't": "hasn't"}.get(low, verb)
-    if low.endswith("ss") and low.isalpha():  # "guess", "miss": "guesses", "misses"
-        return verb + "es"
-    if low in _NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
-        return {"am": "is", "have": "has"}.get(low, verb)
-    if low in ("have", "do", "go"):
-        return {"have": "has", "do": "does", "go": "goes"}[low]
-    if low.endswith(("ch", "sh", "x", "o")):
-        return verb + "es"
-    if low.endswith("y") and low[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-_ADVERBS = (
-    "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes|last|"
-    "first|once|totally|definitely|absolutely|honestly|truly|kinda|mostly|rarely|hardly|literally|seriously|"
-    "probably|certainly|completely"
-)
-
-
-_D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd better"), else "would" ("I'd need")
-    r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|known|lost|taken|made|left|heard|"
-    r"forgotten|given|written|better|(?!\w*eed\b)\w+ed)\b)"
-)
-
-
-def third_person(fact: str, who: str) -> str:
-    """A first-person sentence the model copied ("I love tennis") said about `who` ("Emily loves tennis");
-    a self-introduction ("my name is Emily", "I am Emily") says nothing more and goes."""
-    name = re.escape(who)
-    text = re.sub(
-        rf"(?i:\b(?:hi|hello|hey)\b,?\s*)?(?i:\bmy name is|\bI am|\bI'm|\bthis is)\s+(?i:{name})\b\W*(?:and\s+)?",
-        "",
-        fact,
-    )
-    text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
-    text = re.sub(r"\b[Ii]'ve\b", "I have", text)
-    text = re.sub(r"\b[Ii]'ll\b", "I will", text)
-    text = re.sub(rf"\b[Ii]'d{_D_HAD}", "I had", text)
-    text = re.sub(r"\b[Ii]'d\b", "I would", text)
-    text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
-    for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
-        text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
-    text = re.sub(  # "I love" -> "Emily loves", "I just think" -> "Emily just thinks"
-        rf"\b[Ii] ((?:{_ADVERBS})\s+)?(\w+(?:['’]\w+)?)", lambda m: f"{who} {m.group(1) or ''}{_says(m.group(2))}", text
-    )
-    # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
-    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
-    text = re.sub(r"\b(me|myself)\b", who, text)
-    text = text.strip(" ,.")
-    return text[:1].upper() + text[1:] if text else text
-
 
 _PRONOUNS = r"I|we|he|she|they|my|our|his|her|their"
 _FUNCTION = r"at|in|on|to|for|with|from|of|and|or|by|the|a|an|too|as|after|before"
@@ -334,7 +184,7 @@ def _only_relation(clause: str) -> bool:
 def _we(clause: str, speaker: str, others: list[str]) -> str:
     """'we grew up' -> 'David and John grew up' (the speaker and the one other person the line named), else the
     speaker alone ('we are planning' -> 'I am planning', which `third_person` says about them)."""
-    clause = re.sub(rf"\b([Ww]e)['’]d{_D_HAD}", r"\1 had", clause)  # "we'd been"
+    clause = re.sub(rf"\b([Ww]e)['’]d{D_HAD}", r"\1 had", clause)  # "we'd been"
     clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {_CONTRACTED[m[2]]}", clause)  # "we are"
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
@@ -409,28 +259,6 @@ def _vocative(clause: str, names: list[str]) -> str:
         return clause
     who = "|".join(re.escape(n) for n in names)
     return re.sub(rf"^(?:{who}),\s*|,\s*(?:{who})\s*(?=,|$)", "", clause)
-
-
-_YOU_ARE = {"are": "is", "were": "was", "have": "has"}
-_YOU_SHORT = {"re": "is", "ve": "has", "ll": "will", "d": "would"}
-# where "you" is a subject: at the start, or after a word that begins a clause ("if you want", "what you said")
-_YOU_SUBJECT = re.compile(
-    r"(?P<before>^|\b(?:if|when|whenever|that|because|as|since|what|how|why|where|and|or|but|so|while|until|once|"
-    r"unless) )you (?P<verb>[a-z]+)\b",
-    re.IGNORECASE,
-)
-
-
-def _addressed(fact: str, listener: str) -> str:
-    """A fact that says "you" said about `listener` by name ("James will bring you a souvenir" -> "James will bring
-    John a souvenir", "if you want" -> "if John wants", "your" -> "John's")."""
-    fact = re.sub(r"\byou['’](re|ve|ll|d)\b", lambda m: f"{listener} {_YOU_SHORT[m[1].lower()]}", fact, flags=re.I)
-    fact = _YOU_SUBJECT.sub(
-        lambda m: f"{m['before']}{listener} {_YOU_ARE.get(m['verb'].lower()) or _says(m['verb'])}", fact
-    )
-    fact = re.sub(r"\byours\b", f"{listener}'s", fact, flags=re.I)
-    fact = re.sub(r"\byour\b", f"{listener}'s", fact, flags=re.I)
-    return re.sub(r"\byou(?:rself)?\b", listener, fact, flags=re.I)
 
 
 def atoms(
@@ -511,7 +339,7 @@ def atoms(
             if not fact or _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
                 continue
             if listener and listener != who:
-                fact = _addressed(fact, listener)
+                fact = addressed(fact, listener)
             if who in fact or len(re.findall(r"\w+", fact)) >= 3:  # not a name or a time alone ("Last Friday")
                 out.append((who, fact))
     return out

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 
 from app.config import Config
 from app.consolidation import forgetting
-from app.consolidation.atoms import planned_span
 from app.consolidation.extract import Extracted, Item, digest, extract, whole_sentences
+from app.consolidation.kinds import planned_span
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
 from app.consolidation.salience import load_salience
 from app.errors import AppError, LLMCancelled, LLMUnavailable

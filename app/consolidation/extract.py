@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from app.consolidation.atoms import atoms, named_in, third_person, typed
+from app.consolidation.atoms import atoms, named_in
+from app.consolidation.kinds import typed
+from app.consolidation.person import third_person
 from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, relations_in, yours
 from app.errors import LLMCutOff
 from app.facts import FactKind, past_tense, polarity

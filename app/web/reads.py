@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app import views
 from app.ask.recall import Retriever
 from app.config import Config
-from app.consolidation.atoms import planned_span
+from app.consolidation.kinds import planned_span
 from app.errors import NotFoundError
 from app.facts import FactKind
 from app.store import browse
