@@ -167,6 +167,35 @@ def test_the_verb_an_answer_is_phrased_with_is_not_what_a_line_must_say():
     assert holding("John took his family to a museum", asked, [memorial], ["John"]) == []
 
 
+def test_a_count_no_line_says_is_held_by_that_many_lines_that_each_say_it_happened():
+    beach = _line("Melanie", "We went to the beach recently. The kids had such a blast.", 1)
+    again = _line("Melanie", "Seeing my kids so happy at the beach was the best! We only go once or twice a year.", 2)
+    park = _line("Melanie", "We had a picnic in the park last week.", 3)
+    asked = "How many times has Melanie gone to the beach in 2023?"
+    assert holding("2", asked, [beach, again, park], ["Melanie"]) == [beach, again]
+    assert holding("3", asked, [beach, again, park], ["Melanie"]) == []  # the park is not the beach
+    assert holding("2", "How many times has Caroline gone to the beach?", [beach, again], ["Caroline"]) == []
+    old = _line("Evan", "My old prius broke down, decided to get it repaired and sell it.", 4)
+    new = _line("Evan", "Just got back from a trip with my family in our new Prius.", 5)
+    assert holding("Two", "How many Prius has Evan owned?", [old, new], ["Evan"]) == [old, new]  # each says a Prius
+    assert holding("Two", "How many dogs has Evan owned?", [old, new], ["Evan"]) == []
+    assert holding("2", "How many days did Evan spend on the trip?", [old, new], ["Evan"]) == []  # no count of lines
+
+
+def test_a_question_asked_only_with_the_verbs_any_question_is_phrased_with_needs_its_people_and_the_answer():
+    painting = _line("Sam", "Nothing so far, but Sam was thinking about trying painting.")
+    assert holding("Painting", "Which hobby did Sam take up in May 2023?", [painting], ["Sam"]) == [painting]
+    assert holding("Painting", "Which hobby did Evan take up in May 2023?", [painting], ["Evan"]) == []
+    assert holding("Pottery", "Which hobby did Sam take up in May 2023?", [painting], ["Sam"]) == []
+    hike = _line("Joanna", "Joanna took that pic on a hike last summer near Fort Wayne.", 2)
+    assert holding("Indiana", "What state did Joanna visit in summer 2021?", [hike], ["Joanna"]) == [hike]
+    doctor = _line(
+        "Sam", "Had a check-up with Sam's doctor a few days ago (18 May to 23 May 2023), the weight wasn't great."
+    )
+    asked = "When did Sam first go to the doctor and find out he had a weight problem?"
+    assert holding("18 May to 23 May 2023", asked, [doctor], ["Sam"]) == []  # 2 of 5 topic words: not enough
+
+
 def test_a_when_question_takes_the_day_of_the_line_more_about_what_is_asked():
     workshop = _line("Melanie", "Last Fri (Friday 14 July 2023) Melanie took the kids to a pottery workshop.", 1)
     pottery = _line("Melanie", "Melanie made it in pottery class yesterday (Thursday 24 August 2023).", 2)

@@ -30,7 +30,8 @@ _SAME = """
 like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
 kid kids child children, marry married marries marrying, friend friends buddy buddies pal pals,
 father dad dads daddy, mother mom moms mum mums mommy, grandfather grandpa, grandmother grandma granny,
-day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly
+day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly,
+favorite favourite favorites favourites fave faves fav favs
 """
 SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
         for form in forms.split()}  # fmt: skip
