@@ -613,6 +613,17 @@ def test_you_in_a_fact_is_the_one_it_was_said_to_by_name():
     assert "John misses James's old car" in got
     assert "John understands why travel means so much to James" in got
     assert not any(re.search(r"\byour?\b", what, re.I) for what in got)
+    said_lines = [
+        ("Andrew", "We finally got a new leash for Toby."),
+        ("Audrey", "I need to see where you and your pup hang out if you really need help. I totally agree."),
+        ("Andrew", "I bet those rides brought back great memories. I need a break. Thanks, you guys are the best."),
+    ]
+    lines = [Line(i, i, who, text, T0 + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
+    names = ["Andrew", "Audrey"]
+    got = {i.what for i in check(said(lines, names), lines, names, set())[0]}
+    assert "Audrey needs to see where Andrew and Andrew's pup hang out if Andrew really needs help" in got
+    assert "Andrew needs a break" in got
+    assert not any("agree" in what or "bets" in what for what in got)  # agreement and a guess at the listener's day
 
 
 def test_the_listener_called_sis_is_the_speaker_s_sister():

@@ -22,6 +22,8 @@ def said_of(verb: str) -> str:
         return {"don't": "doesn't", "haven't": "hasn't"}.get(low, verb)
     if low.endswith("ss") and low.isalpha():  # "guess", "miss": "guesses", "misses"
         return verb + "es"
+    if low in ("need", "feed", "succeed", "proceed", "exceed", "bleed", "breed", "speed", "heed"):  # not a past
+        return verb + "s"
     if low in NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
         return {"am": "is", "have": "has"}.get(low, verb)
     if low in ("have", "do", "go"):
@@ -79,8 +81,10 @@ _YOU_ARE = {"are": "is", "were": "was", "have": "has"}
 _YOU_SHORT = {"re": "is", "ve": "has", "ll": "will", "d": "would"}
 # where "you" is a subject: at the start, or after a word that begins a clause ("if you want", "what you said")
 _YOU_SUBJECT = re.compile(
-    r"(?P<before>^|\b(?:if|when|whenever|that|because|as|since|what|how|why|where|and|or|but|so|while|until|once|"
-    r"unless) )you (?P<verb>[a-z]+)\b",
+    r"(?P<before>^|[,;]\s+|\b(?:if|when|whenever|that|because|as|since|what|how|why|where|and|or|but|so|while|until|once|"
+    rf"unless) )you (?P<adverb>(?:{ADVERBS})\s+)?(?!(?:and|or|but|too|all|both|guys|two|there|here|so|as|at|in|on|"
+    r"for|with|from|of|to|the|a|an|more|than|again|back|up|out|off|now|then|very|that|this|it|me|him|her|them|us)\b)"
+    r"(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
 )
 
@@ -88,9 +92,11 @@ _YOU_SUBJECT = re.compile(
 def addressed(fact: str, listener: str) -> str:
     """A fact that says "you" said about `listener` by name ("James will bring you a souvenir" -> "James will bring
     John a souvenir", "if you want" -> "if John wants", "your" -> "John's")."""
+    fact = re.sub(r"\byou (?:guys|all|two|both)\b", "you", fact, flags=re.I)  # "you guys": the listener among others
     fact = re.sub(r"\byou['’](re|ve|ll|d)\b", lambda m: f"{listener} {_YOU_SHORT[m[1].lower()]}", fact, flags=re.I)
     fact = _YOU_SUBJECT.sub(
-        lambda m: f"{m['before']}{listener} {_YOU_ARE.get(m['verb'].lower()) or said_of(m['verb'])}", fact
+        lambda m: f"{m['before']}{listener} {m['adverb'] or ''}{_YOU_ARE.get(m['verb'].lower()) or said_of(m['verb'])}",
+        fact,
     )
     fact = re.sub(r"\byours\b", f"{listener}'s", fact, flags=re.I)
     fact = re.sub(r"\byour\b", f"{listener}'s", fact, flags=re.I)

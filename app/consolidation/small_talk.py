@@ -1,13 +1,13 @@
-"""What a clause says in passing, not as a fact of anyone's (app/consolidation/atoms.py leaves it out): a request
-of the listener ("please bring ...", "count me in"), a courtesy ("sorry about your job"), an answer to an offer
-("nothing for me, thanks"), encouragement ("you've got this"), a word said to someone by name ("Bye Jon"), how
-someone is just now, about nothing ("I'm fine, just tired"), a feeling about the listener ("I'm so glad you're
-enjoying it"), what was not done, about nothing ("I couldn't do much"), where someone goes or is back from in
-passing ("I'm going down to the cafe", "I'm just back from my run"; with a time it is a plan or an event), resolve
-about nothing ("I'm gonna keep going and never give up"), thanks for the listener's support in other words ("your
-support means a lot to me"), that there is news, with none of it ("a lot's happened since we last talked", "last
-week was wild") and what is said of the listener ("you've come so far", "your store looks great", "I'm sure
-you'll do great": theirs to say, not the speaker's fact)."""
+"""What a clause says in passing, not as a fact of anyone's (app/consolidation/atoms.py leaves it out): a request of the
+listener ("please bring ...", "count me in"), a courtesy ("sorry about your job"), an answer to an offer ("nothing
+for me, thanks"), encouragement ("you've got this"), a word said to someone by name ("Bye Jon"), how someone is just
+now, about nothing ("I'm fine, just tired"), agreement about nothing ("I totally agree", "I totally get it"), a
+feeling about the listener ("I'm so glad you're enjoying it"), what was not done, about nothing ("I couldn't do
+much"), where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my run";
+with a time it is a plan or an event), resolve about nothing ("I'm gonna keep going and never give up"), thanks for
+the listener's support in other words ("your support means a lot to me"), that there is news, with none of it ("a
+lot's happened since we last talked", "last week was wild") and what is said of the listener ("you've come so far",
+"your store looks great", "I'm sure you'll do great", "I bet it felt great": theirs to say, not the speaker's fact)."""
 
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ _TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "yo
     r"(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)(?!.*\s[-–—:]\s+(?:I|we|my|our)\b)",
     re.IGNORECASE,
 )
+_BET = re.compile(r"^I (?:just |really )?bet\b", re.IGNORECASE)  # a guess at the listener's day: "I bet it felt great"
 _EMPTY = frozenset(  # words that say nothing once the resolve or thanks around them is gone
     "i'm i'll i've i'd gonna going wanna gotta really sure totally definitely always still even just so also "
     "means meant lot ton world feeling determined".split()
@@ -134,6 +135,12 @@ _CATCHING_UP = re.compile(  # how long since the two last talked: "Haven't talke
     r"(?:\s+since (?:we|I) (?:last )?(?:talked|spoke|chatted|caught up|saw each other|heard from you)\b.*)?$",
     re.IGNORECASE,
 )
+_AGREED = re.compile(  # agreement with the listener, about nothing: "I totally agree", "I totally get it"
+    r"^(?:I\s+)?(?:(?:totally|completely|really|so|fully|definitely|absolutely)\s+)?(?:agree|get it|get that|"
+    r"understand|hear you|feel you|know what you mean|know the feeling|feel the same)"
+    r"(?:\s+(?:with you|with that|with this|on that|completely|totally|100%))?$",
+    re.IGNORECASE,
+)
 _NOTHING_DONE = re.compile(  # what was not done, about nothing: "I couldn't do much", "she can't do anything"
     r"^\S+(?:\s+(?:really|just|still))?\s+(?:can't|cannot|can not|couldn't|could not|didn't|did not)\s+do\s+"
     r"(?:much|anything|a thing|a lot)$",
@@ -163,9 +170,11 @@ def said_in_passing(clause: str) -> bool:
         or _ORDER.match(clause)
         or _about_nothing(clause)
         or _TO_YOU.match(clause)
+        or _BET.match(clause)
         or _MOOD.match(clause)
         or (_GLAD.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _NOTHING_DONE.match(clause)
+        or _AGREED.match(clause)
         or _NEWS_AHEAD.match(clause)
         or _CATCHING_UP.match(clause)
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
