@@ -598,29 +598,34 @@ def test_a_pronoun_reaches_back_to_who_was_just_named_and_a_past_weekday_is_the_
     assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Ines", "daughter", "Felix")]
 
 
-def test_you_in_a_fact_is_the_one_it_was_said_to_by_name():
-    said_lines = [
-        ("John", "I finally finished the novel you lent me."),
-        ("James", "Cool, I'll bring you a souvenir from Tokyo and we can grab coffee if you want."),
-        ("John", "I miss your old car, I understand why travel means so much to you."),
-    ]
+def _facts_written(said_lines: list[tuple[str, str]], names: list[str]) -> set[str]:
     lines = [Line(i, i, who, text, T0 + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
-    names = ["John", "James"]
-    got = {i.what for i in check(said(lines, names), lines, names, set())[0]}
+    return {i.what for i in check(said(lines, names), lines, names, set())[0]}
+
+
+def test_you_in_a_fact_is_the_one_it_was_said_to_by_name():
+    got = _facts_written(
+        [
+            ("John", "I finally finished the novel you lent me."),
+            ("James", "Cool, I'll bring you a souvenir from Tokyo and we can grab coffee if you want."),
+            ("John", "I miss your old car, I understand why travel means so much to you."),
+        ],
+        ["John", "James"],
+    )
     assert "John finally finished the novel James lent John" in got  # said to the one who speaks next
     assert "James will bring John a souvenir from Tokyo" in got
     assert "James can grab coffee if John wants" in got  # "if you want": John wants
     assert "John misses James's old car" in got
     assert "John understands why travel means so much to James" in got
     assert not any(re.search(r"\byour?\b", what, re.I) for what in got)
-    said_lines = [
-        ("Andrew", "We finally got a new leash for Toby."),
-        ("Audrey", "I need to see where you and your pup hang out if you really need help. I totally agree."),
-        ("Andrew", "I bet those rides brought back great memories. I need a break. Thanks, you guys are the best."),
-    ]
-    lines = [Line(i, i, who, text, T0 + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
-    names = ["Andrew", "Audrey"]
-    got = {i.what for i in check(said(lines, names), lines, names, set())[0]}
+    got = _facts_written(
+        [
+            ("Andrew", "We finally got a new leash for Toby."),
+            ("Audrey", "I need to see where you and your pup hang out if you really need help. I totally agree."),
+            ("Andrew", "I bet those rides brought back great memories. I need a break. Thanks, you guys are the best."),
+        ],
+        ["Andrew", "Audrey"],
+    )
     assert "Audrey needs to see where Andrew and Andrew's pup hang out if Andrew really needs help" in got
     assert "Andrew needs a break" in got
     assert not any("agree" in what or "bets" in what for what in got)  # agreement and a guess at the listener's day
