@@ -132,14 +132,14 @@ def test_greeting_text_is_grounded_in_the_profile():
     }
     text, sources = greeting(profile, said + 86400)
     assert text == (
-        "Hi David, good to see you again. Last time you told me next Friday you are planning a trip to Paris for "
+        "Hi David! Good to see you again. Last time you told me next Friday you are planning a trip to Paris for "
         "your birthday."
     )
     assert sources == [6]
     # a week later the trip's day (Friday 22 May) is over: what was planned, without its time words
     text, _ = greeting(profile, said + 9 * 86400)
     assert text.endswith("Last time you told me you were planning a trip to Paris for your birthday.")
-    assert greeting({"name": "Maria", "facts": []}, said) == ("Hi Maria, good to see you again.", [])
+    assert greeting({"name": "Maria", "facts": []}, said) == ("Hi Maria! Good to see you again.", [])
     assert second_person("Emily has two kids", "Emily") == "you have two kids"
     assert (
         second_person("Next friday we are planning a trip to paris for David's birthday", "David")

@@ -24,8 +24,8 @@ def greeting(profile: dict, now: float) -> tuple[str, list[int]]:
         elif fact["kind"] == FactKind.EVENT and fact["value"]:
             past.append((fact["value"], fact["source"]))
     for said, source in ahead + past:
-        return f"Hi {name}, good to see you again. Last time you told me {second_person(said, name)}.", [source]
-    return f"Hi {name}, good to see you again.", []
+        return f"Hi {name}! Good to see you again. Last time you told me {second_person(said, name)}.", [source]
+    return f"Hi {name}! Good to see you again.", []
 
 
 def second_person(fact: str, name: str) -> str:
