@@ -336,7 +336,7 @@ def whole_sentences(text: str) -> str:
 
 def _listener(lines: list[Line], i: int) -> str | None:
     """Whom line `i` is said to: the speaker of the nearest line before it by someone else (else after it)."""
-    for line in [*lines[i - 1 :: -1][:i], *lines[i + 1 :]]:
+    for line in [*reversed(lines[:i]), *lines[i + 1 :]]:
         if line.person and line.person != lines[i].person:
             return line.person
     return None

@@ -70,9 +70,9 @@ _THANKED = re.compile(  # thanks in other words: "your support means a lot", "I 
     re.IGNORECASE,
 )
 _TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great", "I'm sure
-    # you'll do great", "I bet your kids loved it"), not "you and I", nor news after a dash ("You won't believe it -
+    # you'll do great"; "I bet ..." is `_BET`), not "you and I", nor news after a dash ("You won't believe it -
     # I got mentored yesterday")
-    r"^(?:(?:I['’]m|I am) (?:so |really |just )?sure|I (?:really |just )?(?:think|bet|hope|believe|reckon|guess|"
+    r"^(?:(?:I['’]m|I am) (?:so |really |just )?sure|I (?:really |just )?(?:think|hope|believe|reckon|guess|"
     r"can tell|can see)|sounds like|looks like)?(?:,?\s*(?:that\s+)?)"
     r"(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)(?!.*\s[-–—:]\s+(?:I|we|my|our)\b)",
     re.IGNORECASE,
