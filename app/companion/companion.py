@@ -391,7 +391,8 @@ class Companion:
         reply.timings_ms["compose_ms"] = (time.perf_counter() - started) * 1e3
         reply.text, reply.known = text, bool(sources)
         reply.citations = cited_lines(memory, [s for s in sources if s is not None])
-        self._say(reply, text)
+        for sentence in split_sentences(text):  # "Hi David!" plays while the rest is synthesized
+            self._say(reply, sentence)
         self._end(reply)
 
     def _begin(self, reply: Reply) -> None:
