@@ -131,9 +131,9 @@ def test_greeting_text_is_grounded_in_the_profile():
         ],
     }
     text, sources = greeting(profile, said + 86400)
-    assert text == (
-        "Hi David! Good to see you again. Last time you told me next Friday you are planning a trip to Paris for "
-        "your birthday."
+    assert text == (  # "next Friday" said yesterday is not next Friday today: the day it named
+        "Hi David! Good to see you again. Last time you told me you are planning a trip to Paris for your birthday "
+        "on Friday 22 May 2026."
     )
     assert sources == [6]
     # a week later the trip's day (Friday 22 May) is over: what was planned, without its time words

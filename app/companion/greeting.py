@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 
 from app.consolidation.kinds import planned_span
 from app.facts import FactKind
+from app.text.timeexpr import day_words, plan_window
 
 
 def greeting(profile: dict, now: float) -> tuple[str, list[int]]:
@@ -20,12 +22,27 @@ def greeting(profile: dict, now: float) -> tuple[str, list[int]]:
             if span is not None and span[1] <= now:
                 past.append((span[2], fact["source"]))
             else:
-                ahead.append((fact["value"], fact["source"]))
+                ahead.append((_dated(fact["value"], fact["said"]), fact["source"]))
         elif fact["kind"] == FactKind.EVENT and fact["value"]:
             past.append((fact["value"], fact["source"]))
     for said, source in ahead + past:
         return f"Hi {name}! Good to see you again. Last time you told me {second_person(said, name)}.", [source]
     return f"Hi {name}! Good to see you again.", []
+
+
+def _dated(plan: str, said: float) -> str:
+    """The plan with its time words as the day they name ("Next Friday David is planning a trip" said on Thursday
+    14 May 2026 → "David is planning a trip on Friday 22 May 2026"): "next Friday" said yesterday is not next
+    Friday today."""
+    found = plan_window(plan, datetime.fromtimestamp(said, timezone.utc))
+    if found is None:
+        return plan
+    window, rest = found
+    if not rest.strip(" ,."):
+        return plan
+    when = day_words(window.start, window.end)
+    on = "on" if (window.end - window.start).days <= 1 else "from" if when[0].isdigit() else "in"
+    return f"{rest.strip(' ,.')} {on} {when}"
 
 
 def second_person(fact: str, name: str) -> str:

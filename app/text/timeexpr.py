@@ -63,7 +63,8 @@ def spoken_time(t: float | None) -> str:
 
 def day_words(start: datetime, end: datetime) -> str:
     """A window as words: a day ('Monday 18 May 2026'), a month ('April 2026'), a season ('summer 2022', 'winter
-    2022 to 2023'), a year, or a span of days."""
+    2022 to 2023'), a year, or a span of days. A zone the window carries is left out (seasons are naive)."""
+    start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
     days = (end - start).days
     if days <= 1:
         return f"{start:%A} {start.day} {start:%B %Y}"
