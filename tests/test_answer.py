@@ -14,7 +14,7 @@ import pytest
 
 from app.ask import grounding, spans
 from app.ask.answer import UNKNOWN_ASKER, Answerer
-from app.ask.checking import answers_alone, bearing, closer_time, held_items, holding, time_held
+from app.ask.checking import answers_alone, bearing, closer_time, held_items, holding, time_held, whom_held
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
@@ -217,6 +217,13 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("at the park", when, [bank]) == []
     peanuts = _line("David", "David is allergic to peanuts.", 2)
     assert holding("David", "Who is allergic to peanuts?", [peanuts]) == [peanuts]  # the speaker
+    said = "My wife Sarah is a doctor and she loves tennis too."
+    wife = Line(4, "John", THURSDAY, said, "John's wife Sarah is a doctor and she loves tennis too.", 1.0)
+    assert holding("John", "Who is a doctor?", [wife]) == []  # he said it, of Sarah
+    assert holding("Sarah", "Who is a doctor?", [wife]) == [wife]
+    assert holding("John", "Who loves tennis?", [wife]) == []
+    assert whom_held("John", "Who is a doctor?", [peanuts, wife]) == ("Sarah", [wife])  # whom the line says it of
+    assert whom_held("David", "Who is a doctor?", [peanuts, wife]) == ("", [])  # not read as a speaker who said it
     assert holding("Yes", "Is David allergic to peanuts?", [peanuts], ["David"]) == [peanuts]
     assert holding("Yes", "Is David allergic to shellfish?", [peanuts], ["David"]) == []  # a yes needs the claim
     assert holding("No", "Is David allergic to shellfish?", [peanuts], ["David"]) == []

@@ -47,7 +47,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from app.ask.checking import answers_alone, bearing, closer_time, held_items, holding, own_words, time_held
+from app.ask.checking import (
+    answers_alone,
+    bearing,
+    closer_time,
+    held_items,
+    holding,
+    own_words,
+    time_held,
+    whom_held,
+)
 from app.ask.comparing import canonical
 from app.ask.grounding import (
     ASKS_WHEN,
@@ -338,6 +347,9 @@ class Answerer:
             text = kept if held else text
         if not held and ASKS_WHEN.search(question) and not says_unknown(text):  # "In the summer": the line's time
             said, held = time_held(question, chosen, found.named, joined, self._similar)
+            text = said or text
+        elif not held and not says_unknown(text):  # "John", who said "my wife Sarah is a doctor": Sarah
+            said, held = whom_held(text, question, chosen, found.named, joined, self._similar)
             text = said or text
         elif held and ASKS_WHEN.search(question):  # the day of a line more about what is asked
             said, closer = closer_time(question, held, chosen, found.named, joined, self._similar)

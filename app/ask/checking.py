@@ -22,6 +22,7 @@ import numpy as np
 
 from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import ASKS_WHEN, TIMED, Line, option_picked, stated, topic_words
+from app.consolidation.atoms import atoms
 from app.consolidation.relations import FAMILY, SOCIAL
 from app.text import places
 from app.text.words import keywords, singular
@@ -133,6 +134,8 @@ def holding(
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 holders.append(line)
                 covered |= hits[line.id]
+        if _ASKS_WHO.match(question):  # "Who is a doctor?" is not John, who said "my wife Sarah is a doctor"
+            holders = [x for x in holders if not _of_another(x, hits[x.id], topic)]
         if not holders and (counted := _counted(answer, question, lines, named, similar, regional)):
             return counted  # "2" to "how many times ...?": two lines say it happened
         if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines, regional)):
@@ -157,6 +160,41 @@ def holding(
     if again and _covered(_topic_held(topic, [*context, *again, *going_on], similar, regional), topic, enough):
         return [*holders, *again]
     return []  # "allergic to shellfish?" is not "peanuts"
+
+
+def _of_another(line: Line, held_words: set[str], topic: list[str]) -> bool:
+    """Whether `line` holds a who-question's answer only as its speaker, while what it says of the topic it says of
+    someone else: "My wife Sarah is a doctor", said by John, names Sarah as the doctor."""
+    if not line.person or held_words - word_set(line.person) or held_words & word_set(line.text):
+        return False
+    about = _said_of(line, topic)
+    return bool(about) and line.person not in about
+
+
+def _said_of(line: Line, topic: list[str]) -> set[str]:
+    """Whom `line` says the topic words of, by its atomic facts read as memory writing reads them."""
+    if not line.person or not topic:
+        return set()
+    named = re.findall(r"\b[A-Z][a-z]+\b", line.text)
+    facts = atoms(stated(line.text), line.person, named)
+    return {who for who, fact in facts if set(topic) & {canonical(w) for w in keywords(fact)}}
+
+
+def whom_held(
+    read: str, question: str, lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
+) -> tuple[str, list[Line]]:
+    """For a who-question read as the speaker of a line that says what is asked of someone else ("John", from
+    John's "My wife Sarah is a doctor"): that one person, when `holding` finds them answering it from that line;
+    ("", []) otherwise."""
+    if not _ASKS_WHO.match(question):
+        return "", []
+    topic = topic_words(question, named)
+    for line in lines:
+        if line.person and word_set(read) <= word_set(line.person) and _of_another(line, word_set(read), topic):
+            others = _said_of(line, topic) - {line.person}
+            if len(others) == 1 and (held := holding(next(iter(others)), question, [line], named, joined, similar)):
+                return next(iter(others)), held
+    return "", []
 
 
 # how many times, or things (not a span of time: "how many days did the trip take?" is no count of lines)
