@@ -297,6 +297,20 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "Looking forward to the trip. Losing my job was hard.",
             [("Jon", "Jon is looking forward to the trip"), ("Jon", "Losing Jon's job was hard")],
         ),
+        (  # a doing with its own "is" later is the subject too, however long ("it", "that" inside it)
+            "Tim",
+            "Having support like that is so important. Seeing it working and providing clean water was satisfying.",
+            [],
+        ),
+        (  # a condition stays with what it conditions; a "pick-me-up" is nobody's name
+            "Jolene",
+            "Whenever I'm overwhelmed, I just take a break. Comfort food can be a great pick-me-up.",
+            [
+                ("Jolene", "Whenever Jolene is overwhelmed, Jolene just takes a break"),
+                ("Jolene", "Comfort food can be a great pick-me-up"),
+            ],
+        ),
+        ("Joanna", "I wish you the best on your party! I'd love to hear your thoughts.", []),  # courtesies
         # a name and a word is said to someone; what is shown, not said, is in brackets
         ("Gina", "Go Jon! Bye Jon! I'm always here to cheer you on. You got this, hang in there!", []),
         ("Gina", "Sarah left.", [("Sarah", "Sarah left")]),  # a name and a verb is said of them, and is theirs

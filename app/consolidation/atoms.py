@@ -128,13 +128,23 @@ def _subject(name: str, rest: str) -> str:
     return f"{name}{rest}" if rest[:1] in "'’" else f"{name} {rest}"
 
 
+_CONDITION = re.compile(
+    r"^(?:whenever|when|if|because|since|while|although|though|once|unless|until|as soon as|every time)\b", re.I
+)
+
+
 def clauses(sentence: str) -> list[str]:
     """A sentence's clauses: split where a conjunction or a comma starts a new subject, the part before it two
     words or more and the part after it three; and two doings joined by "and" each with what comes before them
     (`_each_doing`)."""
     parts: list[str] = []
     rest = sentence.strip(" ,.!")
-    while m := next((m for m in _SPLIT.finditer(rest) if len(rest[: m.start()].split()) >= 2), None):
+
+    def splits(m: re.Match) -> bool:  # "Whenever I'm overwhelmed, I take a break": one clause, its condition first
+        before = rest[: m.start()]
+        return len(before.split()) >= 2 and not (m[0].startswith(",") and _CONDITION.match(before))
+
+    while m := next((m for m in _SPLIT.finditer(rest) if splits(m)), None):
         if len(rest[m.end() :].split()) < 3:
             break
         parts.append(rest[: m.start()])
@@ -236,6 +246,9 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
+# a doing with its own "is" after it is the subject ("Having support like that is so important", "Seeing it work
+# was incredibly satisfying"), not an "I" left out before it
+_IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t)\s", re.IGNORECASE)
 # "I ride it", "I can fix it": it is the object ("I thought it'd be nice", "I think it is": the subject of what follows)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b(?!['’]|\s+(?:is|was|will|would|has|had|can|could|might|must)\b)")
 
@@ -317,7 +330,9 @@ def atoms(
                 ):
                     continue  # said of everyone: "It brings us together", "Hiking together was great fun for us"
                 clause = _as_mine(clause)  # "Storm forced us to cancel our trip", "Our team has grown": the speaker's
-            left_out = (m := _LEFT_OUT_I.match(clause)) is not None and not (m["doing"] and _GENERAL.match(clause))
+            left_out = (m := _LEFT_OUT_I.match(clause)) is not None and not (
+                m["doing"] and (_GENERAL.match(clause) or _IS_LATER.match(clause))
+            )
             if (
                 who == speaker
                 and not _MINE.search(clause)

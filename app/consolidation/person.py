@@ -72,7 +72,7 @@ def third_person(fact: str, who: str) -> str:
     )
     # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
     text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
-    text = re.sub(r"\b(me|myself)\b", who, text)
+    text = re.sub(r"(?<!-)\b(me|myself)\b(?!-)", who, text)  # not a "pick-me-up"
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] if text else text
 
