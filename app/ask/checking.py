@@ -135,7 +135,7 @@ def holding(
                 holders.append(line)
                 covered |= hits[line.id]
         if _ASKS_WHO.match(question):  # "Who is a doctor?" is not John, who said "my wife Sarah is a doctor"
-            holders = [x for x in holders if not _of_another(x, hits[x.id], topic)]
+            holders = [x for x in holders if not _said_of_others(x, hits[x.id], topic)]
         if not holders and (counted := _counted(answer, question, lines, named, similar, regional)):
             return counted  # "2" to "how many times ...?": two lines say it happened
         if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines, regional)):
@@ -162,13 +162,14 @@ def holding(
     return []  # "allergic to shellfish?" is not "peanuts"
 
 
-def _of_another(line: Line, held_words: set[str], topic: list[str]) -> bool:
-    """Whether `line` holds a who-question's answer only as its speaker, while what it says of the topic it says of
-    someone else: "My wife Sarah is a doctor", said by John, names Sarah as the doctor."""
+def _said_of_others(line: Line, held_words: set[str], topic: list[str]) -> set[str]:
+    """Whom else `line` says the topic of, when it holds a who-question's answer only as its speaker and says the
+    topic of others, not of them: "My wife Sarah is a doctor", said by John, names Sarah as the doctor (empty
+    otherwise)."""
     if not line.person or held_words - word_set(line.person) or held_words & word_set(line.text):
-        return False
+        return set()
     about = _said_of(line, topic)
-    return bool(about) and line.person not in about
+    return set() if line.person in about else about
 
 
 def _said_of(line: Line, topic: list[str]) -> set[str]:
@@ -190,10 +191,10 @@ def whom_held(
         return "", []
     topic = topic_words(question, named)
     for line in lines:
-        if line.person and word_set(read) <= word_set(line.person) and _of_another(line, word_set(read), topic):
-            others = _said_of(line, topic) - {line.person}
-            if len(others) == 1 and (held := holding(next(iter(others)), question, [line], named, joined, similar)):
-                return next(iter(others)), held
+        if len(others := _said_of_others(line, word_set(read), topic)) == 1:
+            (who,) = others
+            if held := holding(who, question, [line], named, joined, similar):
+                return who, held
     return "", []
 
 

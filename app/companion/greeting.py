@@ -37,12 +37,12 @@ def _dated(plan: str, said: float) -> str:
     found = plan_window(plan, datetime.fromtimestamp(said, timezone.utc))
     if found is None:
         return plan
-    window, rest = found
-    if not rest.strip(" ,."):
+    window, rest = found[0], found[1].strip(" ,.")
+    if not rest:
         return plan
     when = day_words(window.start, window.end)
     on = "on" if (window.end - window.start).days <= 1 else "from" if when[0].isdigit() else "in"
-    return f"{rest.strip(' ,.')} {on} {when}"
+    return f"{rest} {on} {when}"
 
 
 def second_person(fact: str, name: str) -> str:
