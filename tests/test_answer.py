@@ -307,6 +307,15 @@ def test_the_check_holds_an_answer_to_its_line():
     garage = _line("Dave", "Dave has fond memories of working on cars with his dad as a kid.", 27)
     father = "When Dave was a child, what did he and his father do in the garage?"
     assert holding("Worked on cars", father, [garage], ["Dave"]) == [garage]
+    # a relation word may be in the line the holder goes on from about someone; a name may not
+    mom = replace(_line("Deborah", "Deborah's mom had a big passion for cooking.", 30), session=5)
+    cakes = replace(_line("Deborah", "Deborah loved it when she would bake pineapple cakes for Deborah.", 32), session=5)
+    baked = "What food did Deborah's mom make for her on birthdays?"
+    assert holding("Pineapple cakes", baked, [mom, cakes], ["Deborah"]) == [cakes]
+    assert holding("Pineapple cakes", baked, [mom, replace(cakes, session=6)], ["Deborah"]) == []  # another day
+    assert holding("Pineapple cakes", baked, [cakes], ["Deborah"]) == []  # nobody's mom
+    said = replace(_line("Deborah", "Thanks! It was my mom who loved cooking.", 30), session=5)
+    assert holding("Pineapple cakes", baked.replace("Deborah", "Jolene"), [said, cakes], ["Jolene"]) == []
     # two lines that both say the answer hold what is asked together, not one that says only what is asked
     adopted = _line("Jolene", "Jolene adopted her two years ago (around 2021) when Jolene was lonely.", 23)
     had = _line("Jolene", "It's Susie! Jolene has had her for two years now (since around 2021).", 24)

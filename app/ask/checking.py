@@ -146,7 +146,10 @@ def holding(
     else:
         return []
     context = [*holders, *joined]
-    if not _people_held(question, named, holders, context):
+    # a relation word may be in the line a holder goes on from about someone ("Deborah's mom had a passion for
+    # cooking", then "I loved it when she would bake pineapple birthday cakes"); the people named may not
+    kin = [x for x in lines if any(_goes_on(x, h, _POINTS_TO_SOMEONE) for h in holders)]
+    if not _people_held(question, named, holders, context, kin):
         return []
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`_goes_on`)
@@ -272,30 +275,37 @@ def _only_time(answer: str, question: str) -> bool:
     return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
 
 
-def _goes_on(x: Line, h: Line) -> bool:
+_POINTS_BACK = re.compile(r"\b(?:one|there|then|it|this|these|those)\b", re.I)  # "I'm organizing one next month"
+_POINTS_TO_SOMEONE = re.compile(r"\b(?:she|he|her|him|they|them)\b", re.I)  # "when she would bake ..."
+
+
+def _goes_on(x: Line, h: Line, points_back: re.Pattern = _POINTS_BACK) -> bool:
     """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
-    it ("Me and my siblings always plan a gaming night", then "I'm organizing one next month"), or they were read
-    beside each other (`with_turns_beside`: "We saw the Perseid meteor shower", then "It made me feel tiny")."""
+    it (`points_back`: "Me and my siblings always plan a gaming night", then "I'm organizing one next month"), or
+    they were read beside each other (`with_turns_beside`: "We saw the Perseid meteor shower", then "It made me
+    feel tiny")."""
     if x.id == h.beside or x.beside == h.id:
         return True
     return (
         x.session is not None
         and (x.session, x.person) == (h.session, h.person)
         and 0 < h.id - x.id <= 3
-        and bool(_POINTS_BACK.search(h.shown))
+        and bool(points_back.search(h.shown))
     )
 
 
-def _people_held(question: str, named: list[str], said_by: list[Line], context: list[Line]) -> bool:
-    """Whether the `context` lines hold every person `question` names and its relation words ("Emily's
-    husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by someone
-    the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
+def _people_held(
+    question: str, named: list[str], said_by: list[Line], context: list[Line], kin: list[Line] = ()
+) -> bool:
+    """Whether the `context` lines hold every person `question` names and they or `kin` its relation words
+    ("Emily's husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by
+    someone the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
     Melanie?")."""
     text = " ".join(f"{x.person or ''} {_unaddressed(x.shown, named)}" for x in context).lower()
     told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return False
-    words = {w for x in context for w in word_set(x.shown)}
+    words = {w for x in [*context, *kin] for w in word_set(x.shown)}
     return all(says(canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
 
 
@@ -325,7 +335,6 @@ def _unaddressed(text: str, names: list[str]) -> str:
 
 
 _POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
-_POINTS_BACK = re.compile(r"\b(?:one|there|then|it|this|these|those)\b", re.I)  # "I'm organizing one next month"
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
