@@ -302,12 +302,22 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "Having support like that is so important. Seeing it working and providing clean water was satisfying.",
             [],
         ),
-        (  # a condition stays with what it conditions; a "pick-me-up" is nobody's name
+        (  # a condition stays with what it conditions, a second verb agrees with the first; a "pick-me-up" is
+            # nobody's name nor the speaker's, and an opinion about no one
             "Jolene",
-            "Whenever I'm overwhelmed, I just take a break. Comfort food can be a great pick-me-up.",
+            "Whenever I'm overwhelmed, I just take a break and do some breathing. Comfort food can be a great "
+            "pick-me-up.",
+            [("Jolene", "Whenever Jolene is overwhelmed, Jolene just takes a break and does some breathing")],
+        ),
+        (  # not a verb after "to", nor a thing after "and"; "myself" is "themselves"; the time since they last
+            # talked is no condition
+            "Caroline",
+            "I want to live authentically and help others. I miss my mom and dad a lot. Since we last spoke, I "
+            "taught myself guitar.",
             [
-                ("Jolene", "Whenever Jolene is overwhelmed, Jolene just takes a break"),
-                ("Jolene", "Comfort food can be a great pick-me-up"),
+                ("Caroline", "Caroline wants to live authentically and help others"),
+                ("Caroline", "Caroline misses their mom and dad a lot"),
+                ("Caroline", "Caroline taught themselves guitar"),
             ],
         ),
         ("Joanna", "I wish you the best on your party! I'd love to hear your thoughts.", []),  # courtesies
@@ -623,9 +633,11 @@ def test_you_in_a_fact_is_the_one_it_was_said_to_by_name():
             ("John", "I finally finished the novel you lent me."),
             ("James", "Cool, I'll bring you a souvenir from Tokyo and we can grab coffee if you want."),
             ("John", "I miss your old car, I understand why travel means so much to you."),
+            ("James", "If you ever need a ride, let me know."),
         ],
         ["John", "James"],
     )
+    assert "If John ever needs a ride, let James know" in got  # "ever" is no verb
     assert "John finally finished the novel James lent John" in got  # said to the one who speaks next
     assert "James will bring John a souvenir from Tokyo" in got
     assert "James can grab coffee if John wants" in got  # "if you want": John wants

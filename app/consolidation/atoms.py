@@ -60,7 +60,9 @@ _REMEMBER = re.compile(
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
     r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure)\b[,\s]*|"
     r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|nah|cool|awesome|nice|alright|right|fine|wow|woah|whoa|haha|omg)"
-    r"\s*[,!]\s*)+",
+    r"\s*[,!]\s*|"  # and the time since the speakers last talked ("Since we last spoke, I ...")
+    r"since (?:(?:I|we|you) (?:last )?(?:spoke|talked|chatted|caught up)(?: last)?|(?:our|the|my) last (?:chat|talk|"
+    r"conversation)|(?:speaking|talking|chatting) last)\s*,\s*)+",
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
@@ -211,7 +213,9 @@ _LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't beli
     r"(?:[-–—!,]|\.\.\.)|(?i:(?:I['’]m|I am)\s+(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|glad|stoked)"
     r"\s+to\s+(?:tell|share with|show)\s+you(?:\s+that)?))\s+(?=\S+\s+\S+\s+\S+)"
 )
-_MINE = re.compile(r"\b(?:I|me|my|mine|myself|we)\b", re.IGNORECASE)  # the speaker, in their own words
+_MINE = re.compile(
+    r"(?<!-)\b(?:I|me|my|mine|myself|we)\b(?!-)", re.IGNORECASE
+)  # the speaker's own words (not "pick-me-up")
 _OURS = re.compile(r"\b(?:us|our|ours|ourselves)\b", re.IGNORECASE)  # the speaker among others, or everyone
 _KEEN = r"(?:really|totally|honestly)"  # before a doing whose "I" is left out: "Really loving my new job"
 _SURELY = r"(?:really|totally|honestly|finally|recently|actually|also|just|already|never|always|definitely)"

@@ -11,7 +11,8 @@ NOT_VERBS = frozenset(
     "usually often recently finally already bought went got took made saw met found felt thought told said gave "
     "came ran left lost won wrote began spent kept heard knew put set cut sold built brought caught taught drove "
     "flew grew became fell ate drank sang swam rode chose spoke wore forgot understood stood sat slept woke hid "
-    "shook hung fed led meant paid sent shot threw tore".split()
+    "shook hung fed led meant paid sent shot threw tore fought held dealt lent bent struck stuck swung sought drew "
+    "broke rose froze stole dug spun blew forgave overcame withdrew mistook".split()
 )
 
 
@@ -38,14 +39,38 @@ def said_of(verb: str) -> str:
 ADVERBS = (
     "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes|last|"
     "first|once|totally|definitely|absolutely|honestly|truly|kinda|mostly|rarely|hardly|literally|seriously|"
-    "probably|certainly|completely"
+    "probably|certainly|completely|ever|least"
 )
+
+# a second verb of the same subject ("Jolene takes a break and do some breathing"): a verb that is seldom a thing,
+# or one that can be, before what a verb takes (not "Jolene misses their mom and dad a lot")
+_AND_VERB = re.compile(
+    rf"(?P<lead>\band (?:(?:{ADVERBS}) )?)(?:(?P<verb>do|make|take|get|go|give|keep|try|enjoy|spend|bring|see|find|"
+    r"put|let|tell|teach|understand|become|learn|explore|visit|meet|believe|appreciate|relax|recharge|create|share|"
+    r"spread|remind|lift|push|grow|stay|build|write|bake|cook)\b|(?P<noun>feel|hang|watch|listen|talk|think|know|use|"
+    r"focus|show|bond|hope|want|need|wish|plan|dream)(?= (?:a|an|the|some|my|their|his|her|its|our|it|them|him|me|"
+    r"each|every|more|out|up|back|on|off|together|everything|something|people|others|time|about|of|to|for|with)\b))"
+)
+_SAME_VERB_ON = re.compile(r"\b(?:to|can|could|will|would|should|might|must|may|and|but|or|so|because|when|if)\b")
+
+
+def _agreeing(text: str, start: int) -> str:
+    """`text` with the verbs that go on from the one said of someone at `start` said of them too ("... takes a
+    break and does some breathing"); not after "to" or a modal, whose verb stays ("wants to live and help")."""
+    m = _AND_VERB.search(text, start)
+    if m is None or _SAME_VERB_ON.search(text, start, m.start()):
+        return text
+    verb = "verb" if m["verb"] else "noun"
+    return text[: m.start(verb)] + _agreeing(said_of(m[verb]) + text[m.end(verb) :], 0)
 
 
 D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd better"), else "would" ("I'd need")
     r"(?=\s+(?:never\s+|already\s+|just\s+)?(?:been|gone|done|seen|had|got|known|lost|taken|made|left|heard|"
     r"forgotten|given|written|better|(?!\w*eed\b)\w+ed)\b)"
 )
+
+
+_I_VERB = re.compile(rf"\b[Ii] ((?:{ADVERBS})\s+)?(\w+(?:['’]\w+)?)")
 
 
 def third_person(fact: str, who: str) -> str:
@@ -65,14 +90,19 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
     for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
         text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
-    text = re.sub(  # "I love" -> "Emily loves", "I just think" -> "Emily just thinks"
-        rf"\b[Ii] ((?:{ADVERBS})\s+)?(\w+(?:['’]\w+)?)",
-        lambda m: f"{who} {m.group(1) or ''}{said_of(m.group(2))}",
-        text,
-    )
+    at = 0
+    while m := _I_VERB.search(text, at):  # "I love" -> "Emily loves", "I just think" -> "Emily just thinks"
+        verb = said_of(m[2])
+        said = f"{who} {m[1] or ''}{verb}"
+        text, at = text[: m.start()] + said + text[m.end() :], m.start() + len(said)
+        if verb != m[2] and verb not in ("is", "has"):  # and the verbs that go on from it
+            text = _agreeing(text, at)
     # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
     text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
-    text = re.sub(r"(?<!-)\b(me|myself)\b(?!-)", who, text)  # not a "pick-me-up"
+    # "me" by name, "myself" as "themselves" after it ("Caroline taught themselves guitar"); not a "pick-me-up"
+    text = re.sub(
+        r"(?<!-)\b(?:me|(myself))\b(?!-)", lambda m: "themselves" if m[1] and who in text[: m.start()] else who, text
+    )
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] if text else text
 
