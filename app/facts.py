@@ -113,6 +113,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
             r"\b(hate[sd]?|dislike[sd]?|can't stand|cannot stand|(do|does|did)(n't| not) like|not a fan)\b", re.I
         ),
     ),
+    (FactKind.EVENT, re.compile(r"\b(?:got|gets) (?!into\b)\w+ into\b", re.I)),  # "a friend got Evan into it"
     (
         LIKES,
         re.compile(

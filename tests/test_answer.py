@@ -309,7 +309,7 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("Worked on cars", father, [garage], ["Dave"]) == [garage]
     # a relation word may be in the line the holder goes on from about someone; a name may not
     mom = replace(_line("Deborah", "Deborah's mom had a big passion for cooking.", 30), session=5)
-    cakes = replace(_line("Deborah", "Deborah loved it when she would bake pineapple cakes for Deborah.", 32), session=5)
+    cakes = replace(_line("Deborah", "Deborah loved it when she would bake pineapple cakes.", 32), session=5)
     baked = "What food did Deborah's mom make for her on birthdays?"
     assert holding("Pineapple cakes", baked, [mom, cakes], ["Deborah"]) == [cakes]
     assert holding("Pineapple cakes", baked, [mom, replace(cakes, session=6)], ["Deborah"]) == []  # another day
