@@ -628,6 +628,24 @@ def _facts_written(said_lines: list[tuple[str, str]], names: list[str]) -> set[s
     return {i.what for i in check(said(lines, names), lines, names, set())[0]}
 
 
+def test_a_pronoun_with_no_name_reaches_back_to_the_speaker_s_own_one():
+    """"she" after "my mom" (no name said) is the speaker's mom, "they" after "your turtles", asked of them, the
+    speaker's turtles; "your" in someone else's question is not theirs."""
+    got = _facts_written(
+        [
+            ("Deborah", "My mom loved cooking. She would make amazing meals for us."),
+            ("Jolene", "What do your turtles eat?"),
+            ("Deborah", "They eat a mix of vegetables and insects."),
+            ("Jolene", "My kids went to the zoo with my sister."),
+            ("Deborah", "She must have loved it! They look so happy."),
+        ],
+        ["Deborah", "Jolene"],
+    )
+    assert {"Deborah's mom loved cooking", "Deborah's mom would make amazing meals for us"} <= got
+    assert "Deborah's turtles eat a mix of vegetables and insects" in got
+    assert not any(what.startswith(("She ", "They ", "Deborah's sister", "Deborah's kids")) for what in got)
+
+
 def test_you_in_a_fact_is_the_one_it_was_said_to_by_name():
     got = _facts_written(
         [

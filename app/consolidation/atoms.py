@@ -89,7 +89,8 @@ _THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[
 _THIRD = {"she", "he", "they"}
 _MANY = (
     r"kids|children|sons|daughters|twins|grandkids|grandchildren|parents|dogs|cats|pets|puppies|pups|kittens|birds|"
-    r"horses"
+    r"horses|turtles|snakes|rabbits|hamsters|chickens|friends|siblings|grandparents|students|teammates|coworkers|"
+    r"colleagues|neighbors"
 )
 # what "they" in the next clause is when the speaker just said it: "my kids", "I have two dogs"
 _OWN_MANY = re.compile(
@@ -97,6 +98,10 @@ _OWN_MANY = re.compile(
     rf"(?:two|three|four|five|\d+|some|a few|a couple of)\s+((?:[a-z]+\s+)?(?:{_MANY}))\b",
     re.IGNORECASE,
 )
+# what "she" or "he" in the next clause is when no name was said in the line: "my mom", "my old dog"
+_OWN_ONE = re.compile(
+    rf"\b(?:my|our)\s+({ADJ}(?:{RELATION_WORDS}|dog|cat|puppy|kitten|horse))\b(?!['’]s|,?\s+(?-i:[A-Z]))", re.IGNORECASE
+)  # not one named then ("my daughter Ines": Ines)
 _PLURAL = {"are": "is", "were": "was", "have": "has"}
 
 
@@ -279,15 +284,22 @@ def _vocative(clause: str, names: list[str]) -> str:
 
 
 def atoms(
-    statement: str, speaker: str, names: list[str], recent: Sequence[str] = (), listener: str | None = None
+    statement: str,
+    speaker: str,
+    names: list[str],
+    recent: Sequence[str] = (),
+    listener: str | None = None,
+    asked: str = "",
 ) -> list[tuple[str, str]]:
     """(whom it is about, the fact in the third person) for each clause of `statement` that states something
     (see the module's text); `names` are the people the conversation names, `recent` those the lines just
-    before named, last one last ("How's your daughter Ines?" - "Oh, she's great": Ines)."""
+    before named, last one last ("How's your daughter Ines?" - "Oh, she's great": Ines), and `asked` the line
+    just before, said to the speaker ("What do your turtles eat?" - "They eat insects": the speaker's turtles)."""
     out: list[tuple[str, str]] = []
     earlier = [n for n in recent if n != speaker]
     named: list[str] = list(earlier)  # who "she" can be, last one last (the line's own names after `earlier`)
-    previous = ""
+    # the speaker's own in what was asked of them: "your" is theirs, "my" the asker's (no one "they" can be)
+    previous = re.sub(r"\b[Yy]our\b", "my", re.sub(r"\b[Mm]y\b", "their", asked))
     for sentence in sentences(statement.replace("’", "'").replace("`", "'").strip()):
         for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
@@ -308,6 +320,8 @@ def atoms(
                 mine := _OWN_MANY.search(previous)
             ):
                 clause = re.sub(r"^\w+", f"my {mine[1] or mine[2]}", clause)  # after "my kids": the speaker's kids
+            elif first in ("she", "he") and len(named) == len(earlier) and (mine := _OWN_ONE.search(previous)):
+                clause = re.sub(r"^\w+", f"my {mine[1]}", clause)  # after "my mom", no name said: the speaker's mom
             elif first in _THIRD:
                 if not named:
                     continue  # "she is excited": about nobody the line names
@@ -321,7 +335,7 @@ def atoms(
             named += [n for n in named_in(clause, names) if n != speaker]
             if (thing := _THING.search(previous)) and not _IT.match(previous) and _IT_OBJECT.match(clause):
                 clause = re.sub(r"(?<=\w )it\b", "the " + thing.group(1), clause, count=1)  # "I ride it to work"
-            previous = clause
+            previous = clause if len(clause.split()) > 1 else previous  # not a "Yeah" alone
             if who == speaker and not _MINE.search(clause) and _OURS.search(clause):
                 if (
                     _IT.match(clause)

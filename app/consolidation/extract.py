@@ -342,6 +342,11 @@ def _listener(lines: list[Line], i: int) -> str | None:
     return None
 
 
+def _asked(lines: list[Line], i: int) -> str:
+    """The line just before line `i`, when someone else said it (to its speaker); else nothing."""
+    return lines[i - 1].text if i > 0 and lines[i - 1].person not in (None, lines[i].person) else ""
+
+
 def said(lines: list[Line], names: list[str]) -> dict:
     """The statements extractor: the atomic facts of what each line by a known speaker states (`statement`,
     then `atoms`), as the LLM's reply would give them, so the same checks, types, dates and relations apply."""
@@ -353,7 +358,9 @@ def said(lines: list[Line], names: list[str]) -> dict:
             recent = [n for said_then in mentioned[-2:] for n in said_then]
             facts = [
                 {"who": who, "fact": what, "earlier": not _mentions(line, who)}  # "she", named a line before
-                for who, what in atoms(fact, line.person, names, recent, _listener(lines, number - 1))
+                for who, what in atoms(
+                    fact, line.person, names, recent, _listener(lines, number - 1), _asked(lines, number - 1)
+                )
             ]
             entries.append({"line": number, "facts": facts})
         mentioned.append([n for n in named_in(line.text, names) if n != line.person])
