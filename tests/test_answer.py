@@ -246,6 +246,8 @@ def test_the_check_holds_an_answer_to_its_line():
     # the time asked about and how a question asks ("how many") are no words a line must say
     assert topic_words("Where was Dave in the last two weeks of August 2023?", ["Dave"]) == []
     assert topic_words("How many Prius has Evan owned?", ["Evan"]) == ["own"]
+    assert topic_words("What did James offer to do for John regarding pets?", ["James", "John"]) == ["offer", "pet"]
+    assert topic_words("What did Caroline mention about her trip?", ["Caroline"]) == ["trip"]  # what it asks with
     car = _line("Dave", "Dave got to go to a car workshop in San Francisco!", 10)
     assert holding("San Francisco", "Where was Dave in the last two weeks of August 2023?", [car], ["Dave"]) == [car]
     # said by one person the question names to the other, who spoke in that conversation: both are there

@@ -629,7 +629,7 @@ def _facts_written(said_lines: list[tuple[str, str]], names: list[str]) -> set[s
 
 
 def test_a_pronoun_with_no_name_reaches_back_to_the_speaker_s_own_one():
-    """"she" after "my mom" (no name said) is the speaker's mom, "they" after "your turtles", asked of them, the
+    """ "she" after "my mom" (no name said) is the speaker's mom, "they" after "your turtles", asked of them, the
     speaker's turtles; "your" in someone else's question is not theirs."""
     got = _facts_written(
         [

@@ -60,7 +60,7 @@ _MY = re.compile(r"\bmy\s+(?:(?:new|old|best|little|older|younger|dear)\s+)?([a-
 # words a question uses to ask, not what it asks about: "what does Sarah do for a living", "what is Emily's job"
 ASKING = frozenset(
     "name kind type sort thing things time day date living job do does did doing get go make happen happened "
-    "nobody anybody everyone whose whom".split()
+    "nobody anybody everyone whose whom mention mentioned describe described regarding according".split()
 )
 
 
