@@ -113,7 +113,11 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
             r"\b(hate[sd]?|dislike[sd]?|can't stand|cannot stand|(do|does|did)(n't| not) like|not a fan)\b", re.I
         ),
     ),
-    (FactKind.EVENT, re.compile(r"\b(?:got|gets) (?!into\b)\w+ into\b", re.I)),  # "a friend got Evan into it"
+    # "a friend got Evan into it" (not "Sam gets really into music")
+    (
+        FactKind.EVENT,
+        re.compile(r"\b(?:got|gets) (?!(?:into|really|so|very|super|more|deeper|back)\b)\w+ into\b", re.I),
+    ),
     (
         LIKES,
         re.compile(

@@ -85,6 +85,7 @@ def test_items_are_typed_by_what_they_say():
     assert typed("John is hoping to get into local politics")[0] == "plan"  # hoping to: ahead; get into: not likes
     assert typed("Sam is into jazz")[0] == "likes"
     assert typed("Evan's friend got Evan into painting")[0] == "event"  # what happened, not what Evan likes
+    assert typed("Sam gets really into music")[0] == "likes"
     assert typed("Sam is in a lot of pain")[1] == "health" and typed("Sam took up painting")[1] == "hobby"
     assert typed("Sam takes painkillers for his back")[1] == "health"
     assert typed("Luca has always wanted to live by the sea")[0] == "likes"  # a long-held wish

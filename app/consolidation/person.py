@@ -45,7 +45,7 @@ ADVERBS = (
 # a second verb of the same subject ("Jolene takes a break and do some breathing"): a verb that is seldom a thing,
 # or one that can be, before what a verb takes (not "Jolene misses their mom and dad a lot")
 _AND_VERB = re.compile(
-    rf"(?P<lead>\band (?:(?:{ADVERBS}) )?)(?:(?P<verb>do|make|take|get|go|give|keep|try|enjoy|spend|bring|see|find|"
+    rf"\band (?:(?:{ADVERBS}) )?(?:(?P<verb>do|make|take|get|go|give|keep|try|enjoy|spend|bring|see|find|"
     r"put|let|tell|teach|understand|become|learn|explore|visit|meet|believe|appreciate|relax|recharge|create|share|"
     r"spread|remind|lift|push|grow|stay|build|write|bake|cook)\b|(?P<noun>feel|hang|watch|listen|talk|think|know|use|"
     r"focus|show|bond|hope|want|need|wish|plan|dream)(?= (?:a|an|the|some|my|their|his|her|its|our|it|them|him|me|"
