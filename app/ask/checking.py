@@ -88,22 +88,22 @@ def holding(
     joined: list[Line] = (),
     similar: Callable[[list[str], list[str]], np.ndarray] | None = None,
 ) -> list[Line]:
-    """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the
-    question did not bring, less the verbs any answer is phrased with ("took", "made": `_GENERIC`) when it says
-    more — must be held by one line (all but one in four of them; a list, item by item); a
-    who-question's answer may be a line's speaker; the one of an "A or B?" question's options it picks, by the
-    words only that option has (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the
-    first line that is about what was asked; an answer to when says a time, one to how many a number. The people the
-    question names must be in the lines that hold it (or in `joined`, the lines that relate them: "my colleague
-    Emily"; or, when the line's speaker is named too, among those who heard it: "what did Caroline recommend to
-    Melanie?"), and so must its relation words and what it asks about (`_enough` of its topic words — in those
-    lines, in another line that says the answer too, or in one of `lines` their speaker said just before them,
-    to which they point back —, and for a yes or a no all of them in one line, each said or, with `similar` (a
-    word-similarity matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food" is not read
-    from Emily's line, "Emily's husband" from "my brother", "is David allergic to shellfish?" from "allergic to
-    peanuts". A rule that refused every topic word the memory never heard ("breakfast") was measured and
-    removed: on the held-out questions it refused right answers ("married", "occasion", "kids") and no wrong
-    ones (README, Answers)."""
+    """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the question
+    did not bring, less the verbs any answer is phrased with ("took", "made": `_GENERIC`) when it says more — must be
+    held by one line (all but one in four of them; a list, item by item); a who-question's answer may be a line's
+    speaker; the one of an "A or B?" question's options it picks, by the words only that option has
+    (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the first line that is about what was
+    asked; an answer to when says a time, one to how many a number. The people the question names must be in the lines
+    that hold it (or in `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named
+    too, among those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words (or in the
+    line a holder goes on from about someone: "Deborah's mom loved cooking", then "she would bake pineapple cakes") and
+    what it asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, or in
+    one of `lines` their speaker said just before them, to which they point back —, and for a yes or a no all of them in
+    one line, each said or, with `similar` (a word-similarity matrix), meant by one of its words: "pets" by "dog"):
+    "Sarah's favorite food" is not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to
+    shellfish?" from "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast")
+    was measured and removed: on the held-out questions it refused right answers ("married", "occasion", "kids") and no
+    wrong ones (README, Answers)."""
     if ASKS_WHEN.search(question) and not _WHEN_ANSWER.search(answer):
         return []  # "Concert" is no answer to "When did Dave see Aerosmith perform live?"
     if ASKS_COUNT.search(question) and not _COUNT_ANSWER.search(answer):
