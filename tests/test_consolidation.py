@@ -323,6 +323,11 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Joanna", "I wish you the best on your party! I'd love to hear your thoughts.", []),  # courtesies
+        (  # advice is not the speaker's doing, nor how long since they talked; "just" before a doing is
+            "Evan",
+            "Just take it one day at a time. Been a busy week since we talked! Just been painting with these.",
+            [("Evan", "Evan has just been painting with these")],
+        ),
         # a name and a word is said to someone; what is shown, not said, is in brackets
         ("Gina", "Go Jon! Bye Jon! I'm always here to cheer you on. You got this, hang in there!", []),
         ("Gina", "Sarah left.", [("Sarah", "Sarah left")]),  # a name and a verb is said of them, and is theirs

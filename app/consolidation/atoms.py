@@ -75,6 +75,9 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
 )
 _TAIL_REQUEST_SHOW = re.compile(r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+take a look)$", re.IGNORECASE)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
+_TAIL_SINCE = re.compile(  # "... since we last talked": chat about the chat
+    r",?\s+since (?:we|I) (?:last )?(?:spoke|talked|chatted|caught up)(?: last)?\s*$", re.IGNORECASE
+)
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
     rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
 )
@@ -233,14 +236,14 @@ _FELT = (  # how someone feels about something, said with its "I am" left out ("
 )
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz", "Really enjoyed the show",
     # "Excited for the trip", "Can't wait to ..."), and what the third person says there: "I have", "I am" or "I"
-    rf"^(?:(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
+    rf"^(?:(?:{_SURELY}\s+)?(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
     r"(?P<felt>(?:(?:so|very|really|super|totally|pretty|quite|truly|absolutely|incredibly|extremely)\s+)*"
     rf"{_FELT}\s+(?:for|about|of|to|that|with|by|at|in)\b)|"
     rf"(?P<wait>(?:{_SURELY}\s+)?(?:can['’]?t|cannot) wait\b)|"
     rf"(?:{_SURELY}\s+)?(?!{_FELT}\b|(?:based|related|united|limited|advanced|beloved|wicked|naked|sacred)\b)"
-    r"(?:just|still|got|took|went|had|made|saw|met|ate|did|heard|won|ran|left|came|spent|began|fell|flew|drove|"
+    r"(?:still|got|took|went|had|made|saw|met|ate|did|heard|won|ran|left|came|spent|began|fell|flew|drove|"
     r"wrote|broke|rode|swam|bought|found|lost|[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
-    rf"(?P<doing>{_GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    rf"(?:{_SURELY}\s+)?(?P<doing>{_GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
@@ -303,7 +306,7 @@ def atoms(
     for sentence in sentences(statement.replace("’", "'").replace("`", "'").strip()):
         for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
-            for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO):
+            for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO, _TAIL_SINCE):
                 clause = tail.sub("", clause)
             clause = _vocative(clause.strip(" ,.!-–—"), names).strip(" ,.!-–—")
             if (m := _LETS.match(clause)) and plan_window(clause, ANY_DAY) is not None:

@@ -21,7 +21,7 @@ from app.text.words import keywords
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 _MONTH_NAMES = "|".join(m.lower() for m in calendar.month_name[1:])  # in full: "May was wild", not "Mar"
 _REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
-    r"^(?:please|do not|don't|let's|let us|remember|remind|tell|ask|call|bring|check (?:it|this|that) out|"
+    r"^(?:just\s+)?(?:please|do not|don't|let's|let us|remember|remind|tell|ask|call|bring|check (?:it|this|that) out|"
     r"look (?:at|who|what|here)|this is a (?:photo|pic|picture|shot|snap) of|"
     r"let me (?:know|fill you in|send you|show you)|lemme know|here's|here is|"
     r"(?:I'll |I will )?keep (?:you|me) posted|count (?:me|us) in|"
@@ -132,7 +132,8 @@ _NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, w
 _CATCHING_UP = re.compile(  # how long since the two last talked: "Haven't talked in a few days", "Long time no see"
     r"^(?:(?:we|I)\s+)?(?:haven['’]?t|have not|hadn['’]?t|had not)\s+(?:talked|spoken|chatted|caught up|heard from you)"
     r"(?:\s+(?:in|for|since)\b.*)?$|^long time no (?:talk|see|chat)\b.*$|"
-    r"^it['’]?s been (?:a while|ages|forever|too long|a minute)"
+    r"^(?:it['’]?s |it has )?been (?:a while|ages|forever|too long|a minute|a bit|(?:a |an )?(?:few|couple(?: of)?|"
+    r"busy|crazy|wild|hectic|long|tough|rough|while)(?: \w+)? (?:days?|weeks?|months?|while|time))"
     r"(?:\s+since (?:we|I) (?:last )?(?:talked|spoke|chatted|caught up|saw each other|heard from you)\b.*)?$",
     re.IGNORECASE,
 )
