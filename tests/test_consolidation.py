@@ -325,8 +325,8 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
         ("Joanna", "I wish you the best on your party! I'd love to hear your thoughts.", []),  # courtesies
         (  # advice is not the speaker's doing, nor how long since they talked; "just" before a doing is
             "Evan",
-            "Just take it one day at a time. Been a busy week since we talked! Just been painting with these.",
-            [("Evan", "Evan has just been painting with these")],
+            "Just take it one day at a time. Been a busy week since we talked! Just been painting a lot lately.",
+            [("Evan", "Evan has just been painting a lot lately")],
         ),
         # a name and a word is said to someone; what is shown, not said, is in brackets
         ("Gina", "Go Jon! Bye Jon! I'm always here to cheer you on. You got this, hang in there!", []),
