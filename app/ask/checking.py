@@ -275,8 +275,10 @@ def _only_time(answer: str, question: str) -> bool:
     return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
 
 
-_POINTS_BACK = re.compile(r"\b(?:one|there|then|it|this|these|those)\b", re.I)  # "I'm organizing one next month"
-_POINTS_TO_SOMEONE = re.compile(r"\b(?:she|he|her|him|they|them)\b", re.I)  # "when she would bake ..."
+_TO_SOMETHING = r"there|then|it|this|these|those"  # words that point back to what was said
+_TO_SOMEONE = r"she|he|her|him|they|them"  # and to whom
+_POINTS_BACK = re.compile(rf"\b(?:one|{_TO_SOMETHING})\b", re.I)  # "I'm organizing one next month"
+_POINTS_TO_SOMEONE = re.compile(rf"\b(?:{_TO_SOMEONE})\b", re.I)  # "when she would bake ..."
 
 
 def _goes_on(x: Line, h: Line, points_back: re.Pattern = _POINTS_BACK) -> bool:
@@ -334,7 +336,7 @@ def _unaddressed(text: str, names: list[str]) -> str:
     return text
 
 
-_POINTS_ELSEWHERE = re.compile(r"\b(?:there|then|it|this|these|those|them|he|she|they|him|her)\b", re.I)
+_POINTS_ELSEWHERE = re.compile(rf"\b(?:{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:

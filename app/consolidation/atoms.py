@@ -57,12 +57,13 @@ _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
+_TALKED_LAST = r"(?:last )?(?:spoke|talked|chatted|caught up)(?: last)?"  # "since we last spoke", "since I talked last"
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
     r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure)\b[,\s]*|"
     r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|nah|cool|awesome|nice|alright|right|fine|wow|woah|whoa|haha|omg)"
     r"\s*[,!]\s*|"  # and the time since the speakers last talked ("Since we last spoke, I ...")
-    r"since (?:(?:I|we|you) (?:last )?(?:spoke|talked|chatted|caught up)(?: last)?|(?:our|the|my) last (?:chat|talk|"
-    r"conversation)|(?:speaking|talking|chatting) last)\s*,\s*)+",
+    rf"since (?:(?:I|we|you) {_TALKED_LAST}|(?:our|the|my) last (?:chat|talk|conversation)|"
+    r"(?:speaking|talking|chatting) last)\s*,\s*)+",
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
@@ -76,7 +77,7 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
 _TAIL_REQUEST_SHOW = re.compile(r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+take a look)$", re.IGNORECASE)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _TAIL_SINCE = re.compile(  # "... since we last talked": chat about the chat
-    r",?\s+since (?:we|I) (?:last )?(?:spoke|talked|chatted|caught up)(?: last)?\s*$", re.IGNORECASE
+    rf",?\s+since (?:we|I) {_TALKED_LAST}\s*$", re.IGNORECASE
 )
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
     rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
