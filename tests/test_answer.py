@@ -347,6 +347,7 @@ def test_an_answer_leaves_out_what_the_question_already_says():
         ("She went with her mom last week", "Who did Emily go with, her mom or her dad?"),  # an "or" question
         ("Sushi at a Japanese restaurant", "What did Emily eat?"),  # no little word before "restaurant"
         ("She felt happy and relieved after the exam", "How did Emily feel after the exam?"),  # "after" needs more
+        ("Love for writing and reading", "What motivated Tim to get better in writing and reading?"),  # love of what
     ]:
         assert concise(kept, asked) == kept
     assert concise("Her surgery is in two weeks", "When is Emily's surgery?") == "In two weeks"  # a time's "in"

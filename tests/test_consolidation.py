@@ -450,7 +450,7 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "It brings us together. Nature has a way of soothing us. Hiking together was great fun for us. A storm "
             "forced us to cancel our yoga getaway. Our team has grown a lot. I’m leaving tomorrow evening.",
             [
-                ("Deborah", "A storm forced Deborah to cancel Deborah's yoga getaway"),
+                ("Deborah", "A storm forced Deborah to cancel their yoga getaway"),
                 ("Deborah", "Deborah's team has grown a lot"),
                 ("Deborah", "Deborah is leaving tomorrow evening"),
             ],
@@ -504,6 +504,23 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Evan", "Evan decided to get it repaired and sell it"),
                 ("Evan", "It's been ages since Evan went hiking"),
                 ("Evan", "Evan loves the forest, compared to the city"),
+            ],
+        ),
+        (  # "-ly" words are adverbs; a lead-in saying where or after what stays with its clause, one saying only
+            # when goes (the line's time dates the fact), a turn of phrase ("On another note") goes; "my partner and I"
+            # do it together, "our" theirs; "it" is no thing said to be what something was ("it's been a blast")
+            "Evan",
+            "I highly recommend it. After my last run, I saw the impact I could make. Last week, I went hiking. On "
+            "another note, I slowly formed connections. Yesterday, for example. Last weekend my partner and I told "
+            "our family about our trip. I got a new game and it's been a blast! I play it daily.",
+            [
+                ("Evan", "Evan highly recommends it"),
+                ("Evan", "After Evan's last run, Evan saw the impact Evan could make"),
+                ("Evan", "Evan went hiking"),
+                ("Evan", "Evan slowly formed connections"),
+                ("Evan", "Last weekend Evan's partner and Evan told their family about their trip"),
+                ("Evan", "Evan got a new game and it's been a blast"),
+                ("Evan", "Evan plays it daily"),
             ],
         ),
         (

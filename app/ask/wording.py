@@ -159,6 +159,13 @@ _EDGE_WORDS = frozenset(
 )
 
 
+# a feeling that says nothing without what it is for: "love for writing and reading" is not "love"
+_TAKES_WHAT = frozenset(
+    "love passion interest fascination enthusiasm fondness appreciation desire fear dream hope curiosity excitement "
+    "commitment dedication admiration respect pride joy".split()
+)
+
+
 def concise(answer: str, question: str) -> str:
     """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
     homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
@@ -205,8 +212,11 @@ def concise(answer: str, question: str) -> str:
     while end > start and repeats(end - 1, False):
         end -= 1
     alone = end - start == 1 and words[start][:1].isupper()  # "Emily works with John" to "who works with John?"
-    if end < len(words) and words[end].strip(",;:").lower() not in _EDGE_WORDS and not alone:
-        end = len(words)  # "Sushi at a Japanese restaurant": "restaurant" alone is no end to cut
+    if end < len(words) and (
+        (words[end].strip(",;:").lower() not in _EDGE_WORDS and not alone)
+        or (end - start == 1 and words[start].strip(",;:").lower() in _TAKES_WHAT)
+    ):
+        end = len(words)  # "Sushi at a Japanese restaurant": "restaurant" alone is no end to cut; nor "love for ..."
     kept = " ".join(words[start:end]).strip(" ,;:")
     last = kept.split()[-1].lower() if kept else ""
     if not keywords(kept) or all(held(canonical(w), asked) for w in keywords(kept)) or last in _NEEDS_MORE:

@@ -59,7 +59,11 @@ _REMEMBER = re.compile(
 )
 _TALKED_LAST = r"(?:last )?(?:spoke|talked|chatted|caught up)(?: last)?"  # "since we last spoke", "since I talked last"
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
-    r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure)\b[,\s]*|"
+    r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure|in fact|"
+    r"in addition|besides(?: that)?|meanwhile|in the meantime(?: though)?|in the end|after all|after that|"
+    r"on top of that|"
+    r"on (?:another|a different|a (?:brighter|bright|lighter|related|side|similar)|the other|the bright|the plus) "
+    r"(?:note|hand|side|topic))\b[,\s]*|"
     r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|nah|cool|awesome|nice|alright|right|fine|wow|woah|whoa|haha|omg)"
     r"\s*[,!]\s*|"  # and the time since the speakers last talked ("Since we last spoke, I ...")
     rf"since (?:(?:I|we|you) {_TALKED_LAST}|(?:our|the|my) last (?:chat|talk|conversation)|"
@@ -90,6 +94,7 @@ _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the cl
     r"please|let)\b)"
 )
 _THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[a-z]+)$")
+_IS_WHAT = re.compile(r"(?:\b(?:is|was|be|been|are|were)|['’]s)\s+$", re.IGNORECASE)
 _THIRD = {"she", "he", "they"}
 _MANY = (
     r"kids|children|sons|daughters|twins|grandkids|grandchildren|parents|dogs|cats|pets|puppies|pups|kittens|birds|"
@@ -142,6 +147,36 @@ def _subject(name: str, rest: str) -> str:
 _CONDITION = re.compile(
     r"^(?:whenever|when|if|because|since|while|although|though|once|unless|until|as soon as|every time)\b", re.I
 )
+# a lead-in that says where or after what, with no subject of its own: "After my last run, I saw ...", "At the
+# retreat, I had time ..." (one saying only when, "Last Friday, I ...", goes: the line's time dates the fact)
+_LEAD_IN_PLACE = re.compile(
+    r"^(?:after|before|during|throughout|at|on|in)\b(?!.*\b(?:I|we|he|she|they|you|it)\b)", re.IGNORECASE
+)
+
+
+def _glued(lead_in: str) -> bool:
+    """Whether a lead-in before a comma stays with its clause: it says where or after what, not only when."""
+    return bool(_LEAD_IN_PLACE.match(lead_in)) and not _time_only(lead_in)
+
+
+_NOT_SAYING = {"for", "example", "instance", "just", "only", "so", "and", "but", "then", "well", "like", "even", "too"}
+
+
+def _time_only(clause: str) -> bool:
+    """Whether a clause says only when ("On Friday", "Yesterday, for example")."""
+    found = plan_window(clause, ANY_DAY)
+    return found is not None and not set(re.findall(r"[a-z]+", found[1].lower())) - _NOT_SAYING
+
+
+# who does it with the speaker ("my partner and I talked"): one clause
+_WITH_ME = re.compile(r"^(?:[Mm]e|I|(?:[Mm]y|[Oo]ur)\s+(?:[a-z]+\s+){0,2}[a-z]+|[A-Z][a-z]+)$")
+_WITH_ME_AND = re.compile(r"\b(?:[Mm]e|[Mm]y \w+(?: \w+)?|[A-Z][a-z]+) and (?:I|me)\b|^(?:[Mm]e|I) and ")
+
+
+def _without_time(text: str) -> str:
+    """`text` without the time it names ("Last weekend my girlfriend": "my girlfriend")."""
+    found = plan_window(text, ANY_DAY)
+    return (found[1] if found else text).strip(" ,")
 
 
 def clauses(sentence: str) -> list[str]:
@@ -153,7 +188,10 @@ def clauses(sentence: str) -> list[str]:
 
     def splits(m: re.Match) -> bool:  # "Whenever I'm overwhelmed, I take a break": one clause, its condition first
         before = rest[: m.start()]
-        return len(before.split()) >= 2 and not (m[0].startswith(",") and _CONDITION.match(before))
+        return len(before.split()) >= 2 and not (
+            (m[0].startswith(",") and (_CONDITION.match(before) or _glued(before)))
+            or (m[0].strip(" ,") == "and" and _WITH_ME.match(_without_time(before)))  # "my partner and I talked"
+        )
 
     while m := next((m for m in _SPLIT.finditer(rest) if splits(m)), None):
         if len(rest[m.end() :].split()) < 3:
@@ -312,7 +350,7 @@ def atoms(
             clause = _vocative(clause.strip(" ,.!-–—"), names).strip(" ,.!-–—")
             if (m := _LETS.match(clause)) and plan_window(clause, ANY_DAY) is not None:
                 clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
-            if not clause or said_in_passing(clause) or _only_relation(clause):
+            if not clause or said_in_passing(clause) or _only_relation(clause) or _time_only(clause):
                 named += [n for n in named_in(clause, names) if n != speaker]
                 continue
             who = speaker
@@ -337,7 +375,12 @@ def atoms(
             elif re.search(r"\b[Ww]e\b", clause):
                 clause = _we(clause, speaker, list(dict.fromkeys(named[len(earlier) :])))
             named += [n for n in named_in(clause, names) if n != speaker]
-            if (thing := _THING.search(previous)) and not _IT.match(previous) and _IT_OBJECT.match(clause):
+            if (
+                (thing := _THING.search(previous))
+                and not _IT.match(previous)
+                and not _IS_WHAT.search(previous, 0, thing.start())  # "it's been a blast" is no thing to ride
+                and _IT_OBJECT.match(clause)
+            ):
                 clause = re.sub(r"(?<=\w )it\b", "the " + thing.group(1), clause, count=1)  # "I ride it to work"
             previous = clause if len(clause.split()) > 1 else previous  # not a "Yeah" alone
             if who == speaker and not _MINE.search(clause) and _OURS.search(clause):
@@ -372,6 +415,8 @@ def atoms(
                 clause = verb + clause[:1].lower() + clause[1:]  # "Just got back ..." -> "I just got back ..."
                 if said_in_passing(clause):
                     continue  # "So happy for you!": "I am so happy for you", a courtesy
+            if who == speaker and _WITH_ME_AND.search(clause):  # "my wife and I ... our trip": theirs
+                clause = re.sub(r"\bus\b", "them", re.sub(r"\b[Oo]ur\b", "their", clause))
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
             if not fact or _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
                 continue

@@ -64,7 +64,7 @@ def was_planned(plan: str) -> str:
         low = word.lower()
         if noun and low not in _WAS and low != "will":
             continue
-        if word[:1].isupper() or low == "and" or low in ADVERBS.split("|") or words[i - 1].endswith(("'s", "’s")):
+        if word[:1].isupper() or low == "and" or re.fullmatch(ADVERBS, low) or words[i - 1].endswith(("'s", "’s")):
             continue
         were = " and " in " ".join(words[:i])
         if low in _WAS:

@@ -39,7 +39,9 @@ def said_of(verb: str) -> str:
 ADVERBS = (
     "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes|last|"
     "first|once|totally|definitely|absolutely|honestly|truly|kinda|mostly|rarely|hardly|literally|seriously|"
-    "probably|certainly|completely|ever|least"
+    "probably|certainly|completely|ever|least|"
+    # and any other "-ly" word but the verbs that end so ("I highly recommend", not "I apply")
+    r"(?!(?:apply|reply|rely|supply|imply|comply|multiply|fly|ally|rally|bully|tally)\b)[a-z]{2,}ly"
 )
 
 # a second verb of the same subject ("Jolene takes a break and do some breathing"): a verb that is seldom a thing,
@@ -70,6 +72,11 @@ D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd bet
 )
 
 
+# who does it with the speaker, before "and I" ("Last weekend my girlfriend and I went"): the verb stays plural
+_TOGETHER = re.compile(
+    r"^(?:[^,]*,\s*)?(?:(?:[Ll]ast|[Tt]his|[Nn]ext) \w+ |[Yy]esterday |[Tt]oday |[Tt]onight )?"
+    r"(?:(?:[Mm]y|[Oo]ur) (?:[\w-]+ ){0,2}?[\w-]+|[Mm]e|[A-Z][a-z]+) and $"
+)
 _I_VERB = re.compile(rf"\b[Ii] ((?:{ADVERBS})\s+)?(\w+(?:['’]\w+)?)")
 
 
@@ -92,17 +99,17 @@ def third_person(fact: str, who: str) -> str:
         text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
     at = 0
     while m := _I_VERB.search(text, at):  # "I love" -> "Emily loves", "I just think" -> "Emily just thinks"
-        verb = said_of(m[2])
+        verb = m[2] if _TOGETHER.match(text[: m.start()]) else said_of(m[2])  # "my wife and I are"
         said = f"{who} {m[1] or ''}{verb}"
         text, at = text[: m.start()] + said + text[m.end() :], m.start() + len(said)
         if verb != m[2] and verb not in ("is", "has"):  # and the verbs that go on from it
             text = _agreeing(text, at)
-    # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog")
-    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
     # "me" by name, "myself" as "themselves" after it ("Caroline taught themselves guitar"); not a "pick-me-up"
-    text = re.sub(
-        r"(?<!-)\b(?:me|(myself))\b(?!-)", lambda m: "themselves" if m[1] and who in text[: m.start()] else who, text
-    )
+    text = re.sub(r"(?<!-)\b[Mm]e\b(?!-)", who, text)
+    text = re.sub(r"\bmyself\b", lambda m: "themselves" if who in text[: m.start()] else who, text)
+    # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog", "Emily
+    # and their neighbor")
+    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] if text else text
 
