@@ -523,6 +523,18 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Evan", "Evan plays it daily"),
             ],
         ),
+        (  # the name where "us" and "we" were is said once; "the pups and I" are plural; "they" after "my family" is
+            # the family; a goodbye is no fact
+            "David",
+            "Events like these remind us we can make a difference. The pups and I are loving the new trail. My family "
+            "has been there for me all the way. They've been my rock through tough times. See you later John, bye!",
+            [
+                ("David", "Events like these remind David that David can make a difference"),
+                ("David", "The pups and David are loving the new trail"),
+                ("David", "David's family has been there for David all the way"),
+                ("David", "David's family have been David's rock through tough times"),
+            ],
+        ),
         (
             "Gina",
             "I'd love a dog. I'd never seen the sea. I'd need a break.",

@@ -99,7 +99,7 @@ _THIRD = {"she", "he", "they"}
 _MANY = (
     r"kids|children|sons|daughters|twins|grandkids|grandchildren|parents|dogs|cats|pets|puppies|pups|kittens|birds|"
     r"horses|turtles|snakes|rabbits|hamsters|chickens|friends|siblings|grandparents|students|teammates|coworkers|"
-    r"colleagues|neighbors"
+    r"colleagues|neighbors|family|folks|fam|team|crew"
 )
 # what "they" in the next clause is when the speaker just said it: "my kids", "I have two dogs"
 _OWN_MANY = re.compile(
@@ -169,8 +169,14 @@ def _time_only(clause: str) -> bool:
 
 
 # who does it with the speaker ("my partner and I talked"): one clause
-_WITH_ME = re.compile(r"^(?:[Mm]e|I|(?:[Mm]y|[Oo]ur)\s+(?:[a-z]+\s+){0,2}[a-z]+|[A-Z][a-z]+)$")
-_WITH_ME_AND = re.compile(r"\b(?:[Mm]e|[Mm]y \w+(?: \w+)?|[A-Z][a-z]+) and (?:I|me)\b|^(?:[Mm]e|I) and ")
+_WITH_ME = re.compile(
+    r"^(?:[Mm]e|I|(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?:[a-z]+\s+)?(?!(?:is|are|was|were)\b)[a-z]+(?:,\s+[A-Z][a-z]+)?|"
+    r"[A-Z][a-z]+(?:,\s+[A-Z][a-z]+)?)$"
+)
+# a name said twice, where "me" and "I" (or "us" and "we") were: "reminds me I can" -> "reminds John that John can",
+# "For me I just ..." -> "For Nate, Nate just ..."
+_TWICE = re.compile(r"\b((?:remind|show|tell|teach|assure|convince)(?:s|ed|ing)? |told |taught )?([A-Z][a-z]+) \2\b")
+_WITH_ME_AND = re.compile(r"\b(?:[Mm]e|(?:[Mm]y|[Tt]he) \w+(?: \w+)?|[A-Z][a-z]+) and (?:I|me)\b|^(?:[Mm]e|I) and ")
 
 
 def _without_time(text: str) -> str:
@@ -190,7 +196,7 @@ def clauses(sentence: str) -> list[str]:
         before = rest[: m.start()]
         return len(before.split()) >= 2 and not (
             (m[0].startswith(",") and (_CONDITION.match(before) or _glued(before)))
-            or (m[0].strip(" ,") == "and" and _WITH_ME.match(_without_time(before)))  # "my partner and I talked"
+            or (m[0] == " and " and _WITH_ME.match(_without_time(before)))  # "my partner and I talked"
         )
 
     while m := next((m for m in _SPLIT.finditer(rest) if splits(m)), None):
@@ -408,6 +414,8 @@ def atoms(
             ):
                 continue  # about no one: an opinion ("marketing is key") or an aside
             if who != speaker:  # the speaker's own words in a fact about someone else: by name
+                for short, long in (("m", "is"), ("ve", "has"), ("ll", "will"), ("d", "would")):
+                    clause = re.sub(rf"\bI['’]{short}\b", f"{speaker} {long}", clause)
                 clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
             elif m and left_out and not re.search(r"\b(?:I|we)\b", clause):
@@ -422,6 +430,7 @@ def atoms(
                 continue
             if listener and listener != who:
                 fact = addressed(fact, listener)
+            fact = _TWICE.sub(lambda m: f"{m[1]}{m[2]} that {m[2]}" if m[1] else f"{m[2]}, {m[2]}", fact)
             if who in fact or len(re.findall(r"\w+", fact)) >= 3:  # not a name or a time alone ("Last Friday")
                 out.append((who, fact))
     return out

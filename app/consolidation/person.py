@@ -27,8 +27,8 @@ def said_of(verb: str) -> str:
         return verb + "s"
     if low in NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
         return {"am": "is", "have": "has"}.get(low, verb)
-    if low in ("have", "do", "go"):
-        return {"have": "has", "do": "does", "go": "goes"}[low]
+    if low in ("have", "do", "go", "are"):  # "are": of a "we" or "my partner and I" said of one
+        return {"have": "has", "do": "does", "go": "goes", "are": "is"}[low]
     if low.endswith(("ch", "sh", "x", "o")):
         return verb + "es"
     if low.endswith("y") and low[-2:-1] not in "aeiou":
@@ -75,7 +75,7 @@ D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd bet
 # who does it with the speaker, before "and I" ("Last weekend my girlfriend and I went"): the verb stays plural
 _TOGETHER = re.compile(
     r"^(?:[^,]*,\s*)?(?:(?:[Ll]ast|[Tt]his|[Nn]ext) \w+ |[Yy]esterday |[Tt]oday |[Tt]onight )?"
-    r"(?:(?:[Mm]y|[Oo]ur) (?:[\w-]+ ){0,2}?[\w-]+|[Mm]e|[A-Z][a-z]+) and $"
+    r"(?:(?:[Mm]y|[Oo]ur|[Tt]he) (?:[\w-]+ ){0,2}?[\w-]+|[Mm]e|[A-Z][a-z]+) and $"
 )
 _I_VERB = re.compile(rf"\b[Ii] ((?:{ADVERBS})\s+)?(\w+(?:['’]\w+)?)")
 

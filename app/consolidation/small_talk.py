@@ -34,7 +34,8 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"appreciate|glad|happy for you|(?:that's|that is) (?:fine|ok|okay|alright|all right)|for (?:letting|having|"
     r"sharing|being|inviting|showing|telling|asking|helping|listening|the (?:invite|invitation|understanding|"
     r"support|help|advice|tips?|kind words|offer|chat|talk))|wishing you|(?:I )?wish you|"
-    r"(?:I['’]d|I would) love to (?:hear|know)|woo+hoo+)\b",
+    r"(?:I['’]d|I would) love to (?:hear|know)|woo+hoo+|bye|"
+    r"see (?:you|ya)\b(?!.*\b(?:at|on|in|tomorrow|tonight|next|this)\b))\b",  # goodbye, not a plan
     re.IGNORECASE,
 )
 _ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks"
