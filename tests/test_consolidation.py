@@ -535,6 +535,18 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("David", "David's family have been David's rock through tough times"),
             ],
         ),
+        (  # a doing as the subject ("Sitting ... gives me peace") is no "I" left out; a thing named alone is no
+            # fact; "it" after "a car last year" is the car; "keep it up" after a statement is encouragement
+            "Emily",
+            "Sitting in that spot by the window gives me peace. My full support! I restored a car last year, "
+            "but I sold it to a collector. I'm proud of the progress Maria has made - keep it up!",
+            [
+                ("Emily", "Sitting in that spot by the window gives Emily peace"),
+                ("Emily", "Emily restored a car last year"),
+                ("Emily", "Emily sold the car to a collector"),
+                ("Emily", "Emily is proud of the progress Maria has made"),
+            ],
+        ),
         (
             "Gina",
             "I'd love a dog. I'd never seen the sea. I'd need a break.",

@@ -78,7 +78,10 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
     r"(?:the |my )?kids) (?:really |just )?(?:love|loved|like|liked|enjoy|enjoyed|adore|adored) (?:it|them|that))$",
     re.IGNORECASE,
 )
-_TAIL_REQUEST_SHOW = re.compile(r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+take a look)$", re.IGNORECASE)
+_TAIL_REQUEST_SHOW = re.compile(  # "..., check it out", "... - take a look", "... - keep it up"
+    r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+(?:take a look|keep (?:it|that) up|keep going))$",
+    re.IGNORECASE,
+)
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _TAIL_SINCE = re.compile(  # "... since we last talked": chat about the chat
     rf",?\s+since (?:we|I) {_TALKED_LAST}\s*$", re.IGNORECASE
@@ -93,7 +96,8 @@ _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the cl
     r"(?!\s+(?:and|you|your|me|my|we|us|did|do|does|have|are|how|what|where|when|why|remember|look|check|thanks?|"
     r"please|let)\b)"
 )
-_THING = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+((?:[a-z]+\s+){0,2}[a-z]+)$")
+_DETERMINERS = "a|an|the|my|our|his|her|their"
+_THING = re.compile(rf"\b(?:{_DETERMINERS})\s+((?:[a-z]+\s+){{0,2}}[a-z]+)$")
 _IS_WHAT = re.compile(r"(?:\b(?:is|was|be|been|are|were)|['’]s)\s+$", re.IGNORECASE)
 _THIRD = {"she", "he", "they"}
 _MANY = (
@@ -239,6 +243,10 @@ def _each_doing(clause: str) -> list[str]:
 
 
 _RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {ADJ}(?i:{RELATION_WORDS})$")
+# a thing named alone ("Gina's full support", "James's dogs"), no verb in its two words: says nothing
+_OWNED_ONLY = re.compile(
+    r"^[A-Z][a-z]+'s (?!.*\b(?:is|are|was|were|has|have|had|will|can|did|does|do)\b)(?:[\w-]+ )?[\w-]+(?<!ed)$"
+)
 
 
 def _only_relation(clause: str) -> bool:
@@ -294,7 +302,7 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
     # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
     rf"^(?:(?:just|really|honestly|still)\s+)?{_GERUND}"
-    r"(?:\s+(?!(?:it|I|he|she|we|they|that|this)\b)(?:[a-z]+|&)){0,8}?"
+    r"(?:\s+(?!(?:it|I|he|she|we|they)\b)(?:[a-z]+|&)){0,8}?"
     rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
     r"(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
     r"\s+(?:is|was|are|were|isn't|wasn't|has been|takes|took|pays|helps|can|could|must|should|will|would|might|"
@@ -385,9 +393,11 @@ def atoms(
                 (thing := _THING.search(previous))
                 and not _IT.match(previous)
                 and not _IS_WHAT.search(previous, 0, thing.start())  # "it's been a blast" is no thing to ride
+                # "a car last year": the car; "a few days ago": nothing
+                and (what := re.sub(rf"^(?:{_DETERMINERS})\s+", "", _without_time(thing[0]), flags=re.I))
                 and _IT_OBJECT.match(clause)
             ):
-                clause = re.sub(r"(?<=\w )it\b", "the " + thing.group(1), clause, count=1)  # "I ride it to work"
+                clause = re.sub(r"(?<=\w )it\b", "the " + what, clause, count=1)  # "I ride it to work"
             previous = clause if len(clause.split()) > 1 else previous  # not a "Yeah" alone
             if who == speaker and not _MINE.search(clause) and _OURS.search(clause):
                 if (
@@ -426,7 +436,8 @@ def atoms(
             if who == speaker and _WITH_ME_AND.search(clause):  # "my wife and I ... our trip": theirs
                 clause = re.sub(r"\bus\b", "them", re.sub(r"\b[Oo]ur\b", "their", clause))
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]
-            if not fact or _RELATION_ONLY.match(fact):  # "I am David, John is my brother": a relation row's
+            if not fact or _RELATION_ONLY.match(fact) or _OWNED_ONLY.match(fact):  # a relation row's ("I am David,
+                # John is my brother"), or a thing named alone
                 continue
             if listener and listener != who:
                 fact = addressed(fact, listener)

@@ -135,6 +135,8 @@ def addressed(fact: str, listener: str) -> str:
         lambda m: f"{m['before']}{listener} {m['adverb'] or ''}{_YOU_ARE.get(m['verb'].lower()) or said_of(m['verb'])}",
         fact,
     )
+    # "you are", "you have" wherever they are: a subject and its verb ("the progress you have made")
+    fact = re.sub(r"\byou (are|were|have)\b", lambda m: f"{listener} {_YOU_ARE[m[1].lower()]}", fact, flags=re.I)
     fact = re.sub(r"\byours\b", f"{listener}'s", fact, flags=re.I)
     fact = re.sub(r"\byour\b", f"{listener}'s", fact, flags=re.I)
     return re.sub(r"\byou(?:rself)?\b", listener, fact, flags=re.I)
