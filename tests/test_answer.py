@@ -866,3 +866,13 @@ def test_an_answer_is_not_held_by_a_line_that_says_only_how_it_is_asked():
     where = "Where did Tim take the picture of the sunset over the mountains?"
     assert holding("Over the mountains in June 2023", where, [summer], ["Tim"]) == []
     assert holding("June 2023", "When did Tim take the picture of the sunset?", [summer], ["Tim"]) == [summer]
+
+
+def test_a_relation_said_before_a_name_only_tells_who_that_is():
+    """ "his friend John": a line must name John, not say "friend"; "John's friend" (no name for the friend) is
+    still a word the line must say."""
+    question = "What book did Tim recommend to his friend John?"
+    assert "friend" not in topic_words(question, ["Tim", "John"])
+    recommended = _line("Tim", "Tim recommended John the book 'The Name of the Wind'.")
+    assert holding("The Name of the Wind", question, [recommended], ["Tim", "John"]) == [recommended]
+    assert holding("The Name of the Wind", "What book did John's friend recommend?", [recommended], ["John"]) == []

@@ -21,9 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
-from app.ask.grounding import ASKS_WHEN, TIMED, Line, option_picked, stated, topic_words
+from app.ask.grounding import ASKS_WHEN, RELATION_WORDS, TIMED, Line, option_picked, stated, told_who, topic_words
 from app.consolidation.atoms import atoms
-from app.consolidation.relations import FAMILY, SOCIAL
 from app.text import places
 from app.text.words import keywords, singular
 
@@ -69,9 +68,6 @@ def bearing(answer: str, question: str, lines: list[Line], named: list[str] = ()
             counts[x.id] = sum(says(w, said) for w in topic) + sum(held(w, said) for w in own)
     most = max(counts.values(), default=0)
     return [x for x in lines if most and counts.get(x.id) == most]
-
-
-RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
 
 
 def own_words(answer: str, question: str) -> list[str]:
@@ -308,7 +304,8 @@ def _people_held(
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return False
     words = {w for x in [*context, *kin] for w in word_set(x.shown)}
-    return all(says(canonical(r), words) for r in {singular(w) for w in keywords(question)} & RELATION_WORDS)
+    asked = {singular(w) for w in keywords(question)} & RELATION_WORDS - told_who(question, named)
+    return all(says(canonical(r), words) for r in asked)
 
 
 _LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call

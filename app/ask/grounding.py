@@ -195,7 +195,7 @@ def _day(t: float) -> tuple[datetime, datetime]:
 
 def _relation_words(memory: Memory) -> set[str]:
     """The words relations are read from, and those the memory holds."""
-    return {singular(w) for w in (*FAMILY, *SOCIAL)} | {singular(r[1].lower()) for r in memory.derived.relation_edges()}
+    return RELATION_WORDS | {singular(r[1].lower()) for r in memory.derived.relation_edges()}
 
 
 def gather(
@@ -279,6 +279,20 @@ def gather(
 _ASKING = frozenset(canonical(w) for w in ASKING)
 
 
+RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
+
+
+def told_who(question: str, named: list[str]) -> set[str]:
+    """The relation words a question says just before a name it says ("Tim shows his friend John"): they tell who
+    that is, and the name is what a line must hold."""
+    return {
+        singular(w.lower())
+        for n in named
+        for w in re.findall(rf"\b(\w+)\s+{re.escape(n)}\b", question)
+        if singular(w.lower()) in RELATION_WORDS
+    }
+
+
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
     """What a question asks about: its content words without the people it names, the words it asks with
     (`ASKING`), the kind of answer it wants ("what sport", "which city"), when it asks about ("in summer
@@ -287,7 +301,7 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
     kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
     kind |= {m.lower() for m in re.findall(r"\bhow\s+(many|much|often|long|old|far)\b", question, re.I)}
     names = {w for n in named for w in keywords(n)}
-    skip = names | kind
+    skip = names | kind | told_who(question, named)
     if re.match(r"\s*(?:has|have|had|did|does|do)\b", question, re.I):
         skip |= {"try", "tried", "tries"}  # "has Deborah tried surfing?" asks whether she surfs
     return [

@@ -92,6 +92,7 @@ _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son
 _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Jon and I",
     # "Jon, ...", "Jon you ...")
     r"^(?:(?i:so|and|but|sadly|apparently|actually|also|well|oh|yeah|guess what|turns out)\b,?\s+)?"
+    r"(?!(?:My|Our|The|His|Her|Their|Its|This|That|These|Those|We|You|They|He|She|It)\b)"  # a name, not "My kids"
     r"([A-Z][a-z]+)(?=(?:['’]s)?\s+[a-z])"  # a word follows: "Jon I got a job" is said to Jon
     r"(?!\s+(?:and|you|your|me|my|we|us|did|do|does|have|are|how|what|where|when|why|remember|look|check|thanks?|"
     r"please|let)\b)"
