@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.consolidation.person import D_HAD, addressed, third_person
+from app.consolidation.person import D_HAD, addressed, i_expanded, said_of, third_person
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import past_tense
@@ -425,8 +425,9 @@ def atoms(
             ):
                 continue  # about no one: an opinion ("marketing is key") or an aside
             if who != speaker:  # the speaker's own words in a fact about someone else: by name
-                for short, long in (("m", "is"), ("ve", "has"), ("ll", "will"), ("d", "would")):
-                    clause = re.sub(rf"\bI['’]{short}\b", f"{speaker} {long}", clause)
+                clause = re.sub(  # "I'm" is "<speaker> is"; "John and I have" stays plural
+                    r"(?<!and )\bI (am|have)\b", lambda m: f"{speaker} {said_of(m[1])}", i_expanded(clause)
+                )
                 clause = re.sub(r"\b(?:me|I)\b", speaker, clause)
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
             elif m and left_out and not re.search(r"\b(?:I|we)\b", clause):

@@ -80,6 +80,16 @@ _TOGETHER = re.compile(
 _I_VERB = re.compile(rf"\b[Ii] ((?:{ADVERBS})\s+)?(\w+(?:['’]\w+)?)")
 
 
+def i_expanded(text: str) -> str:
+    """`text` with "I'm", "I've", "I'll" and "I'd" said in full ("I'd been": "I had been", "I'd need": "I would
+    need"); a recognizer may write "i"."""
+    text = re.sub(r"\b[Ii]'m\b", "I am", text)
+    text = re.sub(r"\b[Ii]'ve\b", "I have", text)
+    text = re.sub(r"\b[Ii]'ll\b", "I will", text)
+    text = re.sub(rf"\b[Ii]'d{D_HAD}", "I had", text)
+    return re.sub(r"\b[Ii]'d\b", "I would", text)
+
+
 def third_person(fact: str, who: str) -> str:
     """A first-person sentence the model copied ("I love tennis") said about `who` ("Emily loves tennis");
     a self-introduction ("my name is Emily", "I am Emily") says nothing more and goes."""
@@ -89,12 +99,7 @@ def third_person(fact: str, who: str) -> str:
         "",
         fact,
     )
-    text = re.sub(r"\b[Ii]'m\b", "I am", text)  # a recognizer may write "i"
-    text = re.sub(r"\b[Ii]'ve\b", "I have", text)
-    text = re.sub(r"\b[Ii]'ll\b", "I will", text)
-    text = re.sub(rf"\b[Ii]'d{D_HAD}", "I had", text)
-    text = re.sub(r"\b[Ii]'d\b", "I would", text)
-    text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", text)
+    text = re.sub(r"\b([Ii]) gonna\b", r"\1 am gonna", i_expanded(text))
     for spoken, written in (("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to")):
         text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
     at = 0
