@@ -523,14 +523,16 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Evan", "Evan plays it daily"),
             ],
         ),
-        (  # the name where "us" and "we" were is said once; "the pups and I" are plural; "they" after "my family" is
-            # the family; a goodbye is no fact
+        (  # the name where "us" and "we" were is said once; "the pups and I" and "my GF and I" are plural; "they"
+            # after "my family" is the family; a goodbye is no fact
             "David",
-            "Events like these remind us we can make a difference. The pups and I are loving the new trail. My family "
-            "has been there for me all the way. They've been my rock through tough times. See you later John, bye!",
+            "Events like these remind us we can make a difference. The pups and I are loving the new trail. My GF and "
+            "I just had a great time at the shelter. My family has been there for me all the way. They've been my "
+            "rock through tough times. See you later John, bye!",
             [
                 ("David", "Events like these remind David that David can make a difference"),
                 ("David", "The pups and David are loving the new trail"),
+                ("David", "David's GF and David just had a great time at the shelter"),
                 ("David", "David's family has been there for David all the way"),
                 ("David", "David's family have been David's rock through tough times"),
             ],

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.consolidation.person import D_HAD, addressed, i_expanded, said_of, third_person
+from app.consolidation.person import D_HAD, WITH_ME, addressed, i_expanded, said_of, third_person
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import past_tense
@@ -173,15 +173,12 @@ def _time_only(clause: str) -> bool:
     return found is not None and not set(re.findall(r"[a-z]+", found[1].lower())) - _NOT_SAYING
 
 
-# who does it with the speaker ("my partner and I talked"): one clause
-_WITH_ME = re.compile(
-    r"^(?:[Mm]e|I|(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?:[a-z]+\s+)?(?!(?:is|are|was|were)\b)[a-z]+(?:,\s+[A-Z][a-z]+)?|"
-    r"[A-Z][a-z]+(?:,\s+[A-Z][a-z]+)?)$"
-)
+# who does it with the speaker, before " and I" ("my partner and I talked", "Jon, Gina and I"): one clause
+_WITH_ME = re.compile(rf"^(?:I|{WITH_ME}(?:,\s+[A-Z][a-z]+)?)$")
 # a name said twice, where "me" and "I" (or "us" and "we") were: "reminds me I can" -> "reminds John that John can",
 # "For me I just ..." -> "For Nate, Nate just ..."
 _TWICE = re.compile(r"\b((?:remind|show|tell|teach|assure|convince)(?:s|ed|ing)? |told |taught )?([A-Z][a-z]+) \2\b")
-_WITH_ME_AND = re.compile(r"\b(?:[Mm]e|(?:[Mm]y|[Tt]he) \w+(?: \w+)?|[A-Z][a-z]+) and (?:I|me)\b|^(?:[Mm]e|I) and ")
+_WITH_ME_AND = re.compile(rf"\b{WITH_ME} and (?:I|me)\b|^(?:[Mm]e|I) and ")
 
 
 def _without_time(text: str) -> str:

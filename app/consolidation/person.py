@@ -72,10 +72,12 @@ D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd bet
 )
 
 
-# who does it with the speaker, before "and I" ("Last weekend my girlfriend and I went"): the verb stays plural
+# who does something with the speaker, said before "and I" ("my partner", "our kids", "the team", "Jon"):
+# one subject with them (atoms keep "my partner and I talked" one clause and make its "our" theirs)
+WITH_ME = r"(?:[Mm]e|(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?:[\w-]+\s+)?(?!(?:is|are|was|were)\b)[\w-]+|[A-Z][a-z]+)"
+# ... before "and I" ("Last weekend my girlfriend and I went"): the verb stays plural
 _TOGETHER = re.compile(
-    r"^(?:[^,]*,\s*)?(?:(?:[Ll]ast|[Tt]his|[Nn]ext) \w+ |[Yy]esterday |[Tt]oday |[Tt]onight )?"
-    r"(?:(?:[Mm]y|[Oo]ur|[Tt]he) (?:[\w-]+ ){0,2}?[\w-]+|[Mm]e|[A-Z][a-z]+) and $"
+    rf"^(?:[^,]*,\s*)?(?:(?:[Ll]ast|[Tt]his|[Nn]ext) \w+ |[Yy]esterday |[Tt]oday |[Tt]onight )?{WITH_ME} and $"
 )
 _I_VERB = re.compile(rf"\b[Ii] ((?:{ADVERBS})\s+)?(\w+(?:['’]\w+)?)")
 
