@@ -285,12 +285,8 @@ RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
 def told_who(question: str, named: list[str]) -> set[str]:
     """The relation words a question says just before a name it says ("Tim shows his friend John"): they tell who
     that is, and the name is what a line must hold."""
-    return {
-        singular(w.lower())
-        for n in named
-        for w in re.findall(rf"\b(\w+)\s+{re.escape(n)}\b", question)
-        if singular(w.lower()) in RELATION_WORDS
-    }
+    said = {singular(w.lower()) for n in named for w in re.findall(rf"\b(\w+)\s+{re.escape(n)}\b", question)}
+    return said & RELATION_WORDS
 
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
