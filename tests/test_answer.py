@@ -14,7 +14,16 @@ import pytest
 
 from app.ask import grounding, spans
 from app.ask.answer import UNKNOWN_ASKER, Answerer
-from app.ask.checking import answers_alone, bearing, closer_time, held_items, holding, time_held, whom_held
+from app.ask.checking import (
+    answers_alone,
+    bearing,
+    closer_time,
+    held_items,
+    holding,
+    said_by_then,
+    time_held,
+    whom_held,
+)
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
@@ -876,3 +885,64 @@ def test_a_relation_said_before_a_name_only_tells_who_that_is():
     recommended = _line("Tim", "Tim recommended John the book 'The Name of the Wind'.")
     assert holding("The Name of the Wind", question, [recommended], ["Tim", "John"]) == [recommended]
     assert holding("The Name of the Wind", "What book did John's friend recommend?", [recommended], ["John"]) == []
+
+
+def test_what_a_line_says_of_its_listener_is_not_its_speakers():
+    """LoCoMo's adversarial questions ask about one person what the other did: Melanie's "your dedication to
+    helping others" is Caroline's, Calvin's "Congrats on being picked" is Dave's, Gina's "your dance studio" is
+    Jon's. What the speaker says of themselves, or of the listener when the question names them too or asks what
+    was said, still holds."""
+
+    def line(person: str, text: str, heard: str) -> Line:
+        return replace(_line(person, text), heard_by=frozenset({heard.lower()}))
+
+    praise = line(
+        "Melanie",
+        "Woah, it's inspiring to see your dedication to helping others. What motivated you to pursue counseling?",
+        "Caroline",
+    )
+    assert (
+        holding("Dedication to helping others", "What motivated Melanie to pursue counseling?", [praise], ["Melanie"])
+        == []
+    )
+    picked = line("Calvin", "Wow Dave, that's awesome! Congrats on being picked for the car mod workshop.", "Dave")
+    assert holding("Car mod workshop", "What workshop did Calvin get picked for?", [picked], ["Calvin"]) == []
+    floor = line("Gina", "Sounds great! Marley's perfect. Can't wait to see your dance studio done!", "Jon")
+    assert holding("Marley", "What kind of flooring is Gina looking for in her dance studio?", [floor], ["Gina"]) == []
+    mine = line("Gina", "I got Marley flooring for my dance studio. You have to see it!", "Jon")
+    assert holding("Marley", "What kind of flooring is Gina looking for in her dance studio?", [mine], ["Gina"]) == [
+        mine
+    ]
+    anyone = line(
+        "Evan", "Find something that motivates you and makes you happy. It'll help us conquer struggles.", "Sam"
+    )
+    asked = "What helps Evan conquer struggles?"  # "you" as anyone
+    assert holding("Something that motivates and makes happy", asked, [anyone], ["Evan"]) == [anyone]
+    asked = "What did Melanie say about Caroline's dedication?"
+    assert holding("Inspiring", asked, [praise], ["Melanie", "Caroline"]) == [praise]
+    assert holding("Car mod workshop", "What workshop did Dave get picked for?", [picked], ["Dave"]) == [picked]
+
+
+def test_a_place_the_question_names_is_said_by_the_line():
+    """ "A trip to Barcelona" is not held by "a trip to Rome", however close the two words mean; "LeBron James" is
+    by "LeBron"."""
+    rome = _line("Jon", "Jon took a short trip last week to Rome to clear his mind a little.")
+    assert holding("To clear his mind", "What did Jon take a trip to Rome for?", [rome], ["Jon"]) == [rome]
+    assert holding("To clear his mind", "What did Jon take a trip to Barcelona for?", [rome], ["Jon"]) == []
+    lebron = _line("John", "John likes LeBron's moments of determination and heart.")
+    assert holding("Determination and heart", "What does John like about Lebron James?", [lebron], ["John"]) == [lebron]
+
+
+def test_when_something_was_done_is_at_latest_the_day_it_was_told():
+    """A line that tells what was done, and no time: it was done by the day the line was said (LoCoMo asks
+    "when did Dave start his car maintenance shop?" of "I finally opened my own car maintenance shop!"). Not
+    for what is to come, nor for what the line does not hold."""
+    shop = _line("Dave", "I finally opened my own car maintenance shop! Take a look at the photo.")
+    day = datetime.fromtimestamp(THURSDAY, timezone.utc).strftime("%A %-d %B %Y")
+    assert said_by_then("When did Dave open his car maintenance shop?", [shop], ["Dave"]) == (f"By {day}", [shop])
+    assert said_by_then("When did Dave open his bakery?", [shop], ["Dave"]) == ("", [])
+    assert said_by_then("When will Dave open his car maintenance shop?", [shop], ["Dave"]) == ("", [])
+    soon = _line("Dave", "I'm going to open my own car maintenance shop soon!")
+    assert said_by_then("When did Dave open his car maintenance shop?", [soon], ["Dave"]) == ("", [])
+    dated = _line("Dave", "Last week (the week before 4 May 2023) Dave opened a car maintenance shop.")
+    assert said_by_then("When did Dave open his car maintenance shop?", [dated], ["Dave"]) == ("", [])  # time_held's

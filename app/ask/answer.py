@@ -54,6 +54,7 @@ from app.ask.checking import (
     held_items,
     holding,
     own_words,
+    said_by_then,
     time_held,
     whom_held,
 )
@@ -347,6 +348,8 @@ class Answerer:
             text = kept if held else text
         if not held and ASKS_WHEN.search(question) and not says_unknown(text):  # "In the summer": the line's time
             said, held = time_held(question, chosen, found.named, joined, self._similar)
+            if not held:  # "I finally opened my shop!": by the day it was said
+                said, held = said_by_then(question, chosen, found.named, joined, self._similar)
             text = said or text
         elif not held and not says_unknown(text):  # "John", who said "my wife Sarah is a doctor": Sarah
             said, held = whom_held(text, question, chosen, found.named, joined, self._similar)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, 
 from app.ask.grounding import ASKS_WHEN, RELATION_WORDS, TIMED, Line, option_picked, stated, told_who, topic_words
 from app.consolidation.atoms import atoms
 from app.text import places
-from app.text.words import keywords, singular
+from app.text.timeexpr import day_words
+from app.text.words import keywords, sentences, singular
 
 _ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
@@ -116,6 +118,7 @@ def holding(
         mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
         own, topic = sorted(mine - other), [w for w in topic if w not in other - mine]
     enough = _enough(topic)
+    proper = _named_things(question, topic)
     hits: dict[int, set[str]] = {}  # line -> the answer's own words it holds
     needed = len(own) - len(own) // 4
     regional = _regional(question, answer)
@@ -132,6 +135,8 @@ def holding(
                 covered |= hits[line.id]
         if _ASKS_WHO.match(question):  # "Who is a doctor?" is not John, who said "my wife Sarah is a doctor"
             holders = [x for x in holders if not _said_of_others(x, hits[x.id], topic)]
+        elif not _TELLING.search(question):  # "What motivated Melanie?" is not her "your dedication to helping"
+            holders = [x for x in holders if not _said_of_listener(x, hits[x.id], topic, named)]
         if not holders and (counted := _counted(answer, question, lines, named, similar, regional)):
             return counted  # "2" to "how many times ...?": two lines say it happened
         if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines, regional)):
@@ -150,13 +155,18 @@ def holding(
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`_goes_on`)
     going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
-    if _covered(_topic_held(topic, [*context, *going_on], similar, regional), topic, enough):
+
+    def covered(by: list[Line]) -> bool:  # and a name the question says is said, not only meant
+        plainly = _topic_held([w for name in proper for w in name], by, None, regional)
+        return _covered(_topic_held(topic, by, similar, regional), topic, enough) and all(n & plainly for n in proper)
+
+    if covered([*context, *going_on]):
         return holders
     # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
     # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
     # years now (since around 2021)"
     again = [x for x in lines if own and x not in holders and len(hits[x.id]) >= needed]  # says the answer too
-    if again and _covered(_topic_held(topic, [*context, *again, *going_on], similar, regional), topic, enough):
+    if again and covered([*context, *again, *going_on]):
         return [*holders, *again]
     return []  # "allergic to shellfish?" is not "peanuts"
 
@@ -169,6 +179,43 @@ def _said_of_others(line: Line, held_words: set[str], topic: list[str]) -> set[s
         return set()
     about = _said_of(line, topic)
     return set() if line.person in about else about
+
+
+# a question about what someone said to another: what they said of their listener is its answer
+_TELLING = re.compile(
+    r"\b(?:recommend|suggest|advi[sc]e|tell|told|say|said|encourag|ask|remind|compliment|congratulat|prais|"
+    r"think|thought|opinion)\w*",
+    re.I,
+)
+# a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"); not
+# "you" as anyone ("find something that motivates you")
+_OF_YOU = re.compile(
+    r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
+    r"^\W*(?:congrats|congratulations)\b",
+    re.I,
+)
+_OF_ME = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|us|our|ours)\b")
+_PART_END = re.compile(r"(?<=[.!?;])\s+|\s+-\s+")
+_YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your dance studio"
+
+
+def _said_of_listener(line: Line, held_words: set[str], topic: list[str], named: list[str]) -> bool:
+    """Whether `line`, said by someone a question asks about (and not about its listener), says the answer's
+    words only where it speaks of its listener and not of the speaker ("It's inspiring to see your dedication to
+    helping others", said by Melanie, is Caroline's dedication; "Congrats on being picked for the car mod
+    workshop" is the listener's workshop), or says what the question asks about only as the listener's ("Can't
+    wait to see your dance studio done")."""
+    names = {n.lower() for n in named}
+    if not line.person or line.person.lower() not in names or names & line.heard_by:
+        return False
+    parts = _PART_END.split(line.text)
+    yours = [word_set(p) for p in parts if _OF_YOU.search(p) and not _OF_ME.search(p)]
+    mine = [word_set(p) for p in parts if not (_OF_YOU.search(p) and not _OF_ME.search(p))]
+    if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
+        return True
+    owned = word_set(" ".join(_YOURS.findall(line.text)))
+    rest = word_set(_YOURS.sub(" ", line.text))
+    return any(held(w, owned) for w in topic) and not any(held(w, rest) for w in topic)
 
 
 def _said_of(line: Line, topic: list[str]) -> set[str]:
@@ -237,6 +284,36 @@ def time_held(
             said = m[1][:1].upper() + m[1][1:]
             if held := holding(said, question, [line], named, joined, similar):
                 return said, held
+    return "", []
+
+
+_ASKS_WHEN_DONE = re.compile(r"^\s*when\s+(?:did|was|were|had|has|have)\b", re.I)  # what happened, not a plan
+_AHEAD = re.compile(
+    r"\?|\b(?:will|going to|gonna|plan(?:s|ning)?|want(?:s|ed)? to|hop(?:e|es|ing) to|can['’]?t wait|soon|next)\b", re.I
+)
+
+
+def said_by_then(
+    question: str, lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
+) -> tuple[str, list[Line]]:
+    """For "when did ...?" that no line answers with a time of its own: "By <the day a line was said>", from the
+    first line that says it as done — a sentence holding all that is asked (less the verbs any question is phrased
+    with) that asks nothing and says nothing to come — and that `holding` finds answering it ("I finally opened my
+    own car maintenance shop!", said on 1 May 2023: "By Monday 1 May 2023"); ("", []) when none does."""
+    if not _ASKS_WHEN_DONE.match(question):
+        return "", []
+    topic = topic_words(question, named)
+    specific = {w for w in topic if w not in _GENERIC} or set(topic)
+    for line in lines:
+        if _RESOLVED.search(line.shown) or not any(
+            specific <= _topic_held(topic, [replace(line, shown=s)], similar) and not _AHEAD.search(s)
+            for s in sentences(line.text)
+        ):
+            continue
+        day = datetime.fromtimestamp(line.t_start, timezone.utc).replace(tzinfo=None)
+        said = f"By {day_words(day, day + timedelta(days=1))}"
+        if holding(said, question, [replace(line, shown=f"{line.shown} ({said})")], named, joined, similar):
+            return said, [line]
     return "", []
 
 
@@ -420,6 +497,15 @@ def _covered(said: set[str], topic: list[str], enough: int) -> bool:
     """Whether the topic words `said` are enough: `enough` of them, and one of those that are not `_GENERIC`."""
     specific = {w for w in topic if w not in _GENERIC and w.isalpha()}  # "22nd" is a day, which the window holds
     return len(said) >= enough and (not specific or bool(said & specific))
+
+
+def _named_things(question: str, topic: list[str]) -> list[set[str]]:
+    """The names a question says with capitals, past its first word — a place, a title, a person who never spoke —
+    as the topic words of each, one of which the lines must say, not only mean ("a trip to Barcelona" is not held by
+    "a trip to Rome"; "LeBron James" is by "LeBron")."""
+    names = re.findall(r"(?<=\s)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", question)
+    said = ({canonical(w.lower()) for w in name.split()} & set(topic) for name in names)
+    return [words for words in said if words]
 
 
 def _enough(topic: list[str]) -> int:
