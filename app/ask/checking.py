@@ -5,6 +5,8 @@
   words of the question are there too; an answer to when must say a time (a date in figures, one a line says),
   one to how many a number. Where a question is about countries, US states or continents, a line also says
   those its places lie in (app/text/places.py: "Canada" is held by "we visited Banff").
+- `time_held`, `closer_time`, `said_by_then`: the time that answers a when-question, from the lines' own times
+  or, for what a line says was done, the day it was said ("By Monday 1 May 2023").
 - `held_items`: of a list read, the items that lines hold.
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `bearing`: the lines a guess ("would Melanie enjoy ...?") rests on, which are its citations.
@@ -208,9 +210,9 @@ def _said_of_listener(line: Line, held_words: set[str], topic: list[str], named:
     names = {n.lower() for n in named}
     if not line.person or line.person.lower() not in names or names & line.heard_by:
         return False
-    parts = _PART_END.split(line.text)
-    yours = [word_set(p) for p in parts if _OF_YOU.search(p) and not _OF_ME.search(p)]
-    mine = [word_set(p) for p in parts if not (_OF_YOU.search(p) and not _OF_ME.search(p))]
+    parts = [(bool(_OF_YOU.search(p)) and not _OF_ME.search(p), word_set(p)) for p in _PART_END.split(line.text)]
+    yours = [words for of_you, words in parts if of_you]
+    mine = [words for of_you, words in parts if not of_you]
     if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
         return True
     owned = word_set(" ".join(_YOURS.findall(line.text)))
