@@ -17,11 +17,8 @@ from app.ask.answer import UNKNOWN_ASKER, Answerer
 from app.ask.checking import (
     answers_alone,
     bearing,
-    closer_time,
     held_items,
     holding,
-    said_by_then,
-    time_held,
     whom_held,
 )
 from app.ask.grounding import (
@@ -36,6 +33,7 @@ from app.ask.grounding import (
     with_turns_beside,
 )
 from app.ask.prompts import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, guess_kind, read_messages
+from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, resolve_times, unrepeated
 from app.llm import DIALOG, Request
 from app.store.keys import Secret

@@ -50,12 +50,9 @@ from datetime import datetime, timezone
 from app.ask.checking import (
     answers_alone,
     bearing,
-    closer_time,
     held_items,
     holding,
     own_words,
-    said_by_then,
-    time_held,
     whom_held,
 )
 from app.ask.comparing import canonical
@@ -81,6 +78,7 @@ from app.ask.prompts import (
     verify_messages,
 )
 from app.ask.spans import OrderAsked, SpanAsked, day_of, order_asked, span_asked, span_words
+from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
 from app.config import Config
 from app.consolidation import forgetting

@@ -5,8 +5,6 @@
   words of the question are there too; an answer to when must say a time (a date in figures, one a line says),
   one to how many a number. Where a question is about countries, US states or continents, a line also says
   those its places lie in (app/text/places.py: "Canada" is held by "we visited Banff").
-- `time_held`, `closer_time`, `said_by_then`: the time that answers a when-question, from the lines' own times
-  or, for what a line says was done, the day it was said ("By Monday 1 May 2023").
 - `held_items`: of a list read, the items that lines hold.
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `bearing`: the lines a guess ("would Melanie enjoy ...?") rests on, which are its citations.
@@ -19,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
@@ -27,8 +24,7 @@ from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, 
 from app.ask.grounding import ASKS_WHEN, RELATION_WORDS, TIMED, Line, option_picked, stated, told_who, topic_words
 from app.consolidation.atoms import atoms
 from app.text import places
-from app.text.timeexpr import day_words
-from app.text.words import keywords, sentences, singular
+from app.text.words import keywords, singular
 
 _ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
@@ -89,7 +85,7 @@ def holding(
     similar: Callable[[list[str], list[str]], np.ndarray] | None = None,
 ) -> list[Line]:
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the question
-    did not bring, less the verbs any answer is phrased with ("took", "made": `_GENERIC`) when it says more — must be
+    did not bring, less the verbs any answer is phrased with ("took", "made": `GENERIC`) when it says more — must be
     held by one line (all but one in four of them; a list, item by item); a who-question's answer may be a line's
     speaker; the one of an "A or B?" question's options it picks, by the words only that option has
     (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the first line that is about what was
@@ -114,7 +110,7 @@ def holding(
         return []  # "Over the mountain range in June 2023" is no answer to "Where did Tim take the picture?"
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
-    own = [w for w in own if w not in _GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
+    own = [w for w in own if w not in GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
     topic = topic_words(question, named)
     if picked := option_picked(answer, question):  # "the beach or the mountains?": the words of the one picked
         mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
@@ -145,7 +141,7 @@ def holding(
             return []
     elif YES_NO.match(question) and re.match(r"\s*(yes|no)\b", answer, re.I) and topic:
         enough = len(topic)  # a yes or a no is about the whole claim asked: "allergic to shellfish", not "allergic"
-        holders = [x for x in lines if len(_topic_held(topic, [x], similar, regional)) >= enough][:1]
+        holders = [x for x in lines if len(topic_held(topic, [x], similar, regional)) >= enough][:1]
     else:
         return []
     context = [*holders, *joined]
@@ -159,8 +155,8 @@ def holding(
     going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
 
     def covered(by: list[Line]) -> bool:  # and a name the question says is said, not only meant
-        plainly = _topic_held([w for name in proper for w in name], by, None, regional)
-        return _covered(_topic_held(topic, by, similar, regional), topic, enough) and all(n & plainly for n in proper)
+        plainly = topic_held([w for name in proper for w in name], by, None, regional)
+        return _covered(topic_held(topic, by, similar, regional), topic, enough) and all(n & plainly for n in proper)
 
     if covered([*context, *going_on]):
         return holders
@@ -266,74 +262,12 @@ def _counted(answer: str, question: str, lines: list[Line], named: list[str], si
         x
         for x in lines
         if _people_held(question, named, [x], [x])
-        and _covered(_topic_held(topic, [x], similar, regional), topic, max(_enough(topic), 1))
+        and _covered(topic_held(topic, [x], similar, regional), topic, max(_enough(topic), 1))
     ]
     return each[:count] if len(each) >= count else []
 
 
 # a time a line says, as code resolved it: "(the week before 3 July 2023)"
-_RESOLVED = re.compile(r"\(([^()]*\b(?:19|20)\d\d)\)")
-
-
-def time_held(
-    question: str, lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
-) -> tuple[str, list[Line]]:
-    """For a when-question whose reading named no time a line holds ("In the summer", the question's own words):
-    the first time a line says, as code resolved it ("the week before 3 July 2023"), that `holding` finds
-    answers the question from that line — its people and topic words there; ("", []) when none does."""
-    for line in lines:
-        for m in _RESOLVED.finditer(line.shown):
-            said = m[1][:1].upper() + m[1][1:]
-            if held := holding(said, question, [line], named, joined, similar):
-                return said, held
-    return "", []
-
-
-_ASKS_WHEN_DONE = re.compile(r"^\s*when\s+(?:did|was|were|had|has|have)\b", re.I)  # what happened, not a plan
-_AHEAD = re.compile(
-    r"\?|\b(?:will|going to|gonna|plan(?:s|ning)?|want(?:s|ed)? to|hop(?:e|es|ing) to|can['’]?t wait|soon|next)\b", re.I
-)
-
-
-def said_by_then(
-    question: str, lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
-) -> tuple[str, list[Line]]:
-    """For "when did ...?" that no line answers with a time of its own: "By <the day a line was said>", from the
-    first line that says it as done — a sentence holding all that is asked (less the verbs any question is phrased
-    with) that asks nothing and says nothing to come — and that `holding` finds answering it ("I finally opened my
-    own car maintenance shop!", said on 1 May 2023: "By Monday 1 May 2023"); ("", []) when none does."""
-    if not _ASKS_WHEN_DONE.match(question):
-        return "", []
-    topic = topic_words(question, named)
-    specific = {w for w in topic if w not in _GENERIC} or set(topic)
-    for line in lines:
-        if _RESOLVED.search(line.shown) or not any(
-            specific <= _topic_held(topic, [replace(line, shown=s)], similar) and not _AHEAD.search(s)
-            for s in sentences(line.text)
-        ):
-            continue
-        day = datetime.fromtimestamp(line.t_start, timezone.utc).replace(tzinfo=None)
-        said = f"By {day_words(day, day + timedelta(days=1))}"
-        if holding(said, question, [replace(line, shown=f"{line.shown} ({said})")], named, joined, similar):
-            return said, [line]
-    return "", []
-
-
-def closer_time(
-    question: str, held: list[Line], lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
-) -> tuple[str, list[Line]]:
-    """For a when-question answered from `held[0]`: the time another of `lines` says (`time_held`) when that line
-    holds more of the question's topic words ("When did Melanie go to the pottery workshop?" is answered by the
-    workshop's day, not by the day of a line about her pottery class); ("", []) when none does."""
-    timed = [x for x in lines if x.id != held[0].id and _RESOLVED.search(x.shown)]  # the others that say a time
-    if not timed:
-        return "", []
-    topic = topic_words(question, named)
-    most = len(_topic_held(topic, held[:1], similar))
-    closer = [x for x in timed if len(_topic_held(topic, [x], similar)) > most]
-    return time_held(question, closer, named, joined, similar) if closer else ("", [])
-
-
 # where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
 _ASKS_PLACE_OR_THING = re.compile(
     r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)"
@@ -423,7 +357,7 @@ def answers_alone(question: str, line: Line, named: list[str] = (), similar=None
     if _POINTS_ELSEWHERE.search(line.shown) or not _people_held(question, named, [line], [line]):
         return False
     topic = topic_words(question, named)
-    return bool(topic) and len(_topic_held(topic, [line], similar)) == len(topic)
+    return bool(topic) and len(topic_held(topic, [line], similar)) == len(topic)
 
 
 def _regional(question: str, answer: str) -> bool:
@@ -444,7 +378,7 @@ def _words(line: Line, regional: bool = False) -> set[str]:
     return words
 
 
-def _topic_held(topic: list[str], lines: list[Line], similar, regional: bool = False) -> set[str]:
+def topic_held(topic: list[str], lines: list[Line], similar, regional: bool = False) -> set[str]:
     """The topic words the lines say (with `regional`, the regions their places lie in too), or (with
     `similar`) mean: cosine ≥ `SIMILAR` to a word of theirs in the text embedder's space."""
     words = {w for x in lines for w in _words(x, regional)}
@@ -488,7 +422,7 @@ def held_items(answer: str, question: str, lines: list[Line]) -> str:
 # what a question asks with, not what about: "what does the smartwatch help Sam with?" is about the smartwatch,
 # whatever line says "it helps me" (words that only ask, "do", "get", "make", are no topic words at all:
 # grounding.ASKING)
-_GENERIC = frozenset(
+GENERIC = frozenset(
     canonical(w)
     for w in "help feel like enjoy love create learn push motivate inspire keep find give take use want need "
     "think start try come see look become bring plan decide share talk mean show improve stay visit".split()
@@ -496,8 +430,8 @@ _GENERIC = frozenset(
 
 
 def _covered(said: set[str], topic: list[str], enough: int) -> bool:
-    """Whether the topic words `said` are enough: `enough` of them, and one of those that are not `_GENERIC`."""
-    specific = {w for w in topic if w not in _GENERIC and w.isalpha()}  # "22nd" is a day, which the window holds
+    """Whether the topic words `said` are enough: `enough` of them, and one of those that are not `GENERIC`."""
+    specific = {w for w in topic if w not in GENERIC and w.isalpha()}  # "22nd" is a day, which the window holds
     return len(said) >= enough and (not specific or bool(said & specific))
 
 
@@ -514,8 +448,8 @@ def _enough(topic: list[str]) -> int:
     """How many of a question's topic words the lines an answer is read from must hold: at least half. All but
     one in three refused more (LoCoMo, 200 questions: adversarial 0.825 but F1 0.175); half keeps adversarial
     questions at 0.725 with F1 0.210 (README, Answers). None when all of them are verbs any question is phrased with
-    (`_GENERIC`: "Which hobby did Sam take up?", "What state did Joanna visit?": the people it names and the
+    (`GENERIC`: "Which hobby did Sam take up?", "What state did Joanna visit?": the people it names and the
     answer's own words are what a line must hold). Leaving those verbs out of the count for every question was
     measured and not kept: on LoCoMo seed 1 it answered two more right and one adversarial question wrong ("what
     did John start learning ...?", from John's "Impressive you're learning German")."""
-    return -(-len(topic) // 2) if any(w not in _GENERIC for w in topic) else 0
+    return -(-len(topic) // 2) if any(w not in GENERIC for w in topic) else 0
