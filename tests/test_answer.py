@@ -923,10 +923,15 @@ def test_what_a_line_says_of_its_listener_is_not_its_speakers():
 
 def test_a_place_the_question_names_is_said_by_the_line():
     """ "A trip to Barcelona" is not held by "a trip to Rome", however close the two words mean; "LeBron James" is
-    by "LeBron"."""
+    by "LeBron"; the name may be said in another line read ("Her name is Shadow!")."""
     rome = _line("Jon", "Jon took a short trip last week to Rome to clear his mind a little.")
     assert holding("To clear his mind", "What did Jon take a trip to Rome for?", [rome], ["Jon"]) == [rome]
     assert holding("To clear his mind", "What did Jon take a trip to Barcelona for?", [rome], ["Jon"]) == []
+    pup = _line("Maria", "Last week (the week before 13 August 2023) Maria adopted a cute pup from a shelter.", 1)
+    named = _line("Maria", "Her name is Shadow! She's full of energy.", 3)  # a line read with it names her
+    asked = "When did Maria adopt Shadow?"
+    assert holding("The week before 13 August 2023", asked, [pup, named], ["Maria"]) == [pup]
+    assert holding("The week before 13 August 2023", asked, [pup], ["Maria"]) == []
     lebron = _line("John", "John likes LeBron's moments of determination and heart.")
     assert holding("Determination and heart", "What does John like about Lebron James?", [lebron], ["John"]) == [lebron]
 

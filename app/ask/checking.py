@@ -154,8 +154,11 @@ def holding(
     # your favorite movie?"), when it goes on from that line (`_goes_on`)
     going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h) for h in holders)]
 
-    def covered(by: list[Line]) -> bool:  # and a name the question says is said, not only meant
-        plainly = topic_held([w for name in proper for w in name], by, None, regional)
+    # a name the question says must be said, not only meant, in a line read ("Her name is Shadow!" may follow "I
+    # just adopted this cute pup")
+    plainly = topic_held([w for name in proper for w in name], lines, None, regional)
+
+    def covered(by: list[Line]) -> bool:
         return _covered(topic_held(topic, by, similar, regional), topic, enough) and all(n & plainly for n in proper)
 
     if covered([*context, *going_on]):
