@@ -916,6 +916,9 @@ def test_what_a_line_says_of_its_listener_is_not_its_speakers():
     )
     asked = "What helps Evan conquer struggles?"  # "you" as anyone
     assert holding("Something that motivates and makes happy", asked, [anyone], ["Evan"]) == [anyone]
+    advice = line("Caroline", "Yep! Do your research and find an adoption agency or lawyer.", "Melanie")
+    own = line("Caroline", "Researching adoption agencies - it's been a dream to have a family.", "Melanie")
+    assert holding("Adoption agencies", "What did Caroline research?", [advice, own], ["Caroline"]) == [own]
     asked = "What did Melanie say about Caroline's dedication?"
     assert holding("Inspiring", asked, [praise], ["Melanie", "Caroline"]) == [praise]
     assert holding("Car mod workshop", "What workshop did Dave get picked for?", [picked], ["Dave"]) == [picked]

@@ -127,14 +127,15 @@ def holding(
         covered: set[str] = set()
         names = [n.lower() for n in named]
         naming = {x.id: sum(n in f"{x.person or ''} {x.shown}".lower() for n in names) for x in lines}
+        whose = not (_ASKS_WHO.match(question) or _TELLING.search(question))
         for line in sorted((x for x in lines if hits[x.id]), key=lambda x: (-len(hits[x.id]), -naming[x.id])):
+            if whose and _said_of_listener(line, hits[line.id], topic, named):
+                continue  # "What motivated Melanie?" is not her "your dedication to helping others"
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 holders.append(line)
                 covered |= hits[line.id]
         if _ASKS_WHO.match(question):  # "Who is a doctor?" is not John, who said "my wife Sarah is a doctor"
             holders = [x for x in holders if not _said_of_others(x, hits[x.id], topic)]
-        elif not _TELLING.search(question):  # "What motivated Melanie?" is not her "your dedication to helping"
-            holders = [x for x in holders if not _said_of_listener(x, hits[x.id], topic, named)]
         if not holders and (counted := _counted(answer, question, lines, named, similar, regional)):
             return counted  # "2" to "how many times ...?": two lines say it happened
         if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines, regional)):
