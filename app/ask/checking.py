@@ -157,7 +157,7 @@ def holding(
 
     # a name the question says must be said, not only meant, in a line read ("Her name is Shadow!" may follow "I
     # just adopted this cute pup")
-    plainly = topic_held([w for name in proper for w in name], lines, None, regional)
+    plainly = topic_held([w for name in proper for w in name], lines, None, regional) if proper else set()
 
     def covered(by: list[Line]) -> bool:
         return _covered(topic_held(topic, by, similar, regional), topic, enough) and all(n & plainly for n in proper)
@@ -271,7 +271,6 @@ def _counted(answer: str, question: str, lines: list[Line], named: list[str], si
     return each[:count] if len(each) >= count else []
 
 
-# a time a line says, as code resolved it: "(the week before 3 July 2023)"
 # where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
 _ASKS_PLACE_OR_THING = re.compile(
     r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)"

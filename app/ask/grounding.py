@@ -184,13 +184,14 @@ def _line(u, score: float, via: str, when_said: bool) -> Line:
     if u.person:  # "John: John's wife Sarah is a doctor", not "my wife": a small model then reads who is who
         shown = third_person(shown, u.person) + "."
     if when_said:
-        shown = f"(on {day_words(*_day(u.t_start))}) {shown}"
+        shown = f"(on {said_on(u.t_start)}) {shown}"
     return Line(u.id, u.person, u.t_start, u.text, shown, score, via, session=u.session_id)
 
 
-def _day(t: float) -> tuple[datetime, datetime]:
+def said_on(t: float) -> str:
+    """The day a line said at `t` was said, in words ("Monday 1 May 2023")."""
     d = datetime.fromtimestamp(t, timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
-    return d, d.fromordinal(d.toordinal() + 1)
+    return day_words(d, d.fromordinal(d.toordinal() + 1))
 
 
 def _relation_words(memory: Memory) -> set[str]:

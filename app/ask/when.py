@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
 
 from app.ask.checking import GENERIC, holding, topic_held
-from app.ask.grounding import Line, topic_words
-from app.text.timeexpr import day_words
+from app.ask.grounding import Line, said_on, topic_words
 from app.text.words import sentences
 
+# a time a line says, as code resolved it: "(the week before 3 July 2023)"
 _RESOLVED = re.compile(r"\(([^()]*\b(?:19|20)\d\d)\)")
 
 
@@ -58,8 +57,7 @@ def said_by_then(
             for s in sentences(line.text)
         ):
             continue
-        day = datetime.fromtimestamp(line.t_start, timezone.utc).replace(tzinfo=None)
-        said = f"By {day_words(day, day + timedelta(days=1))}"
+        said = f"By {said_on(line.t_start)}"
         if holding(said, question, [replace(line, shown=f"{line.shown} ({said})")], named, joined, similar):
             return said, [line]
     return "", []
