@@ -952,3 +952,22 @@ def test_when_something_was_done_is_at_latest_the_day_it_was_told():
     assert said_by_then("When did Dave open his car maintenance shop?", [soon], ["Dave"]) == ("", [])
     dated = _line("Dave", "Last week (the week before 4 May 2023) Dave opened a car maintenance shop.")
     assert said_by_then("When did Dave open his car maintenance shop?", [dated], ["Dave"]) == ("", [])  # time_held's
+
+
+def test_what_someone_asked_or_suggested_is_held_by_their_line_without_the_verb():
+    # a request says it ("Please remember that ..."), a suggestion too ("You should ..."): the verb the question asks
+    # with is not what the line must say; the answer and the person still are
+    bank = _line("John", "Please remember that the meeting with the bank is on Monday (Monday 18 May 2026) at 10.")
+    asked = "What did I ask everyone to remember?"
+    assert holding("The meeting with the bank is on Monday", asked, [bank], ["John"]) == [bank]
+    assert holding("The meeting with the bank is on Monday", asked, [bank], ["David"]) == []  # not David's line
+    book = _line("Caroline", "You should read Becoming Nicole, it really helped me.")
+    assert holding("Becoming Nicole", "What book did Caroline recommend?", [book], ["Caroline"]) == [book]
+    # "a reminder" is no verb of telling: what is asked about is still its topic
+    remind = _line("Tim", "Aragorn's story is so inspiring. [shares a photo: a painting of a man with long hair]")
+    assert (
+        holding(
+            "A man with long hair", "What kind of painting does Tim have in his room as a reminder?", [remind], ["Tim"]
+        )
+        == []
+    )

@@ -99,7 +99,8 @@ def holding(
     "Sarah's favorite food" is not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to
     shellfish?" from "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast")
     was measured and removed: on the held-out questions it refused right answers ("married", "occasion", "kids") and no
-    wrong ones (README, Answers)."""
+    wrong ones (README, Answers). The verb of telling a question asks what someone said with is none of its topic
+    words: "what did I ask everyone to remember?" is held by "Please remember that the meeting ..."."""
     if ASKS_WHEN.search(question) and not _WHEN_ANSWER.search(answer):
         return []  # "Concert" is no answer to "When did Dave see Aerosmith perform live?"
     if ASKS_COUNT.search(question) and not _COUNT_ANSWER.search(answer):
@@ -112,6 +113,8 @@ def holding(
     own = own_words(answer, question)
     own = [w for w in own if w not in GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
     topic = topic_words(question, named)
+    if told := _ASKS_WHAT_TOLD.search(question):  # "what did I ask everyone to remember?": a request says it
+        topic = [w for w in topic if w != canonical(told[1].lower())]
     if picked := option_picked(answer, question):  # "the beach or the mountains?": the words of the one picked
         mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
         own, topic = sorted(mine - other), [w for w in topic if w not in other - mine]
@@ -194,6 +197,13 @@ _TELLING = re.compile(
 _OF_YOU = re.compile(
     r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
     r"^\W*(?:congrats|congratulations)\b",
+    re.I,
+)
+# the verb of telling a question asks with ("what did I ask everyone to remember?", "what did John suggest?"): a line
+# that asks, suggests or tells is said that way without the verb ("Please remember that ...", "You should ...")
+_ASKS_WHAT_TOLD = re.compile(
+    r"\b(?:did|does|do|has|have|had)\s+(?:[\w']+\s+){1,2}?"
+    r"(ask|tell|say|suggest|recommend|advise|encourage|remind)(?:s|ed)?\b",
     re.I,
 )
 _OF_ME = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|us|our|ours)\b")
