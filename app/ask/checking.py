@@ -9,7 +9,8 @@
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `bearing`: the lines a guess ("would Melanie enjoy ...?") rests on, which are its citations.
 
-The lines come from app/ask/grounding.py; words are compared as app/ask/comparing.py makes them.
+The lines come from app/ask/grounding.py; words are compared as app/ask/comparing.py makes them, and whose they are
+(the speaker's, the listener's, someone else's) is read in app/ask/whose.py.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 
 from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import ASKS_WHEN, RELATION_WORDS, TIMED, Line, option_picked, stated, told_who, topic_words
-from app.consolidation.atoms import atoms
+from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others
 from app.text import places
 from app.text.words import keywords, singular
 
@@ -113,7 +114,7 @@ def holding(
     own = own_words(answer, question)
     own = [w for w in own if w not in GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
     topic = topic_words(question, named)
-    if told := _ASKS_WHAT_TOLD.search(question):  # "what did I ask everyone to remember?": a request says it
+    if told := ASKS_WHAT_TOLD.search(question):  # "what did I ask everyone to remember?": a request says it
         topic = [w for w in topic if w != canonical(told[1].lower())]
     if picked := option_picked(answer, question):  # "the beach or the mountains?": the words of the one picked
         mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
@@ -130,15 +131,15 @@ def holding(
         covered: set[str] = set()
         names = [n.lower() for n in named]
         naming = {x.id: sum(n in f"{x.person or ''} {x.shown}".lower() for n in names) for x in lines}
-        whose = not (_ASKS_WHO.match(question) or _TELLING.search(question))
+        whose = not (_ASKS_WHO.match(question) or TELLING.search(question))
         for line in sorted((x for x in lines if hits[x.id]), key=lambda x: (-len(hits[x.id]), -naming[x.id])):
-            if whose and _said_of_listener(line, hits[line.id], topic, named):
+            if whose and said_of_listener(line, hits[line.id], topic, named):
                 continue  # "What motivated Melanie?" is not her "your dedication to helping others"
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 holders.append(line)
                 covered |= hits[line.id]
         if _ASKS_WHO.match(question):  # "Who is a doctor?" is not John, who said "my wife Sarah is a doctor"
-            holders = [x for x in holders if not _said_of_others(x, hits[x.id], topic)]
+            holders = [x for x in holders if not said_of_others(x, hits[x.id], topic)]
         if not holders and (counted := _counted(answer, question, lines, named, similar, regional)):
             return counted  # "2" to "how many times ...?": two lines say it happened
         if not holders or (len(hits[holders[0].id]) < needed and not _each_part_held(answer, asked, lines, regional)):
@@ -176,69 +177,6 @@ def holding(
     return []  # "allergic to shellfish?" is not "peanuts"
 
 
-def _said_of_others(line: Line, held_words: set[str], topic: list[str]) -> set[str]:
-    """Whom else `line` says the topic of, when it holds a who-question's answer only as its speaker and says the
-    topic of others, not of them: "My wife Sarah is a doctor", said by John, names Sarah as the doctor (empty
-    otherwise)."""
-    if not line.person or held_words - word_set(line.person) or held_words & word_set(line.text):
-        return set()
-    about = _said_of(line, topic)
-    return set() if line.person in about else about
-
-
-# a question about what someone said to another: what they said of their listener is its answer
-_TELLING = re.compile(
-    r"\b(?:recommend|suggest|advi[sc]e|tell|told|say|said|encourag|ask|remind|compliment|congratulat|prais|"
-    r"think|thought|opinion)\w*",
-    re.I,
-)
-# a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"); not
-# "you" as anyone ("find something that motivates you")
-_OF_YOU = re.compile(
-    r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
-    r"^\W*(?:congrats|congratulations)\b",
-    re.I,
-)
-# the verb of telling a question asks with ("what did I ask everyone to remember?", "what did John suggest?"): a line
-# that asks, suggests or tells is said that way without the verb ("Please remember that ...", "You should ...")
-_ASKS_WHAT_TOLD = re.compile(
-    r"\b(?:did|does|do|has|have|had)\s+(?:[\w']+\s+){1,2}?"
-    r"(ask|tell|say|suggest|recommend|advise|encourage|remind)(?:s|ed)?\b",
-    re.I,
-)
-_OF_ME = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|us|our|ours)\b")
-_PART_END = re.compile(r"(?<=[.!?;])\s+|\s+-\s+")
-_YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your dance studio"
-
-
-def _said_of_listener(line: Line, held_words: set[str], topic: list[str], named: list[str]) -> bool:
-    """Whether `line`, said by someone a question asks about (and not about its listener), says the answer's
-    words only where it speaks of its listener and not of the speaker ("It's inspiring to see your dedication to
-    helping others", said by Melanie, is Caroline's dedication; "Congrats on being picked for the car mod
-    workshop" is the listener's workshop), or says what the question asks about only as the listener's ("Can't
-    wait to see your dance studio done")."""
-    names = {n.lower() for n in named}
-    if not line.person or line.person.lower() not in names or names & line.heard_by:
-        return False
-    parts = [(bool(_OF_YOU.search(p)) and not _OF_ME.search(p), word_set(p)) for p in _PART_END.split(line.text)]
-    yours = [words for of_you, words in parts if of_you]
-    mine = [words for of_you, words in parts if not of_you]
-    if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
-        return True
-    owned = word_set(" ".join(_YOURS.findall(line.text)))
-    rest = word_set(_YOURS.sub(" ", line.text))
-    return any(held(w, owned) for w in topic) and not any(held(w, rest) for w in topic)
-
-
-def _said_of(line: Line, topic: list[str]) -> set[str]:
-    """Whom `line` says the topic words of, by its atomic facts read as memory writing reads them."""
-    if not line.person or not topic:
-        return set()
-    named = re.findall(r"\b[A-Z][a-z]+\b", line.text)
-    facts = atoms(stated(line.text), line.person, named)
-    return {who for who, fact in facts if set(topic) & {canonical(w) for w in keywords(fact)}}
-
-
 def whom_held(
     read: str, question: str, lines: list[Line], named: list[str] = (), joined: list[Line] = (), similar=None
 ) -> tuple[str, list[Line]]:
@@ -249,7 +187,7 @@ def whom_held(
         return "", []
     topic = topic_words(question, named)
     for line in lines:
-        if len(others := _said_of_others(line, word_set(read), topic)) == 1:
+        if len(others := said_of_others(line, word_set(read), topic)) == 1:
             (who,) = others
             if held := holding(who, question, [line], named, joined, similar):
                 return who, held

@@ -1,0 +1,75 @@
+"""Whose a line's words are (app/ask/checking.py): the speaker's own, their listener's ("your dedication", "congrats
+on being picked"), or someone else's the line names ("my wife Sarah is a doctor"), and the verbs a question asks with
+about what someone told another ("what did Caroline recommend?", "what did I ask everyone to remember?")."""
+
+from __future__ import annotations
+
+import re
+
+from app.ask.comparing import canonical, held, word_set
+from app.ask.grounding import Line, stated
+from app.consolidation.atoms import atoms
+from app.text.words import keywords
+
+
+def said_of_others(line: Line, held_words: set[str], topic: list[str]) -> set[str]:
+    """Whom else `line` says the topic of, when it holds a who-question's answer only as its speaker and says the
+    topic of others, not of them: "My wife Sarah is a doctor", said by John, names Sarah as the doctor (empty
+    otherwise)."""
+    if not line.person or held_words - word_set(line.person) or held_words & word_set(line.text):
+        return set()
+    about = _said_of(line, topic)
+    return set() if line.person in about else about
+
+
+# a question about what someone said to another: what they said of their listener is its answer
+TELLING = re.compile(
+    r"\b(?:recommend|suggest|advi[sc]e|tell|told|say|said|encourag|ask|remind|compliment|congratulat|prais|"
+    r"think|thought|opinion)\w*",
+    re.I,
+)
+# a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"); not
+# "you" as anyone ("find something that motivates you")
+_OF_YOU = re.compile(
+    r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
+    r"^\W*(?:congrats|congratulations)\b",
+    re.I,
+)
+# the verb of telling a question asks with ("what did I ask everyone to remember?", "what did John suggest?"): a line
+# that asks, suggests or tells is said that way without the verb ("Please remember that ...", "You should ...")
+ASKS_WHAT_TOLD = re.compile(
+    r"\b(?:did|does|do|has|have|had)\s+(?:[\w']+\s+){1,2}?"
+    r"(ask|tell|say|suggest|recommend|advise|encourage|remind)(?:s|ed)?\b",
+    re.I,
+)
+_OF_ME = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|us|our|ours)\b")
+_PART_END = re.compile(r"(?<=[.!?;])\s+|\s+-\s+")
+_YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your dance studio"
+
+
+def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: list[str]) -> bool:
+    """Whether `line`, said by someone a question asks about (and not about its listener), says the answer's
+    words only where it speaks of its listener and not of the speaker ("It's inspiring to see your dedication to
+    helping others", said by Melanie, is Caroline's dedication; "Congrats on being picked for the car mod
+    workshop" is the listener's workshop), or says what the question asks about only as the listener's ("Can't
+    wait to see your dance studio done")."""
+    names = {n.lower() for n in named}
+    if not line.person or line.person.lower() not in names or names & line.heard_by:
+        return False
+    parts = [(bool(_OF_YOU.search(p)) and not _OF_ME.search(p), word_set(p)) for p in _PART_END.split(line.text)]
+    yours = [words for of_you, words in parts if of_you]
+    mine = [words for of_you, words in parts if not of_you]
+    if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
+        return True
+    owned = word_set(" ".join(_YOURS.findall(line.text)))
+    rest = word_set(_YOURS.sub(" ", line.text))
+    return any(held(w, owned) for w in topic) and not any(held(w, rest) for w in topic)
+
+
+def _said_of(line: Line, topic: list[str]) -> set[str]:
+    """Whom `line` says the topic words of, by its atomic facts read as memory writing reads them."""
+    if not line.person or not topic:
+        return set()
+    named = re.findall(r"\b[A-Z][a-z]+\b", line.text)
+    facts = atoms(stated(line.text), line.person, named)
+    return {who for who, fact in facts if set(topic) & {canonical(w) for w in keywords(fact)}}
