@@ -4,6 +4,7 @@ missing, foreign or truncated model file and for a prompt that does not fit."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import replace
@@ -56,15 +57,18 @@ def test_json_schema_is_enforced_and_parsed(llm):
     assert reply.data == {"colour": "red", "warm": True}
 
 
-def test_an_invalid_reply_is_asked_again_once_then_a_clear_error(llm):
+def test_an_invalid_reply_is_asked_again_once_then_a_clear_error(llm, caplog):
     # multipleOf is checked by the validator but not by the grammar: the model can write 3, which is invalid
     schema = {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 1000}}, "required": ["n"]}
     job = llm.submit(_ask("Reply with n equal to 3.", schema=schema, max_tokens=16))
     seen: list = []
-    with pytest.raises(LLMError, match="not valid JSON for its schema"):
+    with pytest.raises(LLMError, match="not valid JSON for its schema") as e, caplog.at_level(logging.INFO):
         for piece in job.tokens(timeout=60):
             seen.append(piece)
     assert RESTART in seen  # the first reply was thrown away and the question asked again, with the reason
+    # the error and the log say where and which rule, never what the reply said (a name, a fact)
+    assert "'multipleOf' failed at /n" in str(e.value) and "3" not in str(e.value).split("(")[-1]
+    assert "multipleOf' failed at /n" in caplog.text and "is not a multiple" not in caplog.text
 
 
 def test_a_reply_cut_off_by_max_tokens_is_not_asked_again(llm):

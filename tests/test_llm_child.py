@@ -86,6 +86,7 @@ def test_a_native_fault_names_the_rebuild_and_leaves_its_stack_in_the_log(worker
     assert "SIGSEGV" in line and "rebuild it portable" in line
     stacks = [r.getMessage() for r in caplog.records if "last words" in r.getMessage()]
     assert stacks and "Segmentation fault" in stacks[0]  # Python's fault handler in the child wrote it
+    assert "animals" not in stacks[0]  # only the stack: nothing else the child wrote, which may quote a prompt
 
 
 def test_a_model_that_keeps_dying_is_off_for_the_run(cfg):

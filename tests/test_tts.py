@@ -74,6 +74,22 @@ def test_espeak_ng_voice():
     assert voice.speak_16k("").size == 0
 
 
+def test_a_command_voice_keeps_what_it_says_off_its_command_line_and_out_of_its_errors(tmp_path):
+    """The text goes on stdin: another local user can read a command line (/proc/PID/cmdline), and a failure's
+    message, logged, would repeat it."""
+    need("espeak-ng")
+    voice = CommandVoice.espeak_ng()
+    assert not any("{text}" in a for a in voice._command) and "--stdin" in voice._command
+    seen = tmp_path / "argv"
+    failing = CommandVoice(
+        "failing", ["sh", "-c", f'echo "$@" > {seen}; cat > /dev/null; exit 3', "sh", "{wav}"], 16_000
+    )
+    with pytest.raises(ModelError) as e:
+        failing("David is allergic to peanuts")
+    assert str(e.value) == "failing failed: exit status 3"
+    assert "David" not in seen.read_text()
+
+
 def test_flite_voice():
     need("flite")
     voice = CommandVoice.flite()

@@ -178,9 +178,11 @@ class PiperVoice(Voice):
 
 
 class CommandVoice(Voice):
-    """A voice from a command-line synthesizer that writes a 16-bit WAV file.
+    """A voice from a command-line synthesizer that reads its text on stdin and writes a 16-bit WAV file.
 
-    `command` holds "{text}" and "{wav}" placeholders; a WAV at another rate is resampled to `sample_rate_hz`.
+    `command` holds a "{wav}" placeholder; a WAV at another rate is resampled to `sample_rate_hz`. The text is never
+    on the command line (another local user could read it there, and a failure's message would repeat it) and
+    the WAV is in a private temporary folder, deleted once read.
     """
 
     def __init__(self, name: str, command: Sequence[str], sample_rate_hz: int) -> None:
@@ -191,12 +193,12 @@ class CommandVoice(Voice):
     @classmethod
     def espeak_ng(cls, voice: str = "en-us", words_per_min: int = 165) -> CommandVoice:
         return cls(
-            f"espeak-ng {voice}", ["espeak-ng", "-v", voice, "-s", str(words_per_min), "-w", "{wav}", "{text}"], 22_050
+            f"espeak-ng {voice}", ["espeak-ng", "-v", voice, "-s", str(words_per_min), "-w", "{wav}", "--stdin"], 22_050
         )
 
     @classmethod
     def flite(cls, voice: str = "slt") -> CommandVoice:
-        return cls(f"flite {voice}", ["flite", "-voice", voice, "-t", "{text}", "-o", "{wav}"], 16_000)
+        return cls(f"flite {voice}", ["flite", "-voice", voice, "-f", "/dev/stdin", "-o", "{wav}"], 16_000)
 
     @property
     def available(self) -> bool:
@@ -207,17 +209,31 @@ class CommandVoice(Voice):
             return np.zeros(0, np.float32)
         with tempfile.TemporaryDirectory() as tmp:
             wav = Path(tmp) / "speech.wav"
-            # "--" would be spoken by flite; a leading "-" is kept from being read as an option instead
-            argv = [a.replace("{wav}", str(wav)).replace("{text}", text.lstrip("-")) for a in self._command]
+            argv = [a.replace("{wav}", str(wav)) for a in self._command]
             try:
-                subprocess.run(argv, check=True, capture_output=True, timeout=_COMMAND_TIMEOUT_S, env=child_env())
+                subprocess.run(
+                    argv,
+                    input=text.lstrip("-").encode(),  # a leading "-" is not spoken as "minus"
+                    check=True,
+                    capture_output=True,
+                    timeout=_COMMAND_TIMEOUT_S,
+                    env=child_env(),
+                )
                 data = wav.read_bytes()
-            except (OSError, subprocess.SubprocessError) as e:
-                raise ModelError(f"{self.name} failed: {e}") from e
+            except (OSError, subprocess.SubprocessError) as e:  # the message says why, never what was to be said
+                raise ModelError(f"{self.name} failed: {_why(e)}") from e
         audio, rate_hz = _decode_wav(data, self.name)
         if rate_hz != self.sample_rate_hz and audio.size:  # e.g. an MBROLA espeak-ng voice (16 kHz)
             audio = soxr.resample(audio, rate_hz, self.sample_rate_hz)
         return audio
+
+
+def _why(e: OSError | subprocess.SubprocessError) -> str:
+    if isinstance(e, subprocess.CalledProcessError):
+        return f"exit status {e.returncode}"
+    if isinstance(e, subprocess.TimeoutExpired):
+        return f"no audio within {e.timeout:.0f} s"
+    return e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
 
 
 def _decode_wav(data: bytes, name: str) -> tuple[np.ndarray, int]:

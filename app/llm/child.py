@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -74,6 +75,9 @@ def death_reason(returncode: int | None) -> str:
             return signal.Signals(-returncode).name
         return f"signal {-returncode}"
     return f"exit {returncode}"
+
+
+_FAULT_LINE = re.compile(r'^(?:Fatal Python error|Thread 0x|Current thread 0x|\s+File "|Extension modules)')
 
 
 def _fault_hint(reason: str) -> str:
@@ -178,7 +182,9 @@ class ChildBackend:
         self.deaths += 1
         line = f"the language model's process died {during} ({reason}): {_fault_hint(reason)}"
         self.last_death = line
-        stack = [ln for ln in self._stderr if ln.strip()]
+        # Python's fault handler's lines (the stack); the rest of what it wrote (its own log, llama.cpp's) may quote a
+        # prompt, so it stays at DEBUG, where it was logged as it came
+        stack = [ln for ln in self._stderr if _FAULT_LINE.match(ln)]
         if stack:
             _LOGGER.info("the language model's process's last words:\n%s", "\n".join(stack))
         if self.deaths >= self.max_deaths:

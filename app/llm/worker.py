@@ -248,19 +248,20 @@ class LLMWorker:
                 usage.finish = "cancelled" if job.cancelled else usage.finish
                 self._finish(job, reply)
                 return
-            problem = _invalid(reply, request.schema)
-            if problem is None:
+            invalid = _invalid(reply, request.schema)
+            if invalid is None:
                 self._finish(job, reply)
                 return
             if usage.finish == "length":  # asking again would be cut off the same way
                 self._finish(job, error=LLMCutOff(f"the model's reply was cut off at {request.max_tokens} tokens"))
                 return
-            _LOGGER.info("reply not valid for its schema (%s); asking again", problem)
+            problem, where = invalid  # the model is told what was wrong; a log or an error only where
+            _LOGGER.info("reply not valid for its schema (%s); asking again", where)
             if attempt == 1:
                 job._emit(RESTART)
                 usage.first_token_s = None
                 request = replace(request, messages=(*request.messages, *_correction(reply.text, problem)))
-        self._finish(job, error=LLMError(f"the model's reply was not valid JSON for its schema ({problem})"))
+        self._finish(job, error=LLMError(f"the model's reply was not valid JSON for its schema ({where})"))
 
     def _requeue(self, job: Job) -> None:
         job.flag.preempted.clear()
@@ -284,18 +285,20 @@ def _correction(text: str, problem: str) -> tuple[dict[str, str], ...]:
     )
 
 
-def _invalid(reply: Reply, schema: dict) -> str | None:
-    """None when the reply parses as JSON valid against `schema` (and is stored in reply.data), else why not."""
+def _invalid(reply: Reply, schema: dict) -> tuple[str, str] | None:
+    """None when the reply parses as JSON valid against `schema` (and is stored in reply.data), else why not: for
+    the model (which may quote the reply: a name, a fact) and for a log or an error (where, and which rule: nothing
+    the reply said)."""
     # lazy: jsonschema is heavy (~0.1 s); only a reply with a schema needs it
     import jsonschema
 
     try:
         data = json.loads(reply.text)
     except ValueError as e:
-        return f"not JSON: {e}"
+        return f"not JSON: {e}", f"not JSON at character {getattr(e, 'pos', '?')}"
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as e:
-        return f"{e.message[:120]}"
+        return e.message[:120], f"'{e.validator}' failed at /{'/'.join(map(str, e.absolute_path))}"
     reply.data = data
     return None
