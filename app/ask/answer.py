@@ -45,7 +45,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 
 from app.ask.checking import (
     answers_alone,
@@ -77,7 +77,7 @@ from app.ask.prompts import (
     select_schema,
     verify_messages,
 )
-from app.ask.spans import OrderAsked, SpanAsked, day_of, order_asked, span_asked, span_words
+from app.ask.spans import answer_order, answer_span, order_asked, span_asked
 from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated
 from app.config import Config
@@ -196,10 +196,20 @@ class Answerer:
         if person is None and asker_needed(question):
             out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
             return done()
-        if span := span_asked(question, now):  # "how many months passed between ...?": code counts the days
-            return self._span(span, now, person, out, timeout_s, on_job, done)
-        if order := order_asked(question):  # "which pet did Jolene adopt first - Susie or Seraphim?"
-            return self._order(order, now, person, out, timeout_s, on_job, done)
+        span, order = span_asked(question, now), order_asked(question)
+        if span or order:  # "how many months passed between ...?", "which pet did Jolene adopt first - A or B?"
+
+            def ask(part: str) -> Answer:  # each of the when-questions it is asked as
+                return self(part, now, person, timeout_s=timeout_s, on_job=on_job)
+
+            def cite(ids: list[int]) -> list[dict]:
+                return cited_lines(self.memory, ids)
+
+            if span:
+                answer_span(ask, cite, span, out)
+            else:
+                answer_order(ask, cite, order, out)
+            return done()
         found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, self.cfg.answer.candidates)
         forgetting.recalled(self.memory, self.cfg.memory, found.facts)  # MOOM: what a question recalls grows
         out.timings_ms["gather"] = (time.perf_counter() - started) * 1e3
@@ -234,69 +244,6 @@ class Answerer:
             cited = [line.id for line in held]
             cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
-        return done()
-
-    def _days(
-        self, asked: tuple[str, ...], now: datetime, person: str | None, out: Answer, timeout_s: float | None, on_job
-    ) -> list[tuple[datetime, list[int]]]:
-        """The day each when-question's checked answer names (an answer that names none: the day its line was
-        said), with its citations, asked one after the other, stopping at the first not known (`out.why_unknown`
-        says why); none when two were read from the same lines (one of the two things was not found)."""
-        dated: list[tuple[datetime, list[int]]] = []
-        reads: list[str] = []
-        for question in asked:
-            part = self(question, now, person, timeout_s=timeout_s, on_job=on_job)
-            out.prompt_tokens += part.prompt_tokens
-            out.cached_tokens += part.cached_tokens
-            out.completion_tokens += part.completion_tokens
-            out.finish = part.finish
-            if out.first_token_ms is None:
-                out.first_token_ms = part.first_token_ms
-            for step, ms in part.timings_ms.items():
-                out.timings_ms[step] = out.timings_ms.get(step, 0.0) + ms
-            out.evidence += part.evidence
-            out.chosen += part.chosen
-            reads.append(f"{question} {part.answer}")
-            day = day_of(part.answer) if part.known else None
-            if part.known and day is None and part.citations:
-                day = datetime.fromtimestamp(part.citations[0]["t_start"], timezone.utc).replace(tzinfo=None)
-            if day is None:
-                out.why_unknown = part.why_unknown or "no day"
-                break
-            dated.append((day, [c["id"] for c in part.citations]))
-        out.read = " ".join(reads)
-        if len(dated) == 2 and dated[0][1] == dated[1][1]:
-            out.why_unknown = "one line for both"
-            return []
-        return dated
-
-    def _cite_all(self, out: Answer, dated: list[tuple[datetime, list[int]]]) -> None:
-        out.known = True
-        out.citations = cited_lines(self.memory, list(dict.fromkeys(i for _, ids in dated for i in ids)))
-
-    def _span(self, span: SpanAsked, now: datetime, person, out: Answer, timeout_s, on_job, done) -> Answer:
-        """A question that asks how long (app/ask/spans.py): the days between the days of the things that bound it
-        (`_days`; one: to now, or to the day the question names), in the unit asked for, cited by the lines of
-        both. A bound not known → I don't know."""
-        dated = self._days(span.when, now, person, out, timeout_s, on_job)
-        if dated and len(dated) == len(span.when):
-            end = dated[1][0] if len(dated) == 2 else span.until
-            out.answer = span_words((end - dated[0][0]).days, span.unit) + " ago" * span.ago
-            self._cite_all(out, dated)
-        return done()
-
-    def _order(self, order: OrderAsked, now: datetime, person, out: Answer, timeout_s, on_job, done) -> Answer:
-        """A question that asks which of two things came first, or last (app/ask/spans.py): the option whose day
-        (`_days`) is the earlier, or the later, cited by the lines of both; a day not known, or the same day →
-        I don't know."""
-        dated = self._days(order.when, now, person, out, timeout_s, on_job)
-        if len(dated) == 2 and dated[0][0] == dated[1][0]:
-            out.why_unknown = "the same day"
-        elif len(dated) == 2:
-            later = int(dated[1][0] > dated[0][0])
-            picked = order.options[1 - later if order.earliest else later]
-            out.answer = picked[:1].upper() + picked[1:]
-            self._cite_all(out, dated)
         return done()
 
     def _guess(

@@ -14,13 +14,21 @@ earlier day is the answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 from app.ask.grounding import options
 from app.facts import past_tense
 from app.text.timeexpr import COUNTS, MONTHS, UNITS, time_window
 from app.text.words import ING_NOUNS
+
+if TYPE_CHECKING:
+    from app.ask.answer import Answer
+
+Ask = Callable[[str], "Answer"]  # a when-question -> its checked answer
+Cite = Callable[[list[int]], list[dict]]  # utterance ids -> citations
 
 _BETWEEN = re.compile(
     r"^\s*how\s+(?:many\s+(?P<unit>day|week|month|year)s?|long)\s+(?:of\s+time\s+)?"
@@ -188,3 +196,66 @@ def span_words(days: float, unit: str | None) -> str:
         return f"Less than a {unit}"
     said = _SAID.get(n, str(n))
     return f"{said[:1].upper()}{said[1:]} {unit}{'s' if n != 1 else ''}"
+
+
+def answer_span(ask: Ask, cite: Cite, span: SpanAsked, out: Answer) -> None:
+    """A question that asks how long: the days between the days of the things that bound it (`_days`; one: to now,
+    or to the day the question names), in the unit asked for, cited by the lines of both; into `out`. A bound not
+    known → I don't know (`out` as it was, with why)."""
+    dated = _days(ask, span.when, out)
+    if dated and len(dated) == len(span.when):
+        end = dated[1][0] if len(dated) == 2 else span.until
+        out.answer = span_words((end - dated[0][0]).days, span.unit) + " ago" * span.ago
+        _cite_all(cite, out, dated)
+
+
+def answer_order(ask: Ask, cite: Cite, order: OrderAsked, out: Answer) -> None:
+    """A question that asks which of two things came first, or last: the option whose day (`_days`) is the earlier,
+    or the later, cited by the lines of both; into `out`. A day not known, or the same day → I don't know."""
+    dated = _days(ask, order.when, out)
+    if len(dated) == 2 and dated[0][0] == dated[1][0]:
+        out.why_unknown = "the same day"
+    elif len(dated) == 2:
+        later = int(dated[1][0] > dated[0][0])
+        picked = order.options[1 - later if order.earliest else later]
+        out.answer = picked[:1].upper() + picked[1:]
+        _cite_all(cite, out, dated)
+
+
+def _days(ask: Ask, asked: tuple[str, ...], out: Answer) -> list[tuple[datetime, list[int]]]:
+    """The day each when-question's checked answer names (an answer that names none: the day its line was said),
+    with its citations, asked one after the other, stopping at the first not known (`out.why_unknown` says why);
+    none when two were read from the same lines (one of the two things was not found). What each cost is added to
+    `out`."""
+    dated: list[tuple[datetime, list[int]]] = []
+    reads: list[str] = []
+    for question in asked:
+        part = ask(question)
+        out.prompt_tokens += part.prompt_tokens
+        out.cached_tokens += part.cached_tokens
+        out.completion_tokens += part.completion_tokens
+        out.finish = part.finish
+        if out.first_token_ms is None:
+            out.first_token_ms = part.first_token_ms
+        for step, ms in part.timings_ms.items():
+            out.timings_ms[step] = out.timings_ms.get(step, 0.0) + ms
+        out.evidence += part.evidence
+        out.chosen += part.chosen
+        reads.append(f"{question} {part.answer}")
+        day = day_of(part.answer) if part.known else None
+        if part.known and day is None and part.citations:
+            day = datetime.fromtimestamp(part.citations[0]["t_start"], timezone.utc).replace(tzinfo=None)
+        if day is None:
+            out.why_unknown = part.why_unknown or "no day"
+            break
+        dated.append((day, [c["id"] for c in part.citations]))
+    out.read = " ".join(reads)
+    if len(dated) == 2 and dated[0][1] == dated[1][1]:
+        out.why_unknown = "one line for both"
+        return []
+    return dated
+
+
+def _cite_all(cite: Cite, out: Answer, dated: list[tuple[datetime, list[int]]]) -> None:
+    out.known = True
+    out.citations = cite(list(dict.fromkeys(i for _, ids in dated for i in ids)))
