@@ -44,9 +44,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.ask.answered import Answer
 from app.ask.checking import (
     answers_alone,
     bearing,
@@ -104,48 +104,6 @@ def cited_lines(memory: Memory, ids: list[int]) -> list[dict]:
     return [
         {"id": i, "person": rows[i].person, "t_start": rows[i].t_start, "text": rows[i].text} for i in ids if i in rows
     ]
-
-
-@dataclass
-class Answer:
-    question: str
-    answer: str
-    known: bool
-    citations: list[dict] = field(default_factory=list)  # {id, person, t_start, text}
-    evidence: list[int] = field(default_factory=list)  # the candidate lines' utterance ids
-    chosen: list[int] = field(default_factory=list)  # the lines the answer was read from
-    latency_ms: float = 0.0
-    first_token_ms: float | None = None  # the reading's first token
-    prompt_tokens: int = 0  # evaluated (not reused from the cache), selection and reading together
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    finish: str = ""
-    timings_ms: dict[str, float] = field(default_factory=dict)  # gather, select, read
-    read: str = ""  # what the model read from the chosen lines, before the check
-    why_unknown: str = ""  # asker | nothing found | none chosen | the model did not know | not in the lines
-    guess: bool = False  # a likely guess ("Probably ...") asked for, from the lines that bear on it
-
-    def as_dict(self, when: Callable[[float], str]) -> dict:
-        return {
-            "question": self.question,
-            "answer": self.answer,
-            "known": self.known,
-            "citations": [{**c, "t_start": when(c["t_start"])} for c in self.citations],
-            "evidence": self.evidence,
-            "chosen": self.chosen,
-            "read": self.read,
-            "why_unknown": self.why_unknown,
-            "guess": self.guess,
-            "latency_ms": round(self.latency_ms, 1),
-            "first_token_ms": None if self.first_token_ms is None else round(self.first_token_ms, 1),
-            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
-            "tokens": {
-                "prompt": self.prompt_tokens,
-                "cached": self.cached_tokens,
-                "completion": self.completion_tokens,
-            },
-            "finish": self.finish,
-        }
 
 
 class Answerer:

@@ -17,17 +17,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
 
+from app.ask.answered import Answer
 from app.ask.grounding import options
 from app.facts import past_tense
 from app.text.timeexpr import COUNTS, MONTHS, UNITS, time_window
 from app.text.words import ING_NOUNS
 
-if TYPE_CHECKING:
-    from app.ask.answer import Answer
-
-Ask = Callable[[str], "Answer"]  # a when-question -> its checked answer
+Ask = Callable[[str], Answer]  # a when-question -> its checked answer
 Cite = Callable[[list[int]], list[dict]]  # utterance ids -> citations
 
 _BETWEEN = re.compile(
