@@ -154,7 +154,8 @@ class Answerer:
         if person is None and asker_needed(question):
             out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
             return done()
-        span, order = span_asked(question, now), order_asked(question)
+        span = span_asked(question, now)
+        order = None if span else order_asked(question)  # a span question is never read for an order
         if span or order:  # "how many months passed between ...?", "which pet did Jolene adopt first - A or B?"
 
             def ask(part: str) -> Answer:  # each of the when-questions it is asked as
