@@ -252,6 +252,7 @@ def test_the_check_holds_an_answer_to_its_line():
     assert topic_words("What does Sarah do for a living?", ["Sarah"]) == []
     # the time asked about and how a question asks ("how many") are no words a line must say
     assert topic_words("Where was Dave in the last two weeks of August 2023?", ["Dave"]) == []
+    assert topic_words("What is Jolene currently doing in June 2023?", ["Jolene"]) == []  # "currently": how, not what
     assert topic_words("How many Prius has Evan owned?", ["Evan"]) == ["own"]
     assert topic_words("What did James offer to do for John regarding pets?", ["James", "John"]) == ["offer", "pet"]
     assert topic_words("What did Caroline mention about her trip?", ["Caroline"]) == ["trip"]  # what it asks with
@@ -883,6 +884,16 @@ def test_a_relation_said_before_a_name_only_tells_who_that_is():
     recommended = _line("Tim", "Tim recommended John the book 'The Name of the Wind'.")
     assert holding("The Name of the Wind", question, [recommended], ["Tim", "John"]) == [recommended]
     assert holding("The Name of the Wind", "What book did John's friend recommend?", [recommended], ["John"]) == []
+
+
+def test_a_relation_of_those_with_someone_named_only_tells_who_was_there():
+    """ "John and his friends": they are who was with him, which his line says as "we"; the rest of what is asked
+    must still be held."""
+    question = "What did John and his friends do with the money left after helping the dog shelter?"
+    line = _line("John", "We had money left after helping the shelter, so we bought groceries for the homeless.")
+    assert holding("Bought groceries for the homeless", question, [line], ["John"]) == [line]
+    asked = "What did John and his friends do with the money left after the bake sale?"
+    assert holding("Bought groceries for the homeless", asked, [line], ["John"]) == []
 
 
 def test_what_a_line_says_of_its_listener_is_not_its_speakers():
