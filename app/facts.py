@@ -143,7 +143,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         FactKind.PLAN,
         re.compile(
             r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hop(e|es|ing) to|want(s|ing)? to"
-            r"|thinking about|decided to|excited to|can['’]t wait to|looking forward to"  # what someone means to do
+            r"|thinking about|excited to|can['’]t wait to|looking forward to"  # what someone looks forward to doing
             r"|(?:has|have|has got|have got|got) an? (?:\w+ )?appointment)\b",  # one at a time to come
             re.I,
         ),
