@@ -886,6 +886,20 @@ def test_a_relation_said_before_a_name_only_tells_who_that_is():
     assert holding("The Name of the Wind", "What book did John's friend recommend?", [recommended], ["John"]) == []
 
 
+def test_a_line_that_says_one_thing_of_a_list_may_hold_what_the_list_is_asked_about():
+    """Jolene's yoga and meditation, said where she asks about habits that keep one balanced, lend the list read
+    from her other lines its topic; a line that only lists the things, or one answer that is no list, does not."""
+    question = "What habits does Jolene practice to feel balanced?"
+    asked = _line("Jolene", "Jolene does more yoga and meditation. Any calming habits you practice to feel balanced?")
+    routine = _line("Jolene", "Having a routine helps Jolene; self-care like yoga and meditation helps Jolene relax.")
+    care = _line("Jolene", "Jolene is trying to prioritize self-care, like yoga and meditation.")
+    listed = "Yoga, meditation, prioritizing self-care, having a routine"
+    assert holding(listed, question, [routine, care, asked], ["Jolene"]) == [routine, care, asked]
+    assert holding(listed, question, [routine, care], ["Jolene"]) == []
+    song = "Which song motivates Jolene to feel balanced?"  # one thing asked: a sentence with commas is no list
+    assert holding("Yoga, routine, and self-care", song, [routine, care, asked], ["Jolene"]) == []
+
+
 def test_a_relation_of_those_with_someone_named_only_tells_who_was_there():
     """ "John and his friends": they are who was with him, which his line says as "we"; the rest of what is asked
     must still be held."""

@@ -22,7 +22,17 @@ from dataclasses import replace
 import numpy as np
 
 from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
-from app.ask.grounding import ASKS_WHEN, RELATION_WORDS, TIMED, Line, option_picked, stated, told_who, topic_words
+from app.ask.grounding import (
+    ASKS_WHEN,
+    RELATION_WORDS,
+    TIMED,
+    Line,
+    asks_for_several,
+    option_picked,
+    stated,
+    told_who,
+    topic_words,
+)
 from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others
 from app.text import places
 from app.text.words import keywords, singular
@@ -170,8 +180,17 @@ def holding(
         return holders
     # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
     # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
-    # years now (since around 2021)"
-    again = [x for x in lines if own and x not in holders and len(hits[x.id]) >= needed]  # says the answer too
+    # years now (since around 2021)"; for a list asked for, a line that says one of its things in full ("What
+    # habits does Jolene practice to feel balanced?" - "I'm trying to do more yoga and meditation ... any calming
+    # habits that you practice to feel balanced?")
+    parts = _held_items(answer, asked, [], regional)[0] if own and asks_for_several(question) else []
+    again = [  # says the answer too, or one of the things it lists in full
+        x
+        for x in lines
+        if own
+        and x not in holders
+        and (len(hits[x.id]) >= needed or len(parts) >= 2 and _held_items(answer, asked, [x], regional)[1])
+    ]
     if again and covered([*context, *again, *going_on]):
         return [*holders, *again]
     return []  # "allergic to shellfish?" is not "peanuts"
