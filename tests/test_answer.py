@@ -890,12 +890,16 @@ def test_a_line_that_says_one_thing_of_a_list_may_hold_what_the_list_is_asked_ab
     """Jolene's yoga and meditation, said where she asks about habits that keep one balanced, lend the list read
     from her other lines its topic; a line that only lists the things, or one answer that is no list, does not."""
     question = "What habits does Jolene practice to feel balanced?"
-    asked = _line("Jolene", "Jolene does more yoga and meditation. Any calming habits you practice to feel balanced?")
-    routine = _line("Jolene", "Having a routine helps Jolene; self-care like yoga and meditation helps Jolene relax.")
-    care = _line("Jolene", "Jolene is trying to prioritize self-care, like yoga and meditation.")
+    asked = _line(
+        "Jolene", "Jolene does more yoga and meditation. Any calming habits you practice to feel balanced?", 1
+    )
+    routine = _line("Jolene", "Having a routine helps Jolene; self-care like yoga and meditation helps her relax.", 2)
+    care = _line("Jolene", "Jolene is trying to prioritize self-care, like yoga and meditation.", 3)
     listed = "Yoga, meditation, prioritizing self-care, having a routine"
     assert holding(listed, question, [routine, care, asked], ["Jolene"]) == [routine, care, asked]
     assert holding(listed, question, [routine, care], ["Jolene"]) == []
+    walks = _line("Jolene", "Jolene takes long walks.", 4)  # "balance" is no thing of its own: it lends nothing
+    assert holding("Long walks, balance", question, [walks, asked], ["Jolene"]) == []
     song = "Which song motivates Jolene to feel balanced?"  # one thing asked: a sentence with commas is no list
     assert holding("Yoga, routine, and self-care", song, [routine, care, asked], ["Jolene"]) == []
 
