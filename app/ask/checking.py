@@ -183,15 +183,14 @@ def holding(
     # years now (since around 2021)"; for a list asked for, a line that says one of its things in full ("What
     # habits does Jolene practice to feel balanced?" - "I'm trying to do more yoga and meditation ... any calming
     # habits that you practice to feel balanced?")
-    parts = _held_items(answer, asked, [], regional)[0] if own and asks_for_several(question) else []
+    several = asks_for_several(question)
 
-    def says_an_item(x: Line) -> bool:  # one of the things listed, with words of its own, in full
-        return any(own_words(p, question) for p in _held_items(answer, asked, [x], regional)[1])
+    def says_an_item(x: Line) -> bool:  # one of the things a list names, with words of its own, in full
+        parts, kept = _held_items(answer, asked, [x], regional)
+        return len(parts) >= 2 and any(own_words(p, question) for p in kept)
 
     again = [  # says the answer too, or one of the things it lists
-        x
-        for x in lines
-        if own and x not in holders and (len(hits[x.id]) >= needed or len(parts) >= 2 and says_an_item(x))
+        x for x in lines if own and x not in holders and (len(hits[x.id]) >= needed or several and says_an_item(x))
     ]
     if again and covered([*context, *again, *going_on]):
         return [*holders, *again]
