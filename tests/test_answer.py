@@ -21,6 +21,7 @@ from app.ask.checking import (
     holding,
     whom_held,
 )
+from app.ask.comparing import word_set
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
@@ -690,6 +691,32 @@ def test_lines_that_ask_or_say_no_time_for_a_when_question_rank_lower(cfg, tmp_p
     assert now[1][timed] - now[1][untimed] == pytest.approx(before[1][timed] - before[1][untimed], abs=1e-3)
     asked = [n[untimed] - n[asks] for n in (now[1], before[1])]  # the same words, asked: all of the line
     assert asked[0] - asked[1] == pytest.approx(ASKS_WEIGHT, abs=1e-3) and max(now[1], key=now[1].get) == untimed
+
+
+def test_a_line_that_answers_another_s_question_holds_the_words_it_asked_with(cfg, tmp_path, perception):
+    """ "Pepperoni, of course!" answers "Which pizza do you love the most?" without saying "pizza": for the
+    ranking it holds the words the question just before it asked with (said by someone else; a statement
+    before it lends nothing), so it comes before lines that only name the topic."""
+    said = [
+        ("James", "My pets, computer games, travel and pizza are all that bring me happiness."),
+        ("John", "Cool, I had pizza for lunch too. Which pizza do you love the most?"),
+        ("James", "Pepperoni, of course! Spicy salami and cheese."),
+        ("John", "My favorite pizza is Hawaiian, sweet and salty."),
+        ("James", "Pepperoni, of course! Spicy salami and cheese."),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        session = m.turns.start_session("t", MAY_8)
+        ids = []
+        for i, ((name, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
+            pid = m.people.person_id(name) or m.people.add_person(name).id
+            start = MAY_8 + 10 * i
+            ids.append(m.turns.add_utterance(NewUtterance(session, pid, text, start, start + 5, 1.0, "t", False, vec)))
+        rows = m.turns.utterances(ids)
+        assert grounding.asked_before(m, rows) == {ids[2]: word_set("Which pizza do you love the most?")}
+        found = gather(m, perception.text, cfg.recall, "What type of pizza is James' favorite?", NOW, None, 6)
+    assert found.lines[0].id == ids[2], found.lines
+    score = {line.id: line.score for line in found.lines}
+    assert score[ids[2]] > score[ids[4]] + 0.1  # the same words after a statement
 
 
 def test_where_a_place_lies_is_known_from_geonames():

@@ -4,7 +4,9 @@
   people it names (who may never have spoken: "my wife Sarah"), the lines the matching facts were read from,
   and for "my colleagues" the asker's colleagues' lines (the line that made them colleagues joins the
   citations); requests to the companion are never evidence. They are ranked by the retriever's score plus
-  whether they mention those people and hold the question's topic words, less the share of them that asks
+  whether they mention those people and hold the question's topic words (a line that answers another's
+  question holds the words that question asked with: "Which pizza do you love the most?" — "Pepperoni, of
+  course!" holds "pizza"), less the share of them that asks
   instead of stating and, for a question that asks when, whether they say no time. Each is shown as "who:
   what" in the third person, with its time words resolved against the day it was said ("on Monday" → "on
   Monday (Monday 18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a
@@ -256,13 +258,14 @@ def gather(
     speakers = memory.turns.session_speakers({row.session_id for row in rows.values()})
     topic = topic_words(question, named)
     when = bool(ASKS_WHEN.search(question))
+    answering = asked_before(memory, rows) if topic else {}
     lines = []
     for uid, base in pool.items():
         row = rows.get(uid)
         if row is None or (people and row.person not in people and uid not in relating):
             continue
         line = _line(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
-        said, words = f"{row.person or ''} {line.shown}".lower(), word_set(line.shown)
+        said, words = f"{row.person or ''} {line.shown}".lower(), word_set(line.shown) | answering.get(uid, set())
         mentioned = sum(bool(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said)) for n in named)
         score = (
             base
@@ -276,6 +279,23 @@ def gather(
         lines.append(replace(line, score=round(score, 4), heard_by=heard_by))
     ranked = sorted(lines, key=lambda line: (-line.score, line.id))[:limit]
     return Gathered(ranked, joined, named=named, facts=[f["id"] for f in facts])
+
+
+def asked_before(memory: Memory, rows: dict) -> dict[int, set[str]]:
+    """For each of `rows` (utterance id → row) said just after another speaker's question, the words that question
+    asked with: an answer often leaves out what it answers ("Which one do you love the most?" — "Pepperoni!").
+    Counted for the ranking only; the check still needs the answer's topic said (app/ask/checking.py). On
+    LoCoMo's 1,535 questions of categories 1-4 it put the annotated line among the best two 989 -> 1,020 times,
+    better in every conversation (README, Answers)."""
+    before = {uid: pair[0] for uid, pair in memory.search.neighbours(list(rows)).items() if pair[0] is not None}
+    asking = memory.turns.utterances(list(set(before.values())))
+    out = {}
+    for uid, prior in before.items():
+        row = asking.get(prior)
+        asked = " ".join(s for s in sentences(row.text) if s.rstrip(" .").endswith("?")) if row else ""
+        if asked and row.person != rows[uid].person:
+            out[uid] = word_set(asked)
+    return out
 
 
 _ASKING = frozenset(canonical(w) for w in ASKING)

@@ -223,6 +223,7 @@ def eval_qa(
                                 "known": answer.known,
                                 "score": round(value, 4),
                                 "cited": [c["id"] for c in answer.citations],
+                                "candidates": answer.evidence,
                                 "chosen": answer.chosen,
                                 "read": answer.read,
                                 "why_unknown": answer.why_unknown,
