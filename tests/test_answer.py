@@ -21,7 +21,6 @@ from app.ask.checking import (
     holding,
     whom_held,
 )
-from app.ask.comparing import word_set
 from app.ask.grounding import (
     ASKS_WEIGHT,
     UNTIMED_WEIGHT,
@@ -712,7 +711,7 @@ def test_a_line_that_answers_another_s_question_holds_the_words_it_asked_with(cf
             start = MAY_8 + 10 * i
             ids.append(m.turns.add_utterance(NewUtterance(session, pid, text, start, start + 5, 1.0, "t", False, vec)))
         rows = m.turns.utterances(ids)
-        assert grounding.asked_before(m, rows) == {ids[2]: word_set("Which pizza do you love the most?")}
+        assert grounding.asked_before(m, rows) == {ids[2]: "Which pizza do you love the most?"}
         found = gather(m, perception.text, cfg.recall, "What type of pizza is James' favorite?", NOW, None, 6)
     assert found.lines[0].id == ids[2], found.lines
     score = {line.id: line.score for line in found.lines}
@@ -929,6 +928,24 @@ def test_a_line_that_says_one_thing_of_a_list_may_hold_what_the_list_is_asked_ab
     assert holding("Long walks, balance", question, [walks, asked], ["Jolene"]) == []
     song = "Which song motivates Jolene to feel balanced?"  # one thing asked: a sentence with commas is no list
     assert holding("Yoga, routine, and self-care", song, [routine, care, asked], ["Jolene"]) == []
+
+
+def test_a_line_holds_what_the_question_it_answers_asks():
+    """"I'm gonna be in Japan for a few months" answers Dave's "How long are you planning to stay in Japan?", so
+    it holds the staying asked about; a question before it that shares one word with what is asked lends nothing
+    (what Joanna discovered at a museum is not the library she found on a trip where Nate asked what she
+    discovered), and without the question the line holds only "Japan"."""
+    japan = "I'm gonna be in Japan for a few months then off to Boston!"
+    line = replace(_line("Calvin", japan), asked="How long are you planning to stay in Japan?")
+    question = "How long did Calvin plan to stay in Japan?"
+    assert holding("A few months", question, [line], ["Calvin"]) == [line]
+    assert holding("A few months", question, [replace(line, asked="")], ["Calvin"]) == []
+    trip = "I went to Woodhaven. Checked out the library there, it had a cool old book collection."
+    library = replace(_line("Joanna", trip), asked="Where did you go? Did you discover any interesting places?")
+    museum = "What did Joanna discover at the museum in Woodhaven?"
+    assert holding("A book collection", museum, [library], ["Joanna"]) == []
+    there = replace(library, asked="What did you discover at the museum in Woodhaven?")  # had he asked about it
+    assert holding("A book collection", museum, [there], ["Joanna"]) == [there]
 
 
 def test_a_relation_of_those_with_someone_named_only_tells_who_was_there():

@@ -104,8 +104,9 @@ def holding(
     that hold it (or in `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named
     too, among those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words (or in the
     line a holder goes on from about someone: "Deborah's mom loved cooking", then "she would bake pineapple cakes") and
-    what it asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, or in
-    one of `lines` their speaker said just before them, to which they point back —, and for a yes or a no all of them in
+    what it asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, in
+    one of `lines` their speaker said just before them, to which they point back, or in another's question a holder
+    answers (`Line.asked`) when that question alone asks them —, and for a yes or a no all of them in
     one line, each said or, with `similar` (a word-similarity matrix), meant by one of its words: "pets" by "dog"):
     "Sarah's favorite food" is not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to
     shellfish?" from "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast")
@@ -177,6 +178,11 @@ def holding(
         return _covered(topic_held(topic, by, similar, regional), topic, enough) and all(n & plainly for n in proper)
 
     if covered([*context, *going_on]):
+        return holders
+    # a line said in answer to another's question that asks what the question asks ("How long are you planning
+    # to stay in Japan?" - "I'm gonna be in Japan for a few months"); one that only shares a word with it lends
+    # nothing ("Did you discover any interesting places?" for what Joanna discovered at a museum)
+    if any(h.asked and covered([replace(h, shown=h.asked)]) for h in holders):
         return holders
     # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
     # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two

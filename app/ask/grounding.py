@@ -168,6 +168,7 @@ class Line:
     heard_by: frozenset[str] = frozenset()  # the others who spoke in its conversation (lower case)
     session: int | None = None  # its conversation
     beside: int | None = None  # the chosen line it is read beside: the same speaker's turn just before or after
+    asked: str = ""  # what another speaker asked just before it, which it may answer ("Which one do you love most?")
 
     def render(self) -> str:
         return f"{self.person or 'Someone'}: {self.shown}"
@@ -265,7 +266,10 @@ def gather(
         if row is None or (people and row.person not in people and uid not in relating):
             continue
         line = _line(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
-        said, words = f"{row.person or ''} {line.shown}".lower(), word_set(line.shown) | answering.get(uid, set())
+        said, words = (
+            f"{row.person or ''} {line.shown}".lower(),
+            word_set(line.shown) | word_set(answering.get(uid, "")),
+        )
         mentioned = sum(bool(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said)) for n in named)
         score = (
             base
@@ -276,12 +280,12 @@ def gather(
             - UNTIMED_WEIGHT * (when and not TIMED.search(line.shown))
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
-        lines.append(replace(line, score=round(score, 4), heard_by=heard_by))
+        lines.append(replace(line, score=round(score, 4), heard_by=heard_by, asked=answering.get(uid, "")))
     ranked = sorted(lines, key=lambda line: (-line.score, line.id))[:limit]
     return Gathered(ranked, joined, named=named, facts=[f["id"] for f in facts])
 
 
-def asked_before(memory: Memory, rows: dict) -> dict[int, set[str]]:
+def asked_before(memory: Memory, rows: dict) -> dict[int, str]:
     """For each of `rows` (utterance id → row) said just after another speaker's question, the words that question
     asked with: an answer often leaves out what it answers ("Which one do you love the most?" — "Pepperoni!").
     Counted for the ranking only; the check still needs the answer's topic said (app/ask/checking.py). On
@@ -294,7 +298,7 @@ def asked_before(memory: Memory, rows: dict) -> dict[int, set[str]]:
         row = asking.get(prior)
         asked = " ".join(s for s in sentences(row.text) if s.rstrip(" .").endswith("?")) if row else ""
         if asked and row.person != rows[uid].person:
-            out[uid] = word_set(asked)
+            out[uid] = asked
     return out
 
 
