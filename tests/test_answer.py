@@ -503,6 +503,37 @@ def test_the_turn_after_the_best_line_is_read_beside_it(llm, cfg, tmp_path, perc
     assert answer.known and "awe" in answer.answer.lower() and answer.citations[0]["id"] == ids[2], answer
 
 
+def test_a_list_is_read_again_from_the_next_lines_and_the_things_they_hold_join_it(llm, cfg, tmp_path, perception):
+    """`answer.list_reads`: the things a list asks for are often said in as many conversations, more than the
+    `answer.listed` lines one reading takes. A first reading that held is followed by one from the next lines;
+    what those lines hold joins the answer, cited by them. "How many" is one count, read once."""
+    said = [
+        "Melanie took her family to the science museum last week.",
+        "Melanie went camping with her family at the beach.",
+        "Melanie and her family went swimming in the lake.",
+        "Melanie did pottery with her family on Saturday.",
+        "Melanie went hiking in the mountains with her family.",
+        "Melanie and her family went skiing in the Alps.",
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        pid = m.people.add_person("Melanie").id
+        for i, (text, vec) in enumerate(zip(said, perception.text(said), strict=True)):
+            session = m.turns.start_session("t", MAY_8 + i * DAY)
+            start = MAY_8 + i * DAY
+            m.turns.add_utterance(NewUtterance(session, pid, text, start, start + 5, 1.0, "t", False, vec))
+        question = "What activities has Melanie done with her family?"
+        once = replace(cfg, answer=replace(cfg.answer, list_reads=1))
+        one = Answerer(llm, m, perception.text, once)(question, NOW)
+        two = Answerer(llm, m, perception.text, cfg)(question, NOW)
+        count = Answerer(llm, m, perception.text, cfg)("How many times has Melanie gone camping?", NOW)
+    assert one.known and len(one.chosen) == cfg.answer.listed, one
+    assert two.known and len(two.chosen) == len(said), two  # all six lines read: four, then the next two
+    first = set(two.chosen[: cfg.answer.listed])
+    later = [c for c in two.citations if c["id"] not in first]
+    assert later and len(two.answer) > len(one.answer), two  # a thing from the next lines joined, cited by its line
+    assert len(count.chosen) <= cfg.answer.listed, count
+
+
 def test_a_question_for_several_things_reads_more_lines():
     """A question that asks for several things, each perhaps said in a line of its own, reads `answer.listed`
     lines; one that asks for one thing reads `answer.chosen`."""
@@ -931,7 +962,7 @@ def test_a_line_that_says_one_thing_of_a_list_may_hold_what_the_list_is_asked_ab
 
 
 def test_a_line_holds_what_the_question_it_answers_asks():
-    """"I'm gonna be in Japan for a few months" answers Dave's "How long are you planning to stay in Japan?", so
+    """ "I'm gonna be in Japan for a few months" answers Dave's "How long are you planning to stay in Japan?", so
     it holds the staying asked about; a question before it that shares one word with what is asked lends nothing
     (what Joanna discovered at a museum is not the library she found on a trip where Nate asked what she
     discovered), and without the question the line holds only "Japan"."""

@@ -4,7 +4,8 @@
    and by whether they mention the people the question names and hold its topic words; each "who: what",
    in the third person, with its time words resolved against the day it was said.
 2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default; `answer.listed` for a
-   question that asks for several things: "what books has Melanie read?") — the first alone
+   question that asks for several things: "what books has Melanie read?", read again from the next
+   `answer.listed` lines when the first reading held, `answer.list_reads`) — the first alone
    when it holds all the question asks about in itself (`checking.answers_alone`: fewer tokens to read; when
    what is read from it fails the check, the best two are read after all) — or those the model picks by
    number (`model`: measured worse and slower; README, Answers).
@@ -48,6 +49,7 @@ from datetime import datetime
 
 from app.ask.answered import Answer
 from app.ask.checking import (
+    ASKS_COUNT,
     answers_alone,
     bearing,
     held_items,
@@ -169,7 +171,11 @@ class Answerer:
             else:
                 answer_order(ask, cite, order, out)
             return done()
-        found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, self.cfg.answer.candidates)
+        c = self.cfg.answer
+        listing = c.select == "retriever" and asks_for_several(question) and not ASKS_COUNT.search(question)
+        reads = c.list_reads if listing else 1  # "how many" is one count, not things to add up
+        limit = max(c.candidates, c.listed * reads)  # a list read more than once reads the next lines
+        found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, limit)
         forgetting.recalled(self.memory, self.cfg.memory, found.facts)  # MOOM: what a question recalls grows
         out.timings_ms["gather"] = (time.perf_counter() - started) * 1e3
         out.evidence = [line.id for line in found.lines]
@@ -198,6 +204,8 @@ class Answerer:
         more = found.lines[: len(chosen) + self.cfg.answer.more]
         if not held and len(more) > len(chosen) and out.finish != "cancelled" and self.cfg.answer.select == "retriever":
             chosen, text, held = read_again(more)  # what the best lines gave no line holds: with the next lines
+        if held and reads > 1:  # a list: the next lines may say more of its things
+            text, held = self._more_items(question, text, held, found, out, reads, timeout_s, on_job, started)
         if held:
             out.answer, out.known = dated_answer(concise(text, question), held[0]), True
             cited = [line.id for line in held]
@@ -265,6 +273,38 @@ class Answerer:
         verify = held and self._to_verify(text, question)
         if verify and not self._verified(question, text, held[0], out, timeout_s, on_job):
             held, out.why_unknown = [], "not confirmed"
+        return text, held
+
+    def _more_items(
+        self,
+        question: str,
+        text: str,
+        held: list[Line],
+        found: Gathered,
+        out: Answer,
+        reads: int,
+        timeout_s: float | None,
+        on_job,
+        started: float,
+    ) -> tuple[str, list[Line]]:
+        """A list asked for ("What activities has Melanie done with her family?") whose first reading held: read
+        `reads` - 1 times more, each time from the next `answer.listed` lines not read yet; the things those lines
+        hold (checked as any answer is) that the answer does not say yet join it, and their lines its citations.
+        The things listed are often said in as many conversations; one reading of more lines at once was measured
+        no better (`answer.listed: 6`, README, Answers)."""
+        first, why = out.read, out.why_unknown
+        for _ in range(reads - 1):
+            lines = [x for x in found.lines if x.id not in out.chosen][: self.cfg.answer.listed]
+            if not lines or out.finish == "cancelled":
+                break
+            out.chosen += [x.id for x in lines]
+            more, by = self._read_and_check(question, lines, found, out, timeout_s, on_job, started)
+            said = {canonical(w) for w in keywords(text)}
+            new = [p.strip() for p in re.split(r",|;|\band\b", concise(more, question)) if keywords(p)] if by else []
+            new = [p for p in new if not {canonical(w) for w in keywords(p)} <= said]
+            if new:
+                text, held = ", ".join([text.rstrip(". "), *new]), [*held, *by]
+        out.read, out.why_unknown = first, why
         return text, held
 
     def _select(

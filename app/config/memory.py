@@ -170,6 +170,13 @@ class AnswerConfig:
         lo=1,
         hi=6,
     )
+    list_reads: int = opt(
+        2,
+        "a question that asks for several things is read this many times, each from the next `listed` lines, while "
+        "the readings before held; the things each reading's lines hold join the answer (1: one reading)",
+        lo=1,
+        hi=4,
+    )
     more: int = opt(
         0,
         "when what is read from the chosen lines gives no answer a line holds, they are read again with this many "
