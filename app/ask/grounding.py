@@ -286,8 +286,9 @@ def gather(
 
 
 def asked_before(memory: Memory, rows: dict) -> dict[int, str]:
-    """For each of `rows` (utterance id → row) said just after another speaker's question, the words that question
-    asked with: an answer often leaves out what it answers ("Which one do you love the most?" — "Pepperoni!").
+    """For each of `rows` (utterance id → row) said just after another speaker's question, what that question asked
+    (its sentences that end in "?"): an answer often leaves out what it answers ("Which one do you love the
+    most?" — "Pepperoni!").
     Counted for the ranking only; the check still needs the answer's topic said (app/ask/checking.py). On
     LoCoMo's 1,535 questions of categories 1-4 it put the annotated line among the best two 989 -> 1,020 times,
     better in every conversation (README, Answers)."""

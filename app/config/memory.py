@@ -172,8 +172,8 @@ class AnswerConfig:
     )
     list_reads: int = opt(
         2,
-        "a question that asks for several things is read this many times, each from the next `listed` lines, while "
-        "the readings before held; the things each reading's lines hold join the answer (1: one reading)",
+        "a question that asks for several things is read this many times when the first reading held, each time "
+        "from the next `listed` lines; the things each reading's lines hold join the answer (1: one reading)",
         lo=1,
         hi=4,
     )
