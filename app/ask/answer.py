@@ -54,6 +54,7 @@ from app.ask.checking import (
     bearing,
     held_items,
     holding,
+    list_items,
     own_words,
     whom_held,
 )
@@ -300,9 +301,8 @@ class Answerer:
             out.chosen += [x.id for x in lines]
             more, by = self._read_and_check(question, lines, found, out, timeout_s, on_job, started)
             said = {canonical(w) for w in keywords(text)}
-            new = [p.strip() for p in re.split(r",|;|\band\b", concise(more, question)) if keywords(p)] if by else []
-            new = [p for p in new if not {canonical(w) for w in keywords(p)} <= said]
-            if new:
+            new = [p for p in list_items(concise(more, question)) if not {canonical(w) for w in keywords(p)} <= said]
+            if by and new:
                 text, held = ", ".join([text.rstrip(". "), *new]), [*held, *by]
         out.read, out.why_unknown = first, why
         return text, held

@@ -368,10 +368,15 @@ def topic_held(topic: list[str], lines: list[Line], similar, regional: bool = Fa
     return held
 
 
+def list_items(answer: str) -> list[str]:
+    """The items of a list answer: "Oliver, Luna and Bailey" → Oliver, Luna, Bailey."""
+    return [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
+
+
 def _held_items(answer: str, asked: set[str], lines: list[Line], regional: bool = False) -> tuple[list[str], list[str]]:
-    """The items of a list answer ("Oliver, Luna and Bailey"), and those of them one of `lines` holds: the item's
-    own words (those not in `asked`), all but one in four of them."""
-    parts = [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
+    """The items of a list answer (`list_items`), and those of them one of `lines` holds: the item's own words
+    (those not in `asked`), all but one in four of them."""
+    parts = list_items(answer)
     said = [_words(x, regional) | word_set(x.person or "") for x in lines]
 
     def item_held(item: str) -> bool:

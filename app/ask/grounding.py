@@ -266,10 +266,8 @@ def gather(
         if row is None or (people and row.person not in people and uid not in relating):
             continue
         line = _line(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
-        said, words = (
-            f"{row.person or ''} {line.shown}".lower(),
-            word_set(line.shown) | word_set(answering.get(uid, "")),
-        )
+        asked = answering.get(uid, "")
+        said, words = f"{row.person or ''} {line.shown}".lower(), word_set(line.shown) | word_set(asked)
         mentioned = sum(bool(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said)) for n in named)
         score = (
             base
@@ -280,24 +278,23 @@ def gather(
             - UNTIMED_WEIGHT * (when and not TIMED.search(line.shown))
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
-        lines.append(replace(line, score=round(score, 4), heard_by=heard_by, asked=answering.get(uid, "")))
+        lines.append(replace(line, score=round(score, 4), heard_by=heard_by, asked=asked))
     ranked = sorted(lines, key=lambda line: (-line.score, line.id))[:limit]
     return Gathered(ranked, joined, named=named, facts=[f["id"] for f in facts])
 
 
 def asked_before(memory: Memory, rows: dict) -> dict[int, str]:
     """For each of `rows` (utterance id → row) said just after another speaker's question, what that question asked
-    (its sentences that end in "?"): an answer often leaves out what it answers ("Which one do you love the
-    most?" — "Pepperoni!").
-    Counted for the ranking only; the check still needs the answer's topic said (app/ask/checking.py). On
-    LoCoMo's 1,535 questions of categories 1-4 it put the annotated line among the best two 989 -> 1,020 times,
-    better in every conversation (README, Answers)."""
+    (`asked_in`): an answer often leaves out what it answers ("Which one do you love the most?" — "Pepperoni!").
+    The ranking counts its words as the line's; the check only when it asks, alone, what is asked
+    (`checking.holding`). On LoCoMo's 1,535 questions of categories 1-4 it put the annotated line among the best
+    two 989 -> 1,020 times, better in every conversation (README, Answers)."""
     before = {uid: pair[0] for uid, pair in memory.search.neighbours(list(rows)).items() if pair[0] is not None}
     asking = memory.turns.utterances(list(set(before.values())))
     out = {}
     for uid, prior in before.items():
         row = asking.get(prior)
-        asked = " ".join(s for s in sentences(row.text) if s.rstrip(" .").endswith("?")) if row else ""
+        asked = asked_in(row.text) if row else ""
         if asked and row.person != rows[uid].person:
             out[uid] = asked
     return out
@@ -379,6 +376,15 @@ def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: 
     return list({y.id: y for y in out}.values())
 
 
+def _asks(sentence: str) -> bool:
+    return sentence.rstrip(" .").endswith("?")
+
+
 def stated(text: str) -> str:
     """`text` without its questions."""
-    return " ".join(s for s in sentences(text) if not s.rstrip(" .").endswith("?"))
+    return " ".join(s for s in sentences(text) if not _asks(s))
+
+
+def asked_in(text: str) -> str:
+    """`text`'s questions alone."""
+    return " ".join(s for s in sentences(text) if _asks(s))
