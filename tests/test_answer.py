@@ -151,6 +151,14 @@ def test_times_in_a_line_are_resolved_against_the_day_it_was_said():
     assert resolve_times(f"{had}.", THURSDAY) == f"{had} (since around 2023)."
     assert resolve_times("She has been playing for just under a year", THURSDAY).endswith("(since around May 2025)")
     assert resolve_times("I went to Paris for two weeks", THURSDAY) == "I went to Paris for two weeks"
+    # a weekday in a sentence that tells what happened is the last one; each sentence by its own tense
+    assert resolve_times("I twisted my ankle on Friday! We play again on Friday.", THURSDAY) == (
+        "I twisted my ankle on Friday (Friday 8 May 2026)! We play again on Friday (Friday 15 May 2026)."
+    )
+    # a day of the month said alone is of this month or the one before (what happened) or after (what will)
+    assert resolve_times("I bought her a console on the 17th, and the party is on the 25th.", THURSDAY) == (
+        "I bought her a console on the 17th (Friday 17 April 2026), and the party is on the 25th (Monday 25 May 2026)."
+    )
 
 
 def _line(person: str, shown: str, uid: int = 1) -> Line:
@@ -987,6 +995,35 @@ def test_a_relation_of_those_with_someone_named_only_tells_who_was_there():
     assert holding("Bought groceries for the homeless", question, [line], ["John"]) == [line]
     asked = "What did John and his friends do with the money left after the bake sale?"
     assert holding("Bought groceries for the homeless", asked, [line], ["John"]) == []
+
+
+def test_a_name_a_line_only_addresses_is_no_answer_it_holds():
+    """Maria's "Thanks, John. When I was younger, we had to rely on help from our auntie" does not say John helped
+    (the real 1.5B read it so for LoCoMo's "Who gave Maria's family money when she was younger?"), nor Audrey's
+    "Hey Andrew, we adopted another puppy called Pixie!" that Pixie came from Andrew. A name said of someone is."""
+
+    def line(person: str, text: str, heard: str) -> Line:
+        return replace(_line(person, text), heard_by=frozenset({heard.lower()}))
+
+    thanks = line(
+        "Maria", "Thanks, John. When Maria was younger, Maria's family had to rely on help from an auntie.", "John"
+    )
+    money = "Who gave Maria's family money when she was younger?"
+    assert holding("John", money, [thanks], ["Maria"]) == []
+    assert holding("Her auntie", money, [thanks], ["Maria"]) == [thanks]
+    pixie = line(
+        "Audrey", "Hey Andrew, Audrey got a surprise for you! We adopted another puppy called Pixie.", "Andrew"
+    )
+    assert holding("Andrew", "Where did Audrey get Pixie from?", [pixie], ["Audrey"]) == []
+    told = line("Maria", "Thanks, John. Maria's auntie John helped Maria's family with money.", "John")
+    assert holding("John", money, [told], ["Maria"]) == [told]
+
+
+def test_chat_says_girlfriend_as_gf():
+    beach = _line("Andrew", "Got some great news - the gf and Andrew are hitting the beach next month (November 2023)!")
+    question = "When is Andrew planning to go to the beach with his girlfriend?"
+    assert holding("November 2023", question, [beach], ["Andrew"]) == [beach]
+    assert holding("November 2023", question.replace("girlfriend", "sister"), [beach], ["Andrew"]) == []
 
 
 def test_what_a_line_says_of_its_listener_is_not_its_speakers():

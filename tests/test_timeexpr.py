@@ -119,6 +119,16 @@ def test_windows_said_as_words():
     assert day_words(naive(2023, 10, 14), naive(2023, 10, 16)) == "14 October to 15 October 2023"
 
 
+def test_a_day_of_the_month_said_alone():
+    """ "on the 20th", no month said: the last one for what happened (a question, or `past`), the next for a plan;
+    a month without that day is passed over."""
+    assert time_window("What did Jolene buy on the 20th?", NOW)[0].start == day(2023, 4, 20)
+    assert plan_window("The party is on the 20th", NOW)[0].start == day(2023, 5, 20)
+    assert plan_window("I bought it on the 20th", NOW, past=True)[0].start == day(2023, 4, 20)
+    assert time_window("We met on the 31st", NOW)[0].start == day(2023, 3, 31)  # April has 30 days
+    assert time_window("We met on the 3rd of May", NOW)[0].start == day(2023, 5, 3)  # its month said
+
+
 def test_weekdays_as_chat_shortens_them():
     assert time_window("Last Fri I took my kids to a pottery workshop", NOW)[0].start == day(2023, 5, 12)
     assert time_window("last tues. we went out", NOW)[0].start == day(2023, 5, 16)

@@ -136,7 +136,7 @@ def holding(
     needed = len(own) - len(own) // 4
     regional = _regional(question, answer)
     if own:
-        said = {line.id: _words(line, regional) | word_set(line.person or "") for line in lines}
+        said = {line.id: _words(_as_said(line, answer), regional) | word_set(line.person or "") for line in lines}
         hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
         holders: list[Line] = []
         covered: set[str] = set()
@@ -321,6 +321,14 @@ def _unaddressed(text: str, names: list[str]) -> str:
 
         text = re.sub(f"{greeted}|{first}|{last}", out, text, flags=re.I)
     return text
+
+
+def _as_said(line: Line, answer: str) -> Line:
+    """`line` without the names it only addresses of those who heard it that `answer` says: "Thanks, John. When I
+    was younger, our aunt helped us" does not hold "John" for who helped, nor "Hey Andrew, we adopted Pixie!" for
+    where Pixie came from."""
+    called = [w for w in re.findall(r"\b[A-Z][a-z]+\b", answer) if w.lower() in line.heard_by]
+    return replace(line, shown=_unaddressed(line.shown, called)) if called else line
 
 
 _POINTS_ELSEWHERE = re.compile(rf"\b(?:{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)

@@ -29,6 +29,7 @@ IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").s
 _SAME = """
 like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying adore adores adored,
 kid kids child children, marry married marries marrying, friend friends buddy buddies pal pals,
+girlfriend gf, boyfriend bf,
 father dad dads daddy, mother mom moms mum mums mommy, grandfather grandpa, grandmother grandma granny,
 day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly,
 favorite favourite favorites favourites fave faves fav favs

@@ -32,16 +32,23 @@ class Said(Protocol):
 
 def resolve_times(text: str, said: float, depth: int = 3) -> str:
     """`text` with each time expression it uses followed by the date it means, counted from when it was said:
-    "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)";
+    "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)",
+    and in a sentence that tells what happened, the day before ("I twisted my ankle on Friday": Friday 8 May);
     and since when something has gone on for years or months ("I've had them for 3 years now" said in 2022:
     "for 3 years now (since around 2019)")."""
+    parts = _SENTENCE_END.split(text)  # each sentence by its own tense: "I hurt it on Friday. We play on Friday."
+    if len(parts) > 1:
+        return "".join(p if i % 2 else resolve_times(p, said, depth) for i, p in enumerate(parts))
     day = datetime.fromtimestamp(said, timezone.utc)
-    found = _meant(text, plan_window(text, day), day) if depth else None
+    found = _meant(text, plan_window(text, day, past_tense(text)), day) if depth else None
     if found is None:
         return _since(text, day)
     at, end, meant = found
     before, after = resolve_times(text[:at], said, depth - 1), resolve_times(text[end:], said, depth - 1)
     return f"{before}{text[at:end]} ({meant}){after}"
+
+
+_SENTENCE_END = re.compile(r"((?<=[.!?])\s+)")
 
 
 _LASTING = re.compile(  # "I've had them for 3 years now", "she has been playing for just under a year"

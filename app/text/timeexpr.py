@@ -114,6 +114,26 @@ def _weekend(today: datetime, weeks: int) -> tuple[datetime, datetime]:
     return saturday, saturday + timedelta(days=2)
 
 
+# "on the 17th", with no month after it ("on the 3rd of May" names its month: `time_window`)
+_DAY_OF_MONTH = rf"\bon\s+the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH})\b)"
+
+
+def _day_of_month(today: datetime, number: int, step: int) -> datetime | None:
+    """The day of the month `number` nearest `today` on its side (`step` -1: today or before; 1: today or after),
+    within a year; None when no month has that day."""
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            day = datetime(year, month, number)
+        except ValueError:
+            day = None
+        if day is not None and (day <= today if step < 0 else day >= today):
+            return day
+        year, month = divmod(year * 12 + month - 1 + step, 12)
+        month += 1
+    return None
+
+
 def count_of(word: str) -> int:
     """A count said in digits or words ("3", "three", "a few")."""
     return int(word) if word.isdigit() else NUMBERS[word]
@@ -159,6 +179,11 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
                 day = datetime(int(m["y"] or today.year), MONTHS[m["m"]], int(m["d"]))
             except ValueError:
                 continue
+            return found(m, day, day + timedelta(days=1))
+    # "on the 17th" (no month said): the latest 17th not after now
+    if m := re.search(_DAY_OF_MONTH, q):
+        day = _day_of_month(today, int(m["d"]), -1)
+        if day is not None:
             return found(m, day, day + timedelta(days=1))
     # "in May 2023", "May 2023", "in May" (the latest May not after now)
     m = re.search(rf"\b(?:in\s+|during\s+)?({_MONTH})\.?(?:\s+(?:of\s+)?(\d{{4}}))?\b", q)
@@ -286,6 +311,10 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     if m := re.search(rf"\bin\s+({_NUM})\s+(day|week|month|year)s?\b", q):
         centre = today + timedelta(days=count_of(m.group(1)) * UNITS[m.group(2)])
         return found(m, centre, centre + timedelta(days=1))
+    if not past and (m := re.search(_DAY_OF_MONTH, q)):  # "the party is on the 25th": the next 25th
+        day = _day_of_month(today, int(m["d"]), 1)
+        if day is not None:
+            return found(m, day, day + timedelta(days=1))
     m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
         month = MONTHS[m.group(1)]
