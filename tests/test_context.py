@@ -61,6 +61,36 @@ def test_time_expressions_filter_by_event_time(memory, perception, cfg):
     assert ctx.time_filter is not None and cited == {uids[2], uids[3]}  # only the second day's words
 
 
+def test_a_time_asked_about_holds_what_was_told_of_it_later(cfg, perception, tmp_path):
+    """ "What did Maria do on 8 May?" is answered by "My mom and I made dinner last night", said on 9 May; what
+    was said on 9 May of that day, or said weeks later of another night, is not. When nothing was said on the
+    day asked about, the lines told of it come first."""
+    from app.ask.context import find
+    from app.ask.recall import Retriever
+
+    lines = [
+        (MAY_8, "I went to the gym this morning."),
+        (MAY_8 + DAY, "My mom and I made dinner together last night!"),
+        (MAY_8 + DAY + 600, "I made dinner with my sister today."),
+        (MAY_8 + DAY + 1200, "Two days ago I went swimming in the lake."),
+        (MAY_8 + 20 * DAY, "My brother and I made dinner last night."),
+    ]
+    with Memory.open(tmp_path / "t.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        maria = m.people.add_person("Maria").id
+        uids = []
+        for (t, text), vec in zip(lines, perception.text([x for _, x in lines]), strict=True):
+            session = m.turns.start_session("t", t)
+            uids.append(m.turns.add_utterance(NewUtterance(session, maria, text, t, t + 5, 1, "t", False, vec)))
+        retriever, now = (
+            Retriever(m, perception.text, cfg.recall),
+            datetime.fromtimestamp(MAY_8 + 30 * DAY, timezone.utc),
+        )
+        found = find(retriever, "What did Maria make for dinner on 8 May?", now, 4)
+        assert found.filtered and {e.utterance_id for e in found.evidence} == {uids[0], uids[1]}
+        found = find(retriever, "Where did Maria swim on 7 May?", now, 4)
+        assert found.evidence[0].utterance_id == uids[3]
+
+
 def test_scoping_by_person_and_the_named_person_boost(memory, perception, cfg):
     m, uids = memory
     only_melanie = search(m, perception.text, "what happened", cfg.recall, top_k=6, people=["Melanie"])

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.ask.recall import Evidence, Retriever
+from app.ask.wording import times_named
 from app.config import RecallConfig
 from app.facts import FactKind
 from app.store.memory import Memory
@@ -126,18 +127,44 @@ class Found:
 def find(
     retriever: Retriever, question: str, now: datetime, top_k: int | None = None, about: Sequence[str] = ()
 ) -> Found:
-    """Search as of `now`: a time expression becomes an event-time filter (and leaves the query); when
-    nothing falls inside it, the search runs without it rather than answer with nothing."""
+    """Search as of `now`: a time expression becomes an event-time filter (and leaves the query): what was said
+    within it, and what was said up to two weeks after it of a time within it ("we made dinner last night", said
+    the day after the day asked about: `_told_of`). When nothing was said within it, the search runs without
+    it, the lines told of it first, rather than answer with nothing. On LoCoMo's 1,535 questions of categories
+    1-4 it put the annotated line among the best two 1,020 -> 1,025 times (two others one place lower; README,
+    Answers)."""
     parsed = time_window(question, now)
     if parsed is None:
         return Found(retriever.search(question, top_k, about=about), None, False)
     window, rest = parsed
-    if not retriever.memory.search.any_between(*window.epoch()):  # nothing then: do not search for nothing
-        return Found(retriever.search(question, top_k, about=about), window, False)
-    evidence = retriever.search(rest, top_k, between=window.epoch(), about=about)
-    if evidence:
-        return Found(evidence, window, True)
-    return Found(retriever.search(question, top_k, about=about), window, False)
+    start, end = window.epoch()
+    told = []  # what was said up to two weeks after the window of a time within it ("last night")
+    if retriever.memory.search.any_between(end, end + TOLD_WITHIN_S):
+        after = retriever.search(rest, top_k, between=(end, end + TOLD_WITHIN_S), about=about)
+        told = [e for e in after if e.t_start > end and _told_of(e, start, end)]
+    k = top_k or retriever.cfg.top_k
+    # nothing said then: do not search for nothing
+    if retriever.memory.search.any_between(start, end) and (
+        evidence := retriever.search(rest, top_k, between=(start, end), about=about)
+    ):
+        ranked = sorted([*evidence, *told], key=lambda e: (-e.score, e.utterance_id))
+        return Found(list({e.utterance_id: e for e in ranked}.values())[:k], window, True)
+    anywhen = retriever.search(question, top_k, about=about)  # nothing said then: the lines told of it first
+    first = {e.utterance_id for e in told}
+    return Found([*told, *(e for e in anywhen if e.utterance_id not in first)][:k], window, False)
+
+
+TOLD_WITHIN_S = 14 * 86400  # what happened in a window is told up to two weeks after it ("last night", "last week")
+
+
+def _told_of(e: Evidence, start: float, end: float) -> bool:
+    """Whether a line said after a window tells of a time within it ("we made dinner last night", said the day
+    after the day asked about): a time it names lies in the window and is no longer than it (or a week)."""
+    longest = max(end - start, 7 * 86400)
+    return any(
+        w.end.timestamp() - w.start.timestamp() <= longest and w.start.timestamp() < end and w.end.timestamp() > start
+        for w in times_named(e.text, e.t_start)
+    )
 
 
 def evidence_line(e: Evidence, stamp: Callable[[float | None], str] = _iso) -> str:

@@ -51,6 +51,18 @@ def resolve_times(text: str, said: float, depth: int = 3) -> str:
 _SENTENCE_END = re.compile(r"((?<=[.!?])\s+)")
 
 
+def times_named(text: str, said: float) -> list[TimeWindow]:
+    """The spans of time `text` names, each read as `resolve_times` reads it, counted from when it was said
+    ("My mom and I made dinner last night", said on 4 May 2023: the night of 3 May)."""
+    day, out = datetime.fromtimestamp(said, timezone.utc), []
+    for sentence in _SENTENCE_END.split(text)[::2]:
+        rest, past = sentence, past_tense(sentence)
+        while (found := plan_window(rest, day, past)) is not None and len(out) < 8:
+            out.append(found[0])
+            rest = found[1]
+    return out
+
+
 _LASTING = re.compile(  # "I've had them for 3 years now", "she has been playing for just under a year"
     r"\b(?:I['’]ve|we['’]ve|you['’]ve|they['’]ve|have|has)\s+(?:[\w'’-]+\s+){0,6}?for\s+"
     r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|just\s+under\s+|just\s+over\s+|more\s+than\s+)?"
