@@ -30,37 +30,39 @@ class Said(Protocol):
     def person(self) -> str | None: ...  # who said it
 
 
-def resolve_times(text: str, said: float, depth: int = 3) -> str:
+def resolve_times(text: str, said: float) -> str:
     """`text` with each time expression it uses followed by the date it means, counted from when it was said:
     "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)",
     and in a sentence that tells what happened, the day before ("I twisted my ankle on Friday": Friday 8 May);
     and since when something has gone on for years or months ("I've had them for 3 years now" said in 2022:
     "for 3 years now (since around 2019)")."""
-    parts = _SENTENCE_END.split(text)  # each sentence by its own tense: "I hurt it on Friday. We play on Friday."
-    if len(parts) > 1:
-        return "".join(p if i % 2 else resolve_times(p, said, depth) for i, p in enumerate(parts))
     day = datetime.fromtimestamp(said, timezone.utc)
-    found = _meant(text, plan_window(text, day, past_tense(text)), day) if depth else None
-    if found is None:
-        return _since(text, day)
-    at, end, meant = found
-    before, after = resolve_times(text[:at], said, depth - 1), resolve_times(text[end:], said, depth - 1)
-    return f"{before}{text[at:end]} ({meant}){after}"
-
-
-_SENTENCE_END = re.compile(r"((?<=[.!?])\s+)")
+    pieces = _pieces(text, day)
+    return "".join(f"{piece} ({meant})" if window else _since(piece, day) for piece, window, meant in pieces)
 
 
 def times_named(text: str, said: float) -> list[TimeWindow]:
-    """The spans of time `text` names, each read as `resolve_times` reads it, counted from when it was said
-    ("My mom and I made dinner last night", said on 4 May 2023: the night of 3 May)."""
-    day, out = datetime.fromtimestamp(said, timezone.utc), []
-    for sentence in _SENTENCE_END.split(text)[::2]:
-        rest, past = sentence, past_tense(sentence)
-        while (found := plan_window(rest, day, past)) is not None and len(out) < 8:
-            out.append(found[0])
-            rest = found[1]
-    return out
+    """The spans of time `text` names, read as `resolve_times` reads them, counted from when it was said ("My
+    mom and I made dinner last night", said on 4 May 2023: the night of 3 May)."""
+    return [window for _, window, _ in _pieces(text, datetime.fromtimestamp(said, timezone.utc)) if window]
+
+
+def _pieces(text: str, day: datetime, depth: int = 3) -> list[tuple[str, TimeWindow | None, str]]:
+    """`text` cut at its time expressions (up to `depth` on each side of one), in order: each piece with the span
+    of time it names and the words for it, or None and "" for the text between them. Each sentence is read by its
+    own tense: "I hurt it on Friday. We play on Friday."."""
+    parts = _SENTENCE_END.split(text)
+    if len(parts) > 1:
+        return [x for i, p in enumerate(parts) for x in ([(p, None, "")] if i % 2 else _pieces(p, day, depth))]
+    found = plan_window(text, day, past_tense(text)) if depth else None
+    meant = _meant(text, found, day)
+    if found is None or meant is None:
+        return [(text, None, "")]
+    at, end, words = meant
+    return [*_pieces(text[:at], day, depth - 1), (text[at:end], found[0], words), *_pieces(text[end:], day, depth - 1)]
+
+
+_SENTENCE_END = re.compile(r"((?<=[.!?])\s+)")
 
 
 _LASTING = re.compile(  # "I've had them for 3 years now", "she has been playing for just under a year"
