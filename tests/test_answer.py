@@ -973,12 +973,15 @@ def test_a_line_holds_what_the_question_it_answers_asks():
     """ "I'm gonna be in Japan for a few months" answers Dave's "How long are you planning to stay in Japan?", so
     it holds the staying asked about; a question before it that shares one word with what is asked lends nothing
     (what Joanna discovered at a museum is not the library she found on a trip where Nate asked what she
-    discovered), and without the question the line holds only "Japan"."""
-    japan = "I'm gonna be in Japan for a few months then off to Boston!"
+    discovered), and without the question the line holds only "Japan" (one that says the plan itself, "I'm gonna be
+    in Japan for a few months", needs no question)."""
+    japan = "Japan for a few months, then off to Boston!"
     line = replace(_line("Calvin", japan), asked="How long are you planning to stay in Japan?")
     question = "How long did Calvin plan to stay in Japan?"
     assert holding("A few months", question, [line], ["Calvin"]) == [line]
     assert holding("A few months", question, [replace(line, asked="")], ["Calvin"]) == []
+    gonna = _line("Calvin", "I'm gonna be in Japan for a few months then off to Boston!")  # says the plan itself
+    assert holding("A few months", question, [gonna], ["Calvin"]) == [gonna]
     trip = "I went to Woodhaven. Checked out the library there, it had a cool old book collection."
     library = replace(_line("Joanna", trip), asked="Where did you go? Did you discover any interesting places?")
     museum = "What did Joanna discover at the museum in Woodhaven?"
@@ -1024,6 +1027,31 @@ def test_chat_says_girlfriend_as_gf():
     question = "When is Andrew planning to go to the beach with his girlfriend?"
     assert holding("November 2023", question, [beach], ["Andrew"]) == [beach]
     assert holding("November 2023", question.replace("girlfriend", "sister"), [beach], ["Andrew"]) == []
+
+
+def test_a_plan_is_held_by_what_someone_says_they_will_do():
+    """ "What is James planning to do …?" is held by "I'll call her tomorrow": a line saying what its speaker will
+    do says a plan, though it never says "plan"."""
+    call = _line(
+        "James", "She left James her phone number, James thinks James will call tomorrow (Thursday 4 August 2022)."
+    )
+    named = _line("James", "She is Samantha. James will definitely call her!", 2)
+    question = "What is James planning to do after receiving Samantha's phone number?"
+    assert holding("James will call her on Thursday", question, [named, call], ["James"]) == [call]
+    called = _line("James", "She left James her phone number, James called her yesterday (Thursday 4 August 2022).")
+    assert holding("James called her on Thursday", question, [named, called], ["James"]) == []
+
+
+def test_several_is_a_few_and_no_answer_to_what():
+    """The model says "several" for a line's "a few" (an answer to how often), and a number said without one is no
+    answer to anything else: "Several places" is not what Joanna submitted her work to."""
+    park = replace(
+        _line("John", "Yeah, John and his kids go a few times a week. It's great for family bonding."),
+        asked="Do you take your kid to the park often?",  # Maria's question it answers
+    )
+    assert holding("Several times a week", "How often does John take his kids to the park?", [park], ["John"]) == [park]
+    sent = _line("Joanna", "Joanna has submitted her screenplay to a few places already.")
+    assert holding("Several places", "What places has Joanna submitted her work to?", [sent], ["Joanna"]) == []
 
 
 def test_what_a_line_says_of_its_listener_is_not_its_speakers():

@@ -52,6 +52,8 @@ _WHEN_ANSWER = re.compile(
     rf"{_NUMBER_OR_TIME}|\b(?:o['’]clock|noon|midnight|before|after|during|while|since|until|later|earlier|soon)\b",
     re.I,
 )
+# how many, said without a number: an answer to how many or how often, and to nothing else
+VAGUE = frozenset(canonical(w) for w in "few several many some lot lots couple various numerous plenty".split())
 _NUMERIC_DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")  # "3/8/2023", "2023-02-08"
 # a topic word is meant by a line's word this close in the text embedder's space (measured: "pets" ~ "dog" 0.67,
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
@@ -124,6 +126,8 @@ def holding(
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
     own = [w for w in own if w not in GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
+    if own and set(own) <= VAGUE and not ASKS_COUNT.search(question):
+        return []  # "Several places" is no answer to "What places has Joanna submitted her work to?"
     topic = topic_words(question, named)
     if told := ASKS_WHAT_TOLD.search(question):  # "what did I ask everyone to remember?": a request says it
         topic = [w for w in topic if w != canonical(told[1].lower())]

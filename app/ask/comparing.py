@@ -31,7 +31,7 @@ like likes liked liking love loves loved loving enjoy enjoys enjoyed enjoying ad
 kid kids child children, marry married marries marrying, friend friends buddy buddies pal pals,
 girlfriend gf, boyfriend bf,
 father dad dads daddy, mother mom moms mum mums mommy, grandfather grandpa, grandmother grandma granny,
-day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly,
+few several, day daily, week weekly, month monthly, year yearly annually, night nightly, hour hourly,
 favorite favourite favorites favourites fave faves fav favs
 """
 SAME = {form: forms.split()[0] for forms in _SAME.replace("\n", ",").split(",") if forms.strip()
@@ -45,6 +45,7 @@ KINDS_OF = {
     "parent": "mother father mom dad",
     "sibling": "brother sister",
     "hobby": "enjoy love like passion",  # "what are Joanna's hobbies?" by "Joanna also enjoys reading"
+    "plan": "will i'll we'll gonna intend hope",  # "what is James planning to do?" by "I'll call her tomorrow"
 }  # fmt: skip  ("pets" needs no entry: the text embedder puts "dog" near it, SIMILAR)
 
 
