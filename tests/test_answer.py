@@ -929,7 +929,8 @@ def test_how_long_between_two_things_is_counted_by_code_from_their_lines(llm, cf
 
 def test_an_answer_is_not_held_by_a_line_that_says_only_how_it_is_asked():
     """ "What does the smartwatch help Sam with?" is about the smartwatch: a line that says only what the question
-    asks with ("it helps me") does not hold it. A time alone answers no where-question."""
+    asks with ("it helps me") does not hold it. A time alone answers no where-question, nor how or why something
+    was done ("About a year ago" is not how Maria started volunteering)."""
     helps = _line("Sam", "It really helps Sam make sense of things and express Sam's feelings.")
     watch = _line("Sam", "The smartwatch helps Sam track progress every day.", 2)
     asked = "What does the smartwatch help Sam with?"
@@ -939,6 +940,14 @@ def test_an_answer_is_not_held_by_a_line_that_says_only_how_it_is_asked():
     where = "Where did Tim take the picture of the sunset over the mountains?"
     assert holding("Over the mountains in June 2023", where, [summer], ["Tim"]) == []
     assert holding("June 2023", "When did Tim take the picture of the sunset?", [summer], ["Tim"]) == [summer]
+    started = _line(
+        "Maria", "Maria started volunteering at the homeless shelter about a year ago (around August 2022)."
+    )
+    how = "How did Maria start volunteering at the homeless shelter?"
+    assert holding("About a year ago (around August 2022)", how, [started], ["Maria"]) == []
+    assert holding("A year", "How long has Maria volunteered at the homeless shelter?", [started], ["Maria"]) == [
+        started
+    ]
 
 
 def test_a_relation_said_before_a_name_only_tells_who_that_is():

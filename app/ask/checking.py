@@ -249,18 +249,19 @@ def _counted(answer: str, question: str, lines: list[Line], named: list[str], si
     return each[:count] if len(each) >= count else []
 
 
-# where, who or what, and not a time: "what day", "what is the date of", "which year", "how long"
+# where, who, what, why or how (not how many, much, far or soon), and not a time: "what day", "what is the date
+# of", "which year", "how long"
 _ASKS_PLACE_OR_THING = re.compile(
     r"^(?!.*\b(?:when|time|date|day|week|weekend|month|year|season|long|often|ago|age|old)\b)"
-    r"\s*(?:where|who|whom|whose|what|which)\b",
+    r"\s*(?:where|who|whom|whose|what|which|why|how(?!\s+(?:many|much|far|soon)\b))\b",
     re.I,
 )
 _TIME_CANONICAL = TIME_CANONICAL | {canonical("around")}  # "ago" is a time word
 
 
 def _only_time(answer: str, question: str) -> bool:
-    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023"): no answer to where, who or
-    what, unless the question asks for a time."""
+    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023"): no answer to where, who,
+    what, why or how, unless the question asks for a time."""
     own = [w for w in own_words(answer, question) if w not in ("in", "on", "at")]
     return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
 
