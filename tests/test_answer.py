@@ -1100,6 +1100,19 @@ def test_what_a_line_says_of_its_listener_is_not_its_speakers():
     asked = "What did Melanie say about Caroline's dedication?"
     assert holding("Inspiring", asked, [praise], ["Melanie", "Caroline"]) == [praise]
     assert holding("Car mod workshop", "What workshop did Dave get picked for?", [picked], ["Dave"]) == [picked]
+    # "I" only as the one who hears of it or takes to it: still the listener's
+    heard = line("Evan", "I hear the class you're taking is packed with healthy recipes. How's it been going?", "Sam")
+    asked = "What class is Evan taking to learn how to make healthier meals?"
+    assert holding("Recipes", asked, [heard], ["Evan"]) == []
+    loved = line(
+        "Melanie",
+        "Wow, that looks awesome! I love how it shows the togetherness and power you were talking about.",
+        "Caroline",
+    )
+    asked_art = "What inspired Melanie's painting for the art show?"
+    assert holding("Togetherness and power", asked_art, [loved], ["Melanie"]) == []
+    took = line("Evan", "I took the class you told me about, it's packed with healthy recipes.", "Sam")
+    assert holding("Recipes", asked, [took], ["Evan"]) == [took]
 
 
 def test_a_place_the_question_names_is_said_by_the_line():

@@ -43,6 +43,12 @@ ASKS_WHAT_TOLD = re.compile(
     re.I,
 )
 _OF_ME = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|us|our|ours)\b")
+# "I" only as the one who hears of or takes to what the listener did: "I hear the class you're taking ...", "I love
+# how it shows the togetherness you were talking about"
+_REACTING = re.compile(
+    r"\bI\s+(?:really\s+|just\s+|also\s+)?(?:hear|heard|love|loved|like|liked|think|bet|guess|see|saw|know|hope|mean|"
+    r"remember|admire|appreciate)\b"
+)
 _PART_END = re.compile(r"(?<=[.!?;])\s+|\s+-\s+")
 _YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your dance studio"
 
@@ -51,12 +57,16 @@ def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: 
     """Whether `line`, said by someone a question asks about (and not about its listener), says the answer's
     words only where it speaks of its listener and not of the speaker ("It's inspiring to see your dedication to
     helping others", said by Melanie, is Caroline's dedication; "Congrats on being picked for the car mod
-    workshop" is the listener's workshop), or says what the question asks about only as the listener's ("Can't
-    wait to see your dance studio done")."""
+    workshop" is the listener's workshop; "I hear the class you're taking is packed with healthy recipes" is the
+    listener's class, the "I" only hearing of it), or says what the question asks about only as the listener's
+    ("Can't wait to see your dance studio done")."""
     names = {n.lower() for n in named}
     if not line.person or line.person.lower() not in names or names & line.heard_by:
         return False
-    parts = [(bool(_OF_YOU.search(p)) and not _OF_ME.search(p), word_set(p)) for p in _PART_END.split(line.text)]
+    parts = [
+        (bool(_OF_YOU.search(p)) and not _OF_ME.search(_REACTING.sub(" ", p)), word_set(p))
+        for p in _PART_END.split(line.text)
+    ]
     yours = [words for of_you, words in parts if of_you]
     mine = [words for of_you, words in parts if not of_you]
     if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
