@@ -27,6 +27,7 @@ from app.text.words import keywords, singular
 
 PROFILE_TOKENS = 512
 RETRIEVED_TOKENS = 256
+TOLD_WITHIN_S = 14 * 86400  # what happened in a window is told up to two weeks after it ("last night", "last week")
 FACTS_FOUND, FACTS_SHOWN = 18, 5  # facts a question retrieves (MOOM's 2k, k = 9) and shows at most
 
 
@@ -154,17 +155,12 @@ def find(
     return Found([*told, *(e for e in anywhen if e.utterance_id not in first)][:k], window, False)
 
 
-TOLD_WITHIN_S = 14 * 86400  # what happened in a window is told up to two weeks after it ("last night", "last week")
-
-
 def _told_of(e: Evidence, start: float, end: float) -> bool:
     """Whether a line said after a window tells of a time within it ("we made dinner last night", said the day
     after the day asked about): a time it names lies in the window and is no longer than it (or a week)."""
     longest = max(end - start, 7 * 86400)
-    return any(
-        w.end.timestamp() - w.start.timestamp() <= longest and w.start.timestamp() < end and w.end.timestamp() > start
-        for w in times_named(e.text, e.t_start)
-    )
+    spans = (w.epoch() for w in times_named(e.text, e.t_start))
+    return any(to - since <= longest and since < end and to > start for since, to in spans)
 
 
 def evidence_line(e: Evidence, stamp: Callable[[float | None], str] = _iso) -> str:
