@@ -37,6 +37,12 @@ def test_sample_is_stratified_and_seeded(shared_data):
     assert counts == dict.fromkeys(QA_CATEGORIES, 40)
     assert first == sample(conversations, 40, seed=0) and first != sample(conversations, 40, seed=1)
     assert all(q.answer for _, q in first)
+    # a sample of questions no earlier seed drew: none of seeds 0 and 1's
+    drawn = {(ci, q.text) for s in (0, 1) for ci, q in sample(conversations, 40, s)}
+    unseen = sample(conversations, 40, seed=2, unseen_by=2)
+    assert unseen and not {(ci, q.text) for ci, q in unseen} & drawn
+    assert {(ci, q.text) for ci, q in sample(conversations, 40, seed=2)} & drawn  # which a plain seed 2 does draw
+    assert sample(conversations, 40, seed=0, unseen_by=1) != first
 
 
 def test_a_short_real_run(shared_data, tmp_path, capsys):

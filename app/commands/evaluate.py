@@ -47,6 +47,13 @@ def register(add) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="qa: the seed of the stratified sample")
     p.add_argument(
+        "--unseen-by",
+        type=int,
+        default=0,
+        metavar="N",
+        help="qa: draw only among the questions that no seed below N draws (questions never read before)",
+    )
+    p.add_argument(
         "--with-memory",
         action="store_true",
         help="locomo, qa: over the memories eval extraction wrote under --out, with and without what it wrote; "
@@ -106,8 +113,10 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
 
         if args.limit is not None and args.limit < 1:
             raise ConfigError("--limit takes a positive number of questions")
+        if args.unseen_by < 0:
+            raise ConfigError("--unseen-by takes a number of seeds (0: every question)")
         written_under = args.out if args.with_memory else None
-        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out, written_under)
+        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out, written_under, args.unseen_by)
     elif args.what == "salience":
         from app.evaluation.salience import eval_salience, render
 

@@ -91,13 +91,17 @@ def score(category: str, prediction: str, truth: str, known: bool) -> float:
     return token_f1(prediction, truth)
 
 
-def sample(conversations, per_category: int, seed: int) -> list[tuple[int, Question]]:
-    """(conversation index, question): `per_category` drawn from each category, in conversation order."""
+def sample(conversations, per_category: int, seed: int, unseen_by: int = 0) -> list[tuple[int, Question]]:
+    """(conversation index, question): `per_category` drawn from each category, in conversation order.
+    `unseen_by` N: drawn only among the questions that no seed below N draws (with this `per_category`), so a
+    sample can hold only questions that the answer rules, read off the samples of those seeds, were never read on."""
+    drawn = {(ci, q.text) for s in range(unseen_by) for ci, q in sample(conversations, per_category, s)}
     rng = random.Random(seed)
     pool: dict[str, list[tuple[int, int, Question]]] = {c: [] for c in QA_CATEGORIES}
     for ci, (_, _, questions, _) in enumerate(conversations):
         for qi, q in enumerate(questions):
-            pool[q.category].append((ci, qi, q))
+            if (ci, q.text) not in drawn:
+                pool[q.category].append((ci, qi, q))
     chosen = [item for c in QA_CATEGORIES for item in rng.sample(pool[c], min(per_category, len(pool[c])))]
     return [(ci, q) for ci, _, q in sorted(chosen, key=lambda x: (x[0], x[1]))]
 
@@ -158,11 +162,13 @@ def eval_qa(
     seed: int = 0,
     out_dir: Path | None = None,
     written_under: Path | None = None,
+    unseen_by: int = 0,
 ) -> dict:
     """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each
     (`out_dir`: each answer in qa_answers.jsonl, the scores per category in qa.png).
     `written_under` (the --out folder of `eval extraction`): only the conversations it wrote, each question
-    also answered from its written memory (`memory`), so with and without memory compare on the same questions."""
+    also answered from its written memory (`memory`), so with and without memory compare on the same questions.
+    `unseen_by` N: only questions no seed below N draws (`sample`)."""
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
     if written_under is not None:
@@ -171,7 +177,7 @@ def eval_qa(
             raise AppError(f"no memory written under {written_under}: run `python -m app eval extraction` first")
     methods = (*METHODS, MEMORY) if written_under is not None else METHODS
     per_category = max(1, -(-limit // len(QA_CATEGORIES)))
-    chosen = sample(conversations, per_category, seed)
+    chosen = sample(conversations, per_category, seed, unseen_by)
     if not chosen:
         raise MediaError(f"{data}: no question has evidence among its turns: nothing to ask")
     embedder = load_text_embedder(cfg)
@@ -238,6 +244,7 @@ def eval_qa(
         "questions": len(chosen),
         "per_category": per_category,
         "seed": seed,
+        "unseen_by": unseen_by,
         "candidates": cfg.answer.candidates,
         "select": cfg.answer.select,
         "chosen": cfg.answer.chosen,
@@ -263,7 +270,9 @@ def plot(r: dict, path: Path) -> str | None:
 
 def render(r: dict) -> str:
     lines = [
-        f"LoCoMo QA: {r['questions']} questions ({r['per_category']} per category, seed {r['seed']}), "
+        f"LoCoMo QA: {r['questions']} questions ({r['per_category']} per category, seed {r['seed']}"
+        + (f", none drawn by seeds 0-{r['unseen_by'] - 1}" if r.get("unseen_by") else "")
+        + "), "
         f"model {r['model']} ({r['backend']}), {r.get('select', '?')} chooses {r.get('chosen', '?')} of "
         f"{r.get('candidates', '?')} lines",
         f"{'':30s}" + "".join(f"{m:>10s}" for m in r.get("methods", METHODS)),
