@@ -306,6 +306,16 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("September 2022", when, [then, replace(plan, id=20)], ["John"]) == []  # said after it
     assert holding("September 2022", when, [then, replace(plan, session=4)], ["John"]) == []  # another day
     assert holding("September 2022", when, [then, replace(plan, person="Maria")], ["John"]) == []  # another's
+    kids = replace(
+        _line("John", "Last week John had an experience at a military memorial with his kids.", 40), session=6
+    )
+    awed = replace(_line("John", "They were awestruck and humbled.", 42), session=6)  # "they": the kids
+    reaction = "How did John describe his kids' reaction at the military memorial?"
+    assert holding("Awestruck and humbled", reaction, [awed, kids], ["John"]) == [awed]
+    assert (
+        holding("Awestruck and humbled", reaction, [replace(awed, shown="Awestruck and humbled."), kids], ["John"])
+        == []
+    )
     grew = replace(_line("David", "John is David's brother and we grew up together in Boston.", 18), session=3)
     bike = replace(_line("David", "David rides a new bicycle to work every day.", 19), session=3)
     assert holding("Boston", "Where does David work?", [grew, bike], ["David"]) == []  # "grew up" says it all
