@@ -264,6 +264,12 @@ def test_the_check_holds_an_answer_to_its_line():
     assert topic_words("How many Prius has Evan owned?", ["Evan"]) == ["own"]
     assert topic_words("What did James offer to do for John regarding pets?", ["James", "John"]) == ["offer", "pet"]
     assert topic_words("What did Caroline mention about her trip?", ["Caroline"]) == ["trip"]  # what it asks with
+    # "together" is said by the two a question names, not by a line: "Let's plan a painting session" (Sam, to Evan)
+    together = "Which activity do Evan and Sam plan on doing together?"
+    assert topic_words(together, ["Evan", "Sam"]) == ["plan"]
+    assert topic_words("How long have Jolene been together with her partner?", ["Jolene"]) == ["together", "partner"]
+    session = replace(_line("Sam", "Evan, let's plan a painting session soon.", 11), heard_by=frozenset({"evan"}))
+    assert holding("Painting session", together, [session], ["Evan", "Sam"]) == [session]
     car = _line("Dave", "Dave got to go to a car workshop in San Francisco!", 10)
     assert holding("San Francisco", "Where was Dave in the last two weeks of August 2023?", [car], ["Dave"]) == [car]
     # said by one person the question names to the other, who spoke in that conversation: both are there

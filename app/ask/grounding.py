@@ -323,14 +323,17 @@ def told_who(question: str, named: list[str]) -> set[str]:
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
     """What a question asks about: its content words without the people it names, the words it asks with
     (`ASKING`), the kind of answer it wants ("what sport", "which city"), when it asks about ("in summer
-    2021": the time filter's, not the line's words) and, asked whether someone tried something, "tried"
-    ("has Deborah tried surfing?" is held by "her love for surfing")."""
+    2021": the time filter's, not the line's words), asked whether someone tried something, "tried" ("has
+    Deborah tried surfing?" is held by "her love for surfing") and, asked what two did together, "together" (the
+    two it names say it: "Let's plan a painting session", said by Sam to Evan)."""
     kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
     kind |= {m.lower() for m in re.findall(r"\bhow\s+(many|much|often|long|old|far)\b", question, re.I)}
     names = {w for n in named for w in keywords(n)}
     skip = names | kind | told_who(question, named)
     if re.match(r"\s*(?:has|have|had|did|does|do)\b", question, re.I):
         skip |= {"try", "tried", "tries"}  # "has Deborah tried surfing?" asks whether she surfs
+    if re.search(r"\band\b.+\btogether\b", question, re.I):
+        skip.add("together")  # "what do Evan and Sam plan to do together?": the two named say it ("let's paint")
     return [
         c
         for w in keywords(question)
