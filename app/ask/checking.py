@@ -278,16 +278,17 @@ _POINTS_BACK_ANY = re.compile(rf"\b(?:one|{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.
 
 def _goes_on(x: Line, h: Line, points_back: re.Pattern = _POINTS_BACK) -> bool:
     """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
-    it (`points_back`: "Me and my siblings always plan a gaming night", then "I'm organizing one next month"), or
-    they were read beside each other (`with_turns_beside`: "We saw the Perseid meteor shower", then "It made me
-    feel tiny")."""
+    it (`points_back`: "Me and my siblings always plan a gaming night", then "I'm organizing one next month") or
+    answers the other's question about it ("I bought a metal detector", "Already found something?", "Mostly just
+    bottle caps"), or they were read beside each other (`with_turns_beside`: "We saw the Perseid meteor shower",
+    then "It made me feel tiny")."""
     if x.id == h.beside or x.beside == h.id:
         return True
     return (
         x.session is not None
         and (x.session, x.person) == (h.session, h.person)
         and 0 < h.id - x.id <= 3
-        and bool(points_back.search(h.shown))
+        and (bool(points_back.search(h.shown)) or bool(h.asked) and h.id - x.id == 2)
     )
 
 
