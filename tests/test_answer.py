@@ -1108,6 +1108,10 @@ def test_what_a_line_says_of_its_listener_is_not_its_speakers():
     assert holding("Car mod workshop", "What workshop did Calvin get picked for?", [picked], ["Calvin"]) == []
     shop = line("Calvin", "Congrats on opening your own car shop! [shares a photo: a man under a car]", "Dave")
     assert holding("Car shop", "What did Calvin open?", [shop], ["Calvin"]) == []  # a photo shown is not his car
+    meal = line("Tim", "That slow cooker meal looks yum! Cooking is a great way to chill.", "John")
+    assert holding("Yum", "What meal does Tim cook in a slow cooker?", [meal], ["Tim"]) == []  # John's meal
+    mine = line("Tim", "I made a slow cooker meal, it looks yum!", "John")
+    assert holding("Yum", "What meal does Tim cook in a slow cooker?", [mine], ["Tim"]) == [mine]
     floor = line("Gina", "Sounds great! Marley's perfect. Can't wait to see your dance studio done!", "Jon")
     assert holding("Marley", "What kind of flooring is Gina looking for in her dance studio?", [floor], ["Gina"]) == []
     mine = line("Gina", "I got Marley flooring for my dance studio. You have to see it!", "Jon")

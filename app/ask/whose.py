@@ -28,11 +28,12 @@ TELLING = re.compile(
     r"think|thought|opinion)\w*",
     re.I,
 )
-# a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"); not
-# "you" as anyone ("find something that motivates you")
+# a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"), what
+# they showed ("That slow cooker meal looks yum!"); not "you" as anyone ("find something that motivates you")
 _OF_YOU = re.compile(
     r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
-    r"^\W*(?:congrats|congratulations)\b",
+    r"^\W*(?:congrats|congratulations)\b|"
+    r"^\W*that\s+(?:[\w'-]+\s+){1,4}(?:looks|looked|sounds|sounded|seems|seemed)\b",  # "That meal looks yum!"
     re.I,
 )
 # the verb of telling a question asks with ("what did I ask everyone to remember?", "what did John suggest?"): a line
