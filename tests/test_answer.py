@@ -312,10 +312,6 @@ def test_the_check_holds_an_answer_to_its_line():
     assert holding("September 2022", when, [then, replace(plan, id=20)], ["John"]) == []  # said after it
     assert holding("September 2022", when, [then, replace(plan, session=4)], ["John"]) == []  # another day
     assert holding("September 2022", when, [then, replace(plan, person="Maria")], ["John"]) == []  # another's
-    kids = replace(
-        _line("John", "Last week John had an experience at a military memorial with his kids.", 40), session=6
-    )
-    awed = replace(_line("John", "They were awestruck and humbled.", 42), session=6)  # "they": the kids
     detector = replace(_line("John", "John bought a metal detector and walks the beaches with it.", 43), session=6)
     caps = replace(_line("John", "Mostly just bottle caps, but once even a gold ring.", 45), session=6)
     found = "What has John mostly found with the metal detector?"
@@ -323,6 +319,10 @@ def test_the_check_holds_an_answer_to_its_line():
     caps = replace(caps, asked="Already found something interesting?")  # James asked it between them
     assert holding("Bottle caps", found, [caps, detector], ["John"]) == [caps]
     assert holding("Bottle caps", found, [caps, replace(detector, id=44)], ["John"]) == []  # not what was asked of
+    kids = replace(
+        _line("John", "Last week John had an experience at a military memorial with his kids.", 40), session=6
+    )
+    awed = replace(_line("John", "They were awestruck and humbled.", 42), session=6)  # "they": the kids
     reaction = "How did John describe his kids' reaction at the military memorial?"
     assert holding("Awestruck and humbled", reaction, [awed, kids], ["John"]) == [awed]
     assert (

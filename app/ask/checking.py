@@ -173,9 +173,7 @@ def holding(
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`_goes_on`), pointing back to a thing or to people
     # ("It really made an impact on my kids", then "They were awestruck and humbled")
-    going_on = [
-        replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h, _POINTS_BACK_ANY) for h in holders)
-    ]
+    going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h, _POINTS_BACK) for h in holders)]
 
     # a name the question says must be said, not only meant, in a line read ("Her name is Shadow!" may follow "I
     # just adopted this cute pup")
@@ -271,12 +269,11 @@ def _only_time(answer: str, question: str) -> bool:
 
 _TO_SOMETHING = r"there|then|it|this|these|those"  # words that point back to what was said
 _TO_SOMEONE = r"she|he|her|him|they|them"  # and to whom
-_POINTS_BACK = re.compile(rf"\b(?:one|{_TO_SOMETHING})\b", re.I)  # "I'm organizing one next month"
 _POINTS_TO_SOMEONE = re.compile(rf"\b(?:{_TO_SOMEONE})\b", re.I)  # "when she would bake ..."
-_POINTS_BACK_ANY = re.compile(rf"\b(?:one|{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)  # to either
+_POINTS_BACK = re.compile(rf"\b(?:one|{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)  # "I'm organizing one", "They were"
 
 
-def _goes_on(x: Line, h: Line, points_back: re.Pattern = _POINTS_BACK) -> bool:
+def _goes_on(x: Line, h: Line, points_back: re.Pattern) -> bool:
     """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
     it (`points_back`: "Me and my siblings always plan a gaming night", then "I'm organizing one next month") or
     answers the other's question about it ("I bought a metal detector", "Already found something?", "Mostly just

@@ -9,7 +9,7 @@ import re
 from app.ask.comparing import canonical, held, word_set
 from app.ask.grounding import Line, stated
 from app.consolidation.atoms import atoms
-from app.text.words import keywords
+from app.text.words import ASIDE, keywords
 
 
 def said_of_others(line: Line, held_words: set[str], topic: list[str]) -> set[str]:
@@ -50,7 +50,6 @@ _REACTING = re.compile(
     r"\bI\s+(?:really\s+|just\s+|also\s+)?(?:hear|heard|love|loved|like|liked|think|bet|guess|see|saw|know|hope|mean|"
     r"remember|admire|appreciate)\b"
 )
-_SHOWN = re.compile(r"\s*\[[^\]]*\]")  # "[shares a photo: a man under a car in a garage]": shown, not said
 _PART_END = re.compile(r"(?<=[.!?;])\s+|\s+-\s+")
 _YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your dance studio"
 
@@ -67,7 +66,7 @@ def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: 
         return False
     parts = [
         (bool(_OF_YOU.search(p)) and not _OF_ME.search(_REACTING.sub(" ", p)), word_set(p))
-        for p in _PART_END.split(_SHOWN.sub("", line.text))  # a photo shown is not said of anyone
+        for p in _PART_END.split(ASIDE.sub("", line.text))  # a photo shown is not said of anyone
     ]
     yours = [words for of_you, words in parts if of_you]
     mine = [words for of_you, words in parts if not of_you]

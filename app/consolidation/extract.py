@@ -25,7 +25,7 @@ from app.facts import FactKind, past_tense, polarity
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.writing import Line
 from app.text.timeexpr import TimeWindow, day_words, plan_window, spoken_time
-from app.text.words import keywords, sentences
+from app.text.words import ASIDE, keywords, sentences
 
 _LOGGER = logging.getLogger(__name__)
 LINE_TOKENS = 12  # what one line's entry costs besides its facts
@@ -177,7 +177,7 @@ def statement(text: str) -> str:
     Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase - want to
     see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
     kept = []
-    text = re.sub(r"\s*\[[^\]]*\]", "", text)  # "[shares a photo: ...]", "[laughs]": what was done or heard, not said
+    text = ASIDE.sub("", text)
     for sentence in sentences(text.strip()):
         rest = _LEAD.sub("", sentence.strip()).strip()
         if rest.endswith("?") and (told := _TOLD_THEN_ASKED.match(rest)):

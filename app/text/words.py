@@ -17,6 +17,7 @@ yourselves said say says tell told remember know anyone anybody someone somethin
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # "o'clock" and "caroline's" are one word
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+ASIDE = re.compile(r"\s*\[[^\]]*\]")  # "[shares a photo: ...]", "[laughs]": what was shown, done or heard, not said
 
 
 def sentences(text: str) -> list[str]:
