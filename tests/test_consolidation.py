@@ -270,6 +270,23 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Evan", "We all hiked the trails last week, check it out.", [("Evan", "Evan hiked the trails last week")]),
+        # "here's a pic" after a dash is show-and-tell; "since we last spoke" without its comma is chat about the
+        # chat, and "That's why" only ties a sentence to the one before it
+        (
+            "Dave",
+            "Been restoring this vintage beauty - here is the final result pic! Since we last chat I sold a car. "
+            "That's why I'm so into auto engineering.",
+            [
+                ("Dave", "Dave has been restoring this vintage beauty"),
+                ("Dave", "Dave sold a car"),
+                ("Dave", "Dave is so into auto engineering"),
+            ],
+        ),
+        (
+            "Dave",
+            "Since I talked to my mom, I feel better.",
+            [("Dave", "Since Dave talked to their mom, Dave feels better")],
+        ),
         ("Sam", "Yeah, I'll keep you posted. See you soon!", []),
         ("John", "Growing up, I saw how my town changed.", [("John", "John saw how their town changed")]),
         # how someone is just now is no memory; a lead-in before a colon is not what is said

@@ -57,7 +57,8 @@ _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
-_TALKED_LAST = r"(?:last )?(?:spoke|talked|chatted|caught up)(?: last)?"  # "since we last spoke", "since I talked last"
+_TALKED = r"(?:spoke|spoken|talked|talk|chatted|chat|caught up)"
+_TALKED_LAST = rf"(?:last )?{_TALKED}(?: last)?"  # "since we last spoke", "since I talked last", "since we last chat"
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
     r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure|in fact|"
     r"in addition|besides(?: that)?|meanwhile|in the meantime(?: though)?|in the end|after all|after that|"
@@ -67,7 +68,10 @@ _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before 
     r"(?:perfect|great|sure|okay|ok|yes|yeah|yep|nah|cool|awesome|nice|alright|right|fine|wow|woah|whoa|haha|omg)"
     r"\s*[,!]\s*|"  # and the time since the speakers last talked ("Since we last spoke, I ...")
     rf"since (?:(?:I|we|you) {_TALKED_LAST}|(?:our|the|my) last (?:chat|talk|conversation)|"
-    r"(?:speaking|talking|chatting) last)\s*,\s*)+",
+    r"(?:speaking|talking|chatting) last)\s*,\s*|"
+    rf"since (?:I|we|you) (?:last {_TALKED}|{_TALKED} last)(?:\s+|$)|"  # with no comma, only with its "last"
+    # what a sentence gives as the reason for what the one before said: "That's why I'm so into auto engineering"
+    r"(?:that|this)(?:'s| is| was) (?:why|because)\s+)+",
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
@@ -79,7 +83,8 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
     re.IGNORECASE,
 )
 _TAIL_REQUEST_SHOW = re.compile(  # "..., check it out", "... - take a look", "... - keep it up"
-    r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+(?:take a look|keep (?:it|that) up|keep going))$",
+    r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+(?:take a look|keep (?:it|that) up|keep going)|"
+    r"\s*[-–—]\s*here(?:'s| is| are)\b.*)$",  # "... - here's a pic of him"
     re.IGNORECASE,
 )
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
