@@ -9,8 +9,9 @@
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
 - `bearing`: the lines a guess ("would Melanie enjoy ...?") rests on, which are its citations.
 
-The lines come from app/ask/grounding.py; words are compared as app/ask/comparing.py makes them, and whose they are
-(the speaker's, the listener's, someone else's) is read in app/ask/whose.py.
+The lines come from app/ask/grounding.py; words are compared as app/ask/comparing.py makes them, whose they are
+(the speaker's, the listener's, someone else's) is read in app/ask/whose.py, and whom a line only addresses and which
+earlier line it goes on from in app/ask/reference.py.
 """
 
 from __future__ import annotations
@@ -24,18 +25,17 @@ import numpy as np
 from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import (
     ASKS_WHEN,
-    RELATION_WORDS,
     TIMED,
     Line,
     asks_for_several,
     option_picked,
     stated,
-    told_who,
     topic_words,
 )
+from app.ask.reference import POINTS_BACK, POINTS_ELSEWHERE, POINTS_TO_SOMEONE, as_said, goes_on, people_held
 from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others
 from app.text import places
-from app.text.words import keywords, singular
+from app.text.words import keywords
 
 _ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
@@ -76,7 +76,7 @@ def bearing(answer: str, question: str, lines: list[Line], named: list[str] = ()
     own = own_words(answer, question)
     counts = {}
     for x in lines:
-        if _people_held(question, named, [x], [x]):
+        if people_held(question, named, [x], [x]):
             said = word_set(x.shown)
             counts[x.id] = sum(says(w, said) for w in topic) + sum(held(w, said) for w in own)
     most = max(counts.values(), default=0)
@@ -140,7 +140,7 @@ def holding(
     needed = len(own) - len(own) // 4
     regional = _regional(question, answer)
     if own:
-        said = {line.id: _words(_as_said(line, answer), regional) | word_set(line.person or "") for line in lines}
+        said = {line.id: _words(as_said(line, answer), regional) | word_set(line.person or "") for line in lines}
         hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
         holders: list[Line] = []
         covered: set[str] = set()
@@ -167,13 +167,13 @@ def holding(
     context = [*holders, *joined]
     # a relation word may be in the line a holder goes on from about someone ("Deborah's mom had a passion for
     # cooking", then "I loved it when she would bake pineapple birthday cakes"); the people named may not
-    kin = [x for x in lines if any(_goes_on(x, h, _POINTS_TO_SOMEONE) for h in holders)]
-    if not _people_held(question, named, holders, context, kin):
+    kin = [x for x in lines if any(goes_on(x, h, POINTS_TO_SOMEONE) for h in holders)]
+    if not people_held(question, named, holders, context, kin):
         return []
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
-    # your favorite movie?"), when it goes on from that line (`_goes_on`), pointing back to a thing or to people
+    # your favorite movie?"), when it goes on from that line (`goes_on`), pointing back to a thing or to people
     # ("It really made an impact on my kids", then "They were awestruck and humbled")
-    going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(_goes_on(x, h, _POINTS_BACK) for h in holders)]
+    going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(goes_on(x, h, POINTS_BACK) for h in holders)]
 
     # a name the question says must be said, not only meant, in a line read ("Her name is Shadow!" may follow "I
     # just adopted this cute pup")
@@ -244,7 +244,7 @@ def _counted(answer: str, question: str, lines: list[Line], named: list[str], si
     each = [
         x
         for x in lines
-        if _people_held(question, named, [x], [x])
+        if people_held(question, named, [x], [x])
         and _covered(topic_held(topic, [x], similar, regional), topic, max(_enough(topic), 1))
     ]
     return each[:count] if len(each) >= count else []
@@ -267,86 +267,12 @@ def _only_time(answer: str, question: str) -> bool:
     return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
 
 
-_TO_SOMETHING = r"there|then|it|this|these|those"  # words that point back to what was said
-_TO_SOMEONE = r"she|he|her|him|they|them"  # and to whom
-_POINTS_TO_SOMEONE = re.compile(rf"\b(?:{_TO_SOMEONE})\b", re.I)  # "when she would bake ..."
-_POINTS_BACK = re.compile(rf"\b(?:one|{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)  # "I'm organizing one", "They were"
-
-
-def _goes_on(x: Line, h: Line, points_back: re.Pattern) -> bool:
-    """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
-    it (`points_back`: "Me and my siblings always plan a gaming night", then "I'm organizing one next month") or
-    answers the other's question about it ("I bought a metal detector", "Already found something?", "Mostly just
-    bottle caps"), or they were read beside each other (`with_turns_beside`: "We saw the Perseid meteor shower",
-    then "It made me feel tiny")."""
-    if x.id == h.beside or x.beside == h.id:
-        return True
-    return (
-        x.session is not None
-        and (x.session, x.person) == (h.session, h.person)
-        and 0 < h.id - x.id <= 3
-        and (bool(points_back.search(h.shown)) or bool(h.asked) and h.id - x.id == 2)
-    )
-
-
-def _people_held(
-    question: str, named: list[str], said_by: list[Line], context: list[Line], kin: list[Line] = ()
-) -> bool:
-    """Whether the `context` lines hold every person `question` names and they or `kin` its relation words
-    ("Emily's husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by
-    someone the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
-    Melanie?")."""
-    text = " ".join(f"{x.person or ''} {_unaddressed(x.shown, named)}" for x in context).lower()
-    told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
-    if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
-        return False
-    words = {w for x in [*context, *kin] for w in word_set(x.shown)}
-    asked = {singular(w) for w in keywords(question)} & RELATION_WORDS - told_who(question, named)
-    return all(says(canonical(r), words) for r in asked)
-
-
-_LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
-_GREETING = r"(?:hi|hey|hello|thanks|thank you|meet you|see you|bye|goodbye|congrats|congratulations)"
-_INTERJECTION = r"(?:wow|woah|whoa|oh|aw+|yay|omg|haha|yeah|yes|cool|nice|awesome|great|sure|sorry)"
-
-
-def _unaddressed(text: str, names: list[str]) -> str:
-    """`text` without the names it addresses: "Nice to meet you Emily, John teaches history" is not about Emily,
-    nor is "Thanks, Maria!", "Wow, Maria, that's so cool" or "Emily, have you heard?". A name in a list ("Emily,
-    John and I"), after "my sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
-    for name in names:
-        n = re.escape(name)
-        greeted = rf"\b{_GREETING},?\s+{n}\b|\b{_INTERJECTION},\s+{n}\s*(?=[,!.])"  # "Wow, Maria, that's ..."
-        first = rf"^\s*{n}\s*[,!](?!\s*(?:{_LISTED}|and\b|who\b|you\b|you['’]re\b|your\b))"
-        last = rf",\s*{n}\s*(?=[.!?]|$)"
-
-        def out(m: re.Match, said: str = text) -> str:
-            told = m.group(0).startswith(",") and re.search(
-                r"\b(?:my|our|his|her|their)\s+\w+\s*$", said[: m.start()], re.I
-            )
-            return m.group(0) if told else " "  # "my sister, Emily." names her
-
-        text = re.sub(f"{greeted}|{first}|{last}", out, text, flags=re.I)
-    return text
-
-
-def _as_said(line: Line, answer: str) -> Line:
-    """`line` without the names it only addresses of those who heard it that `answer` says: "Thanks, John. When I
-    was younger, our aunt helped us" does not hold "John" for who helped, nor "Hey Andrew, we adopted Pixie!" for
-    where Pixie came from."""
-    called = [w for w in re.findall(r"\b[A-Z][a-z]+\b", answer) if w.lower() in line.heard_by]
-    return replace(line, shown=_unaddressed(line.shown, called)) if called else line
-
-
-_POINTS_ELSEWHERE = re.compile(rf"\b(?:{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)
-
-
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
     """Whether `line` alone holds all that `question` asks about — every person it names, its relation words
     and each of its topic words (said, or with `similar` meant) — and says it in itself, with no word that
     points to another line ("John swims there every morning": where is in the line before), so a second line
     need not be read."""
-    if _POINTS_ELSEWHERE.search(line.shown) or not _people_held(question, named, [line], [line]):
+    if POINTS_ELSEWHERE.search(line.shown) or not people_held(question, named, [line], [line]):
         return False
     topic = topic_words(question, named)
     return bool(topic) and len(topic_held(topic, [line], similar)) == len(topic)
