@@ -222,3 +222,18 @@ def test_eval_salience_retrains_the_shipped_weights(tmp_path, cfg, perception, s
     # the cut is the largest gain in precision that costs at most 0.01 of recall (README, Memory writing), chosen on
     # the Zen 3 (0.0087 there); the Sapphire Rapids' floats make it 0.0102, less than one observation more
     assert cut["precision"] > unfiltered["precision"] + 0.02 and cut["recall"] > unfiltered["recall"] - 0.0105
+
+
+def test_extraction_recall_is_also_reported_without_notes_of_the_exchange(perception):
+    """An observation that notes the exchange ("Tim asked John ...") is counted in the recall and left out of the
+    second figure; one that states what holds is in both."""
+    gold = [
+        ("John", "John signed with the Minnesota Wolves as a shooting guard.", ("D1:2",)),
+        ("Tim", "Tim asked John which team he signed with.", ("D1:1",)),
+        ("John", "John loves the Harry Potter books.", ("D1:3",)),
+    ]
+    items = [("John", "John signed with the Minnesota Wolves as a shooting guard", {2}, True)]
+    result = extraction.score(gold, {"D1:1": 1, "D1:2": 2, "D1:3": 3}, items, perception.text)
+    assert result["exchange_notes"] == 1
+    assert result["curve"][f"{extraction.THRESHOLD:.2f}"]["recall"] == pytest.approx(1 / 3, abs=1e-3)
+    assert result["recall_without_exchange"] == 0.5
