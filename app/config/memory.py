@@ -231,7 +231,7 @@ class MemoryConfig:
     item_tokens: int = opt(40, "generation budget per fact (tokens)", lo=8, hi=400)
     summary_tokens: int = opt(80, "longest summary the model writes (tokens)", lo=16, hi=1024)
     salience: float = opt(
-        0.16,
+        0.15,
         "a fact scored below this by the salience model (app/consolidation/salience.py: what people note down from "
         "chat, over the fact's text embedding) is not written; its line stays in the transcript (0: all are written)",
         lo=0.0,
