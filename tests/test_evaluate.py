@@ -238,3 +238,6 @@ def test_extraction_recall_is_also_reported_without_notes_of_the_exchange(percep
     assert result["exchange_notes"] == 1
     assert result["curve"][f"{extraction.THRESHOLD:.2f}"]["recall"] == pytest.approx(1 / 3, abs=1e-3)
     assert result["recall_without_exchange"] == 0.5
+    # the verbs as verbs: a support group and a wish are what holds of someone
+    assert not extraction.EXCHANGE.search("Caroline went to an LGBTQ support group and wishes to adopt")
+    assert extraction.EXCHANGE.search("Evan supports Sam in making healthier choices")

@@ -43,12 +43,13 @@ from app.llm import load_llm
 from app.recorder.perception import load_text_embedder
 
 # an observation that notes the exchange itself, not what holds of someone: "Tim asked John about his games",
-# "James encouraged John to keep going", "Sam thanked Evan for the advice" (about a fifth of LoCoMo's); memory
+# "James encouraged John to keep going", "Sam thanked Evan for the advice" (one in eight of LoCoMo's); memory
 # writing writes what people said about themselves and others, not who asked or cheered whom, so recall is also
 # reported without them (README, Memory writing)
-EXCHANGE = re.compile(
-    r"\b(?:ask|asks|asked|asking|inquir\w*|encourag\w*|congratulat\w*|thank\w*|appreciat\w*|advis\w*|suggest\w*|"
-    r"agree\w*|compliment\w*|prais\w*|reassur\w*|wish\w*|support\w*|recommend\w*|offer\w*|invite\w*|admir\w*)\b",
+EXCHANGE = re.compile(  # the verbs as verbs ("Evan supports Sam"), not nouns ("a support group", "well wishes")
+    r"\b(?:ask(?:s|ed)|inquir(?:es|ed)|encourag(?:es|ed)|congratulat(?:es|ed)|thank(?:s|ed)|appreciat(?:es|ed)|"
+    r"advis(?:es|ed)|suggest(?:s|ed)|agree(?:s|d)|compliment(?:s|ed)|prais(?:es|ed)|reassur(?:es|ed)|"
+    r"support(?:s|ed)|recommend(?:s|ed)|offer(?:s|ed)|invit(?:es|ed))\b",
     re.IGNORECASE,
 )
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
