@@ -112,7 +112,8 @@ def score(
     embedder,
 ) -> dict:
     """Recall, precision and duplicates of `items` against `gold` (see the module's text)."""
-    notes = sum(bool(EXCHANGE.search(text)) for _, text, _ in gold)
+    stated = np.array([not EXCHANGE.search(text) for _, text, _ in gold], dtype=bool)  # not a note of the exchange
+    notes = int(len(gold) - stated.sum())
     if not gold or not items:
         zero = {f"{t:.2f}": {"recall": 0.0, "precision": 0.0} for t in THRESHOLDS}
         return {
@@ -127,9 +128,10 @@ def score(
     w = embedder([text for _, text, _, _ in items])
     evidence = [{uid_of[e] for e in ev if e in uid_of} for _, _, ev in gold]
     eligible = similar_where_cited(embedder([text for _, text, _ in gold]), evidence, w, [item[2] for item in items])
+    nearest = eligible.max(axis=1)  # each observation's most similar cited item
     curve = {
         f"{t:.2f}": {
-            "recall": round(float((eligible.max(axis=1) >= t).mean()), 4),
+            "recall": round(float((nearest >= t).mean()), 4),
             "precision": round(float((eligible.max(axis=0) >= t).mean()), 4),
         }
         for t in THRESHOLDS
@@ -140,8 +142,6 @@ def score(
     holds = np.array([h for _, _, _, h in items])
     same = (people[:, None] == people[None, :]) & holds[:, None] & holds[None, :]
     duplicated = ((own >= DUPLICATE) & same).any(axis=1) & holds
-    stated = np.array([not EXCHANGE.search(text) for _, text, _ in gold])
-    found = eligible.max(axis=1) >= THRESHOLD
     best = eligible.argmax(axis=1)
     matched = [
         {"gold": gold[i][1], "written": items[int(best[i])][1], "similarity": round(float(eligible[i, best[i]]), 3)}
@@ -153,7 +153,7 @@ def score(
         "curve": curve,
         "duplicates": round(float(duplicated.sum() / max(1, holds.sum())), 4),
         "exchange_notes": notes,
-        "recall_without_exchange": round(float(found[stated].mean()), 4) if stated.any() else 0.0,
+        "recall_without_exchange": round(float((nearest[stated] >= THRESHOLD).mean()), 4) if stated.any() else 0.0,
         "matched": matched,
     }
 
