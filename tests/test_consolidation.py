@@ -17,7 +17,8 @@ import pytest
 
 from app.cli import main
 from app.consolidation import forgetting
-from app.consolidation.atoms import atoms, clauses
+from app.consolidation.atoms import atoms
+from app.consolidation.clauses import clauses
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
 from app.consolidation.kinds import planned_span, typed, was_planned

@@ -25,8 +25,9 @@ microseconds.
 - An object "it" is the thing the clause before ends with ("I bought a new bicycle and I ride it" -> "... rides
   the new bicycle"); a clause that only states a relation ("John is my brother") is left to the relation rows.
 
-The third person is said in app/consolidation/person.py, a fact's kind and topic are read in
-app/consolidation/kinds.py, and the relations a line names in app/consolidation/relations.py.
+The clauses are cut in app/consolidation/clauses.py, the third person is said in app/consolidation/person.py, a
+fact's kind and topic are read in app/consolidation/kinds.py, and the relations a line names in
+app/consolidation/relations.py.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from app.consolidation.clauses import GERUND, clauses, time_only, without_time
 from app.consolidation.person import D_HAD, WITH_ME, addressed, i_expanded, said_of, third_person
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
@@ -41,18 +43,6 @@ from app.facts import past_tense
 from app.text.timeexpr import plan_window
 from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
 
-_PRONOUNS = r"I|we|he|she|they|my|our|his|her|their"
-_FUNCTION = r"at|in|on|to|for|with|from|of|and|or|by|the|a|an|too|as|after|before"
-_SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name and a word that can be a verb),
-    # a comma before a subject pronoun ("I can't stay late, I've got yoga tomorrow"), or a dash before the speaker
-    rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
-    r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
-    r"|\s*[-–—]\s+(?=(?:I|we|my|our)(?:['’][a-z]+)?\s)"  # a dash before the speaker: "they're good - we got a cat"
-    # a comma before a past tense that does something, its "I" left out: "my old car broke down, decided to sell it"
-    r"|,\s+(?=(?:just\s+)?(?!(?:compared|used|supposed|related|dedicated|devoted|committed|exposed|attached|"
-    r"addicted|opposed|glued|married|engaged)\b)(?:went|got|had|made|took|bought|saw|met|came|found|left|began|ran|"
-    r"won|lost|spent|[a-z]{2,}(?<!e)ed)\s+(?:to|a|an|the|my|our|up|out|back|home|some|it|them|him|her)\b)"
-)
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",
     re.IGNORECASE,
@@ -154,97 +144,10 @@ def _subject(name: str, rest: str) -> str:
     return f"{name}{rest}" if rest[:1] in "'’" else f"{name} {rest}"
 
 
-_CONDITION = re.compile(
-    r"^(?:whenever|when|if|because|since|while|although|though|once|unless|until|as soon as|every time)\b", re.I
-)
-# a lead-in that says where or after what, with no subject of its own: "After my last run, I saw ...", "At the
-# retreat, I had time ..." (one saying only when, "Last Friday, I ...", goes: the line's time dates the fact)
-_LEAD_IN_PLACE = re.compile(
-    r"^(?:after|before|during|throughout|at|on|in)\b(?!.*\b(?:I|we|he|she|they|you|it)\b)", re.IGNORECASE
-)
-
-
-def _glued(lead_in: str) -> bool:
-    """Whether a lead-in before a comma stays with its clause: it says where or after what, not only when."""
-    return bool(_LEAD_IN_PLACE.match(lead_in)) and not _time_only(lead_in)
-
-
-_NOT_SAYING = {"for", "example", "instance", "just", "only", "so", "and", "but", "then", "well", "like", "even", "too"}
-
-
-def _time_only(clause: str) -> bool:
-    """Whether a clause says only when ("On Friday", "Yesterday, for example")."""
-    found = plan_window(clause, ANY_DAY)
-    return found is not None and not set(re.findall(r"[a-z]+", found[1].lower())) - _NOT_SAYING
-
-
-# who does it with the speaker, before " and I" ("my partner and I talked", "Jon, Gina and I"): one clause
-_WITH_ME = re.compile(rf"^(?:I|{WITH_ME}(?:,\s+[A-Z][a-z]+)?)$")
 # a name said twice, where "me" and "I" (or "us" and "we") were: "reminds me I can" -> "reminds John that John can",
 # "For me I just ..." -> "For Nate, Nate just ..."
 _TWICE = re.compile(r"\b((?:remind|show|tell|teach|assure|convince)(?:s|ed|ing)? |told |taught )?([A-Z][a-z]+) \2\b")
 _WITH_ME_AND = re.compile(rf"\b{WITH_ME} and (?:I|me)\b|^(?:[Mm]e|I) and ")
-
-
-def _without_time(text: str) -> str:
-    """`text` without the time it names ("Last weekend my girlfriend": "my girlfriend")."""
-    found = plan_window(text, ANY_DAY)
-    return (found[1] if found else text).strip(" ,")
-
-
-def clauses(sentence: str) -> list[str]:
-    """A sentence's clauses: split where a conjunction or a comma starts a new subject, the part before it two
-    words or more and the part after it three; and two doings joined by "and" each with what comes before them
-    (`_each_doing`)."""
-    parts: list[str] = []
-    rest = sentence.strip(" ,.!")
-
-    def splits(m: re.Match) -> bool:  # "Whenever I'm overwhelmed, I take a break": one clause, its condition first
-        before = rest[: m.start()]
-        return len(before.split()) >= 2 and not (
-            (m[0].startswith(",") and (_CONDITION.match(before) or _glued(before)))
-            or (m[0] == " and " and _WITH_ME.match(_without_time(before)))  # "my partner and I talked"
-        )
-
-    while m := next((m for m in _SPLIT.finditer(rest) if splits(m)), None):
-        if len(rest[m.end() :].split()) < 3:
-            break
-        parts.append(rest[: m.start()])
-        rest = rest[m.end() :]
-    return [c for part in [*parts, rest] for c in _each_doing(part)]
-
-
-_GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
-_DOING = re.compile(rf"\b(?!(?:including|according)\b){_GERUND}")
-_AND_DOING = re.compile(rf"\s+and\s+(?={_DOING.pattern})")
-# what a doing follows as the thing done, not as a word it describes ("a loving and accepting home", "so inspiring
-# and encouraging"): being, a verb that takes a doing, or a preposition
-_DOES_DOING = re.compile(
-    r"(?:\b(?:am|is|are|was|were|be|been|busy|love[sd]?|loving|enjoy(?:s|ed)?|like[sd]?|hate[sd]?|start(?:s|ed)?|"
-    r"began|keeps?|kept|stop(?:s|ped)?|tr(?:y|ies|ied)|quit|spen[dt]s?|goes|go|went|finish(?:es|ed)?|miss(?:es|ed)?|"
-    r"practi[cs]e[sd]?|about|of|for|by|on|in|at|from|into|after|before|without)|['’](?:m|s|re))\s+$",
-    re.IGNORECASE,
-)
-_CLAUSE = re.compile(r"\b(?:can|could|will|would|should|is|are|was|were|has|have|had|am)\b", re.IGNORECASE)
-
-
-def _each_doing(clause: str) -> list[str]:
-    """Two doings joined by "and", each with what comes before the first: "I've been busy volunteering at the
-    shelter and keeping fit" is "I've been busy volunteering at the shelter" and "I've been busy keeping fit";
-    "I was walking the dog and thinking about life" is two things I was doing. The doing just before the "and" is
-    the first one ("I'm thinking about starting a business and making it work": thinking about making it work).
-    A doing after a word it does not follow as the thing done (`_DOES_DOING`: "a loving and accepting home"), a
-    list ("swimming, hiking and biking"), a doing with nothing before it ("Hiking and camping is fun") and a
-    first doing that holds a clause of its own ("by working together we can build ...") stay whole."""
-    m = _AND_DOING.search(clause)
-    doing = list(_DOING.finditer(clause[: m.start()])) if m else []
-    head = clause[: doing[-1].start()] if doing else ""
-    first = clause[doing[-1].start() : m.start()].split() if doing else []
-    if not _DOES_DOING.search(head) or len(first) > 8 or _CLAUSE.search(" ".join(first[1:])):
-        return [clause]
-    return [clause[: m.start()], *_each_doing(head + clause[m.end() :])]
-
-
 _RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {ADJ}(?i:{RELATION_WORDS})$")
 # a thing named alone ("Gina's full support", "James's dogs"), no verb in its two words: says nothing
 _OWNED_ONLY = re.compile(
@@ -299,12 +202,12 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz
     rf"(?:{_SURELY}\s+)?(?!{_FELT}\b|(?:based|related|united|limited|advanced|beloved|wicked|naked|sacred)\b)"
     r"(?:still|got|took|went|had|made|saw|met|ate|did|heard|won|ran|left|came|spent|began|fell|flew|drove|"
     r"wrote|broke|rode|swam|bought|found|lost|[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
-    rf"(?:{_SURELY}\s+)?(?P<doing>{_GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
+    rf"(?:{_SURELY}\s+)?(?P<doing>{GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
 _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
     # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
-    rf"^(?:(?:just|really|honestly|still)\s+)?{_GERUND}"
+    rf"^(?:(?:just|really|honestly|still)\s+)?{GERUND}"
     r"(?:\s+(?!(?:it|I|he|she|we|they)\b)(?:[a-z]+|&)){0,8}?"
     rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
     r"(?:\s+(?:really|sure|definitely|always|so|also|just|truly))*"
@@ -367,7 +270,7 @@ def atoms(
             clause = _vocative(clause.strip(" ,.!-–—"), names).strip(" ,.!-–—")
             if (m := _LETS.match(clause)) and plan_window(clause, ANY_DAY) is not None:
                 clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
-            if not clause or said_in_passing(clause) or _only_relation(clause) or _time_only(clause):
+            if not clause or said_in_passing(clause) or _only_relation(clause) or time_only(clause):
                 named += [n for n in named_in(clause, names) if n != speaker]
                 continue
             who = speaker
@@ -397,7 +300,7 @@ def atoms(
                 and not _IT.match(previous)
                 and not _IS_WHAT.search(previous, 0, thing.start())  # "it's been a blast" is no thing to ride
                 # "a car last year": the car; "a few days ago": nothing
-                and (what := re.sub(rf"^(?:{_DETERMINERS})\s+", "", _without_time(thing[0]), flags=re.I))
+                and (what := re.sub(rf"^(?:{_DETERMINERS})\s+", "", without_time(thing[0]), flags=re.I))
                 and _IT_OBJECT.match(clause)
             ):
                 clause = re.sub(r"(?<=\w )it\b", "the " + what, clause, count=1)  # "I ride it to work"
