@@ -1052,6 +1052,12 @@ def test_a_name_a_line_only_addresses_is_no_answer_it_holds():
     assert holding("Andrew", "Where did Audrey get Pixie from?", [pixie], ["Audrey"]) == []
     told = line("Maria", "Thanks, John. Maria's auntie John helped Maria's family with money.", "John")
     assert holding("John", money, [told], ["Maria"]) == [told]
+    # an interjection and the name, at the line's start, calls them too
+    lake = line(
+        "Nate", "Wow Joanna, that sounds fun! Anyway, Nate took Nate's turtles to the lake yesterday.", "Joanna"
+    )
+    assert holding("Turtles", "What did Joanna take to the lake?", [lake], ["Joanna"]) == []
+    assert holding("Turtles", "What did Nate take to the lake?", [lake], ["Nate"]) == [lake]
 
 
 def test_chat_says_girlfriend_as_gf():
@@ -1129,6 +1135,10 @@ def test_what_a_line_says_of_its_listener_is_not_its_speakers():
     asked = "What did Melanie say about Caroline's dedication?"
     assert holding("Inspiring", asked, [praise], ["Melanie", "Caroline"]) == [praise]
     assert holding("Car mod workshop", "What workshop did Dave get picked for?", [picked], ["Dave"]) == [picked]
+    # only called by name, the listener is there all the same where the line speaks of them
+    hey = line("Calvin", "Hey Dave! Congrats on being picked for the car mod workshop.", "Dave")
+    assert holding("Car mod workshop", "What workshop did Dave get picked for?", [hey], ["Dave"]) == [hey]
+    assert holding("Car mod workshop", "What workshop did Calvin get picked for?", [hey], ["Calvin"]) == []
     # "I" only as the one who hears of it or takes to it: still the listener's
     heard = line("Evan", "I hear the class you're taking is packed with healthy recipes. How's it been going?", "Sam")
     asked = "What class is Evan taking to learn how to make healthier meals?"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timezone
 
-from app.ask.comparing import word_set
+from app.ask.comparing import canonical, held, says, word_set
 from app.ask.grounding import Line
 from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others
 
@@ -28,6 +28,26 @@ def test_what_a_line_says_of_its_listener_is_theirs():
     assert not said_of_listener(anyone, word_set("motivates"), [], ["Evan"])  # "you" as anyone
     studio = _line("Jon", "Can't wait to see your dance studio done!", "Gina")
     assert said_of_listener(studio, set(), ["studio"], ["Jon"])  # the topic only as the listener's
+    # what is asked about only in a question to the listener: the answer's words are not the speaker's either
+    asks = _line("Melanie", "Loving the patience and humor. Anything you're nervous about in the move?", "Caroline")
+    topic = [canonical(w) for w in ("nervous", "move")]
+    assert said_of_listener(asks, word_set("patience humor"), topic, ["Melanie"])
+    own = _line("Melanie", "I'm nervous about the move. Anything you're nervous about in the move?", "Caroline")
+    assert not said_of_listener(own, word_set("move"), topic, ["Melanie"])  # she says it of herself too
+    # how it was for them, and what a question to them asks about their doing
+    scary = _line("Caroline", "Oh no, that must have been scary for you guys. Glad everyone is fine.", "Melanie")
+    assert said_of_listener(scary, word_set("scary"), [canonical("feel")], ["Caroline"])
+    jewelry = _line("Andrew", "Those earrings look great! Do you make jewelry to sell or to give away?", "Audrey")
+    assert said_of_listener(jewelry, word_set("sell"), [canonical("jewelry")], ["Andrew"])
+    mine = _line("Andrew", "Do you know I sell jewelry online now?", "Audrey")
+    assert not said_of_listener(mine, word_set("sell"), [canonical("jewelry")], ["Andrew"])  # his own selling
+
+
+def test_kin_whose_words_begin_alike_are_not_one_word():
+    assert says(canonical("grandpa"), word_set("a gift from my grandfather"))
+    assert not says(canonical("grandpa"), word_set("a gift from my grandma"))
+    assert not says(canonical("stepson"), word_set("my stepdaughter"))
+    assert held(canonical("adopted"), word_set("we adopt dogs"))  # words that begin alike are one word still
 
 
 def test_a_who_answer_read_as_the_speaker_is_whom_the_line_names():
@@ -42,3 +62,7 @@ def test_the_verb_a_question_asks_what_was_told_with():
     assert ASKS_WHAT_TOLD.search("What book did Caroline recommend to Melanie?")[1] == "recommend"
     assert ASKS_WHAT_TOLD.search("What kind of painting does Tim have as a reminder?") is None
     assert TELLING.search("What did Gina suggest?") and not TELLING.search("What did Gina paint?")
+    assert TELLING.search("What did I remind everyone to bring?")
+    # a reminder is a thing, and what reminds someone of a trip tells nobody anything
+    assert not TELLING.search("What kind of painting does Tim keep as a reminder?")
+    assert not TELLING.search("What was the necklace meant to remind him of?")

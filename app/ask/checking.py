@@ -33,7 +33,7 @@ from app.ask.grounding import (
     topic_words,
 )
 from app.ask.reference import POINTS_BACK, POINTS_ELSEWHERE, POINTS_TO_SOMEONE, as_said, goes_on, people_held
-from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others
+from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others, said_to_listener
 from app.text import places
 from app.text.words import keywords
 
@@ -168,7 +168,12 @@ def holding(
     # a relation word may be in the line a holder goes on from about someone ("Deborah's mom had a passion for
     # cooking", then "I loved it when she would bake pineapple birthday cakes"); the people named may not
     kin = [x for x in lines if any(goes_on(x, h, POINTS_TO_SOMEONE) for h in holders)]
-    if not people_held(question, named, holders, context, kin):
+    # one who heard a holder say the answer of its listener is there, though only called ("Hey Dave! Congrats on
+    # being picked for the workshop")
+    heard = {
+        n for n in named for h in holders if n.lower() in h.heard_by and said_to_listener(h, hits.get(h.id, set()))
+    }
+    if not people_held(question, [n for n in named if n not in heard], holders, context, kin):
         return []
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`goes_on`), pointing back to a thing or to people

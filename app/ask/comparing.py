@@ -86,13 +86,21 @@ def word_set(text: str) -> set[str]:
     return words | {"kid"} if _AGED.search(text) else words
 
 
+# kin whose words share their first letters: a grandfather is not a grandmother, a stepson not a stepdaughter
+_KIN = frozenset(
+    "grandfather grandmother grandparent grandson granddaughter grandchild stepfather stepmother stepparent stepson "
+    "stepdaughter stepchild".split()
+)
+
+
 def held(word: str, words: set[str]) -> bool:
     """`word` (canonical) is among `words` (canonical), or, both of five letters or more, one begins with the
-    other's first five: "bicycle" and "bicycles", "adopt" and "adopted" are the same word here."""
+    other's first five: "bicycle" and "bicycles", "adopt" and "adopted" are the same word here (not two kin:
+    "grandfather" and "grandmother")."""
     if word in words:
         return True
     stem = word[:5]
-    return len(word) >= 5 and any(len(w) >= 5 and w[:5] == stem for w in words)
+    return len(word) >= 5 and any(len(w) >= 5 and w[:5] == stem and not {w, word} <= _KIN for w in words)
 
 
 TIME_WORDS = frozenset(

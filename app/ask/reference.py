@@ -60,7 +60,8 @@ def unaddressed(text: str, names: list[str]) -> str:
     John and I"), after "my sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
     for name in names:
         n = re.escape(name)
-        greeted = rf"\b{_GREETING},?\s+{n}\b|\b{_INTERJECTION},\s+{n}\s*(?=[,!.])"  # "Wow, Maria, that's ..."
+        # "Wow, Maria, that's ...", and at a line's start "Wow Maria, that's ..."
+        greeted = rf"\b{_GREETING},?\s+{n}\b|\b{_INTERJECTION},\s+{n}\s*(?=[,!.])|^\W*{_INTERJECTION}\s+{n}\s*(?=,)"
         first = rf"^\s*{n}\s*[,!](?!\s*(?:{_LISTED}|and\b|who\b|you\b|you['’]re\b|your\b))"
         last = rf",\s*{n}\s*(?=[.!?]|$)"
 

@@ -24,14 +24,16 @@ def said_of_others(line: Line, held_words: set[str], topic: list[str]) -> set[st
 
 # a question about what someone said to another: what they said of their listener is its answer
 TELLING = re.compile(
-    r"\b(?:recommend|suggest|advi[sc]e|tell|told|say|said|encourag|ask|remind|compliment|congratulat|prais|"
-    r"think|thought|opinion)\w*",
+    r"\b(?:(?:recommend|suggest|advi[sc]e|tell|told|say|said|encourag|ask|compliment|congratulat|prais|think|thought|"
+    r"opinion)\w*|remind(?:s|ed|ing)?\b(?!\s+\w+\s+of\b))",  # not a reminder, nor what "reminds her of" a trip
     re.I,
 )
 # a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"), what
 # they showed ("That slow cooker meal looks yum!"); not "you" as anyone ("find something that motivates you")
 _OF_YOU = re.compile(
     r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
+    r"\bfor\s+you(?:\s+(?:guys|two|all))?\b|"  # "Must have been scary for you guys"
+    r"^\W*(?:do|did|does|are|were|have|had|can|could|will|would)\s+you\b|"  # "Do you make jewelry to sell?"
     r"^\W*(?:congrats|congratulations)\b|"
     r"^\W*that\s+(?:[\w'-]+\s+){1,4}(?:looks|looked|sounds|sounded|seems|seemed)\b",  # "That meal looks yum!"
     re.I,
@@ -60,21 +62,35 @@ def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: 
     helping others", said by Melanie, is Caroline's dedication; "Congrats on being picked for the car mod
     workshop" is the listener's workshop; "I hear the class you're taking is packed with healthy recipes" is the
     listener's class, the "I" only hearing of it), or says what the question asks about only as the listener's
-    ("Can't wait to see your dance studio done")."""
+    ("Can't wait to see your dance studio done") or in asking them ("Anything you're excited for in the adoption
+    process?")."""
     names = {n.lower() for n in named}
     if not line.person or line.person.lower() not in names or names & line.heard_by:
         return False
-    parts = [
-        (bool(_OF_YOU.search(p)) and not _OF_ME.search(_REACTING.sub(" ", p)), word_set(p))
-        for p in _PART_END.split(ASIDE.sub("", line.text))  # a photo shown is not said of anyone
-    ]
-    yours = [words for of_you, words in parts if of_you]
-    mine = [words for of_you, words in parts if not of_you]
+    yours, mine = _parts(line)
     if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
+        return True
+    if any(held(w, p) for w in topic for p in yours) and not any(held(w, p) for w in topic for p in mine):
         return True
     owned = word_set(" ".join(_YOURS.findall(line.text)))
     rest = word_set(_YOURS.sub(" ", line.text))
     return any(held(w, owned) for w in topic) and not any(held(w, rest) for w in topic)
+
+
+def said_to_listener(line: Line, held_words: set[str]) -> bool:
+    """Whether `line` says some of the answer's words where it speaks of its listener ("Hey Dave! Congrats on being
+    picked for the car mod workshop"): then it is about them, though it only calls their name."""
+    yours, _ = _parts(line)
+    return any(held(w, p) for w in held_words for p in yours)
+
+
+def _parts(line: Line) -> tuple[list[set[str]], list[set[str]]]:
+    """The words of each part of `line` that speaks of its listener, and of each part that does not."""
+    parts = [
+        (bool(_OF_YOU.search(p)) and not _OF_ME.search(_REACTING.sub(" ", p)), word_set(p))
+        for p in _PART_END.split(ASIDE.sub("", line.text))  # a photo shown is not said of anyone
+    ]
+    return [words for of_you, words in parts if of_you], [words for of_you, words in parts if not of_you]
 
 
 def _said_of(line: Line, topic: list[str]) -> set[str]:
