@@ -5,6 +5,7 @@ about what someone told another ("what did Caroline recommend?", "what did I ask
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from app.ask.comparing import canonical, held, word_set
 from app.ask.grounding import Line, stated
@@ -68,13 +69,15 @@ def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: 
     if not line.person or line.person.lower() not in names or names & line.heard_by:
         return False
     yours, mine = _parts(line)
-    if any(held(w, p) for w in held_words for p in yours) and not any(held(w, p) for w in held_words for p in mine):
-        return True
-    if any(held(w, p) for w in topic for p in yours) and not any(held(w, p) for w in topic for p in mine):
+    if _only_in(held_words, yours, mine) or _only_in(topic, yours, mine):
         return True
     owned = word_set(" ".join(_YOURS.findall(line.text)))
-    rest = word_set(_YOURS.sub(" ", line.text))
-    return any(held(w, owned) for w in topic) and not any(held(w, rest) for w in topic)
+    return _only_in(topic, [owned], [word_set(_YOURS.sub(" ", line.text))])
+
+
+def _only_in(words: Iterable[str], these: list[set[str]], others: list[set[str]]) -> bool:
+    """Whether some of `words` are held by `these` word sets and none by `others`."""
+    return any(held(w, p) for w in words for p in these) and not any(held(w, p) for w in words for p in others)
 
 
 def said_to_listener(line: Line, held_words: set[str]) -> bool:

@@ -129,10 +129,11 @@ def score(
     evidence = [{uid_of[e] for e in ev if e in uid_of} for _, _, ev in gold]
     eligible = similar_where_cited(embedder([text for _, text, _ in gold]), evidence, w, [item[2] for item in items])
     nearest = eligible.max(axis=1)  # each observation's most similar cited item
+    nearest_gold = eligible.max(axis=0)  # each item's most similar observation it cites
     curve = {
         f"{t:.2f}": {
             "recall": round(float((nearest >= t).mean()), 4),
-            "precision": round(float((eligible.max(axis=0) >= t).mean()), 4),
+            "precision": round(float((nearest_gold >= t).mean()), 4),
         }
         for t in THRESHOLDS
     }
