@@ -75,16 +75,22 @@ def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: 
     return _only_in(topic, [owned], [word_set(_YOURS.sub(" ", line.text))])
 
 
+def _in(words: Iterable[str], parts: list[set[str]]) -> bool:
+    """Whether some of `words` are held by one of the word sets `parts`."""
+    return any(held(w, p) for w in words for p in parts)
+
+
 def _only_in(words: Iterable[str], these: list[set[str]], others: list[set[str]]) -> bool:
     """Whether some of `words` are held by `these` word sets and none by `others`."""
-    return any(held(w, p) for w in words for p in these) and not any(held(w, p) for w in words for p in others)
+    words = list(words)
+    return _in(words, these) and not _in(words, others)
 
 
 def said_to_listener(line: Line, held_words: set[str]) -> bool:
     """Whether `line` says some of the answer's words where it speaks of its listener ("Hey Dave! Congrats on being
     picked for the car mod workshop"): then it is about them, though it only calls their name."""
     yours, _ = _parts(line)
-    return any(held(w, p) for w in held_words for p in yours)
+    return _in(held_words, yours)
 
 
 def _parts(line: Line) -> tuple[list[set[str]], list[set[str]]]:
