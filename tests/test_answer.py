@@ -211,6 +211,41 @@ def test_a_question_asked_only_with_the_verbs_any_question_is_phrased_with_needs
     assert holding("18 May to 23 May 2023", asked, [doctor], ["Sam"]) == []  # 2 of 5 topic words: not enough
 
 
+def test_a_count_a_pronoun_an_age_and_a_why_are_read_as_they_are_meant():
+    points = _line("John", "Last week (the week before 3 August 2023) John scored 40 points, John's highest ever.", 1)
+    asked = "What was the highest number of points John scored in a game recently?"
+    assert holding("40", asked, [points], ["John"]) == [points]  # a count, not a year
+    assert holding("2022", "Where did John score 40 points?", [points], ["John"]) == []  # a year is a time
+    beds = _line("Audrey", "Here's a pic of them. Super cozy and comfy. Audrey's furry friends love the dog beds!", 2)
+    describe = "How does Audrey describe the new beds for her dogs?"
+    assert holding("They're comfy.", describe, [beds], ["Audrey"]) == [beds]  # "comfy" is what it says
+    assert holding("They're hard.", describe, [beds], ["Audrey"]) == []
+    song = _line("Calvin", 'We used to listen to a song by Tupac and Dr. Dre called "California Love".', 3)
+    kid = "What artists did Calvin listen to when he was a kid?"
+    assert holding("Tupac and Dr. Dre", kid, [song], ["Calvin"]) == [song]  # his age, not his child
+    assert holding("Tupac and Dr. Dre", "What artists does Calvin's kid listen to?", [song], ["Calvin"]) == []
+    books = _line("Tim", "I'm hoping to attend a book conference next month to learn more about literature.", 4)
+    why = "What is the main intention behind Tim wanting to attend the book conference?"
+    assert holding("To learn more about literature", why, [books], ["Tim"]) == [books]
+    piano = _line("Tim", "I've also started learning how to play the piano - it's a learning curve.", 5)
+    new = "What new activity has Tim started learning in August 2023?"
+    assert holding("How to play the piano", new, [piano], ["Tim"]) == [piano]
+    assert holding("How to play the guitar", new, [piano], ["Tim"]) == []
+    game = _line("Nate", 'I\'m playing this fantasy RPG called "Xenoblade Chronicles". I highly recommend it.', 6)
+    playing = "What game is Nate playing and recommends to others?"
+    assert topic_words(playing, ["Nate"]) == ["play", "recommend"]  # "others" is no topic
+    assert holding("Xenoblade Chronicles", playing, [game], ["Nate"]) == [game]
+
+
+def test_what_a_line_asks_its_listener_is_not_what_its_speaker_says():
+    german = _line("Tim", "Learning German has been tough but worth it. What made you decide to learn Spanish?", 1)
+    assert holding("German", "Which language is Tim learning?", [german], ["Tim"]) == [german]
+    assert holding("Spanish", "Which language is Tim learning?", [german], ["Tim"]) == []
+    said = "Do you like Spanish food? I learnt to make paella."
+    asked = Line(2, "Tim", THURSDAY, said, said, 1.0, heard_by=frozenset({"john"}))
+    assert holding("Spanish food", "What did Tim ask John about?", [asked], ["Tim", "John"]) == [asked]
+
+
 def test_a_when_question_takes_the_day_of_the_line_more_about_what_is_asked():
     workshop = _line("Melanie", "Last Fri (Friday 14 July 2023) Melanie took the kids to a pottery workshop.", 1)
     pottery = _line("Melanie", "Melanie made it in pottery class yesterday (Thursday 24 August 2023).", 2)

@@ -35,7 +35,7 @@ from app.ask.grounding import (
 from app.ask.reference import POINTS_BACK, POINTS_ELSEWHERE, POINTS_TO_SOMEONE, as_said, goes_on, people_held
 from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others, said_to_listener
 from app.text import places
-from app.text.words import keywords
+from app.text.words import keywords, sentences
 
 _ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
@@ -84,9 +84,14 @@ def bearing(answer: str, question: str, lines: list[Line], named: list[str] = ()
 
 
 def own_words(answer: str, question: str) -> list[str]:
-    """An answer's own words (as compared): those the question did not bring, yes and no aside."""
+    """An answer's own words (as compared): those the question did not bring, yes and no aside, and no pronoun
+    however it is contracted ("they're")."""
     asked = {canonical(w) for w in keywords(question)}
-    return [w for w in (canonical(w) for w in keywords(answer)) if not held(w, asked) and w not in ("yes", "no")]
+    words = (canonical(w) for w in keywords(answer) if not _PRONOUN_CONTRACTED.match(w))  # "They're comfy": comfy
+    return [w for w in words if not held(w, asked) and w not in ("yes", "no")]
+
+
+_PRONOUN_CONTRACTED = re.compile(r"(?:i|you|we|they|he|she|it|that|there|let)'(?:m|re|ve|ll|d|s)$")
 
 
 def holding(
@@ -140,7 +145,12 @@ def holding(
     needed = len(own) - len(own) // 4
     regional = _regional(question, answer)
     if own:
-        said = {line.id: _words(as_said(line, answer), regional) | word_set(line.person or "") for line in lines}
+        told = TELLING.search(question)  # "what did Tim ask John?": what a line asks is what it tells
+        said = {
+            line.id: _words(as_said(line if told else not_asked_of_listener(line), answer), regional)
+            | word_set(line.person or "")
+            for line in lines
+        }
         hits = {line.id: {w for w in own if held(w, said[line.id])} for line in lines}
         holders: list[Line] = []
         covered: set[str] = set()
@@ -265,11 +275,23 @@ _ASKS_PLACE_OR_THING = re.compile(
 _TIME_CANONICAL = TIME_CANONICAL | {canonical("around")}  # "ago" is a time word
 
 
+_TO_LISTENER = re.compile(r"\b(?:you|your|you're|you've|yourself)\b", re.I)
+
+
+def not_asked_of_listener(line: Line) -> Line:
+    """`line` without the questions it asks its listener about themselves: "Learning German has been tough. What
+    made you decide to learn Spanish?" does not say which language its speaker learns."""
+    kept = [s for s in sentences(line.shown) if not (s.rstrip(" .").endswith("?") and _TO_LISTENER.search(s))]
+    return replace(line, shown=" ".join(kept))
+
+
 def _only_time(answer: str, question: str) -> bool:
-    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023"): no answer to where, who,
-    what, why or how, unless the question asks for a time."""
+    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023", "2022"): no answer to where,
+    who, what, why or how, unless the question asks for a time. A number alone is a count, not a time: "40" answers
+    "what was the highest number of points John scored?"."""
     own = [w for w in own_words(answer, question) if w not in ("in", "on", "at")]
-    return bool(own) and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
+    timed = any(w in _TIME_CANONICAL or len(w) == 4 and w.isdigit() for w in own)  # a count ("40") is no time
+    return timed and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
@@ -352,8 +374,9 @@ def held_items(answer: str, question: str, lines: list[Line]) -> str:
 # grounding.ASKING)
 GENERIC = frozenset(
     canonical(w)
-    for w in "help feel like enjoy love create learn push motivate inspire keep find give take use want need "
-    "think start try come see look become bring plan decide share talk mean show improve stay visit".split()
+    for w in "help feel like enjoy love create learn push motivate inspire encourage keep find give take use want "
+    "need think start try come see look become bring plan decide share talk mean show improve stay visit attend "
+    "travel".split()
 )
 
 

@@ -37,7 +37,7 @@ from app.consolidation.relations import FAMILY, SOCIAL
 from app.store.memory import Memory
 from app.text.embedder import TextEmbedder
 from app.text.timeexpr import day_words
-from app.text.words import keywords, sentences, singular
+from app.text.words import STOPWORDS, keywords, sentences, singular
 
 FIRST_PERSON = re.compile(
     r"\b(?:my|mine|myself)\b|\b(?:did|do|does|have|had|was|am|should|can|could|will|would)\s+i\b|^\s*i\b", re.I
@@ -63,7 +63,11 @@ _MY = re.compile(r"\bmy\s+(?:(?:new|old|best|little|older|younger|dear)\s+)?([a-
 ASKING = frozenset(
     "name kind type sort thing things time day date living job do does did doing get go make happen happened "
     "nobody anybody everyone whose whom mention mentioned describe described regarding according "
-    "currently now nowadays lately presently".split()
+    "currently now nowadays lately presently main reason intention".split()
+)
+# the kind of answer a question wants ("what sport", "which city"), with an adjective before it ("what new activity")
+_KIND = re.compile(
+    r"\b(?:what|which|whose|how many|how much)\s+(?:(new|other|main|specific|particular|different)\s+)?([a-z]+)", re.I
 )
 
 
@@ -304,6 +308,13 @@ _ASKING = frozenset(canonical(w) for w in ASKING)
 
 
 RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
+# a relation word said of someone's own age, a time and no relative of theirs: "what did Calvin listen to when he
+# was a kid?", "as a child"
+AGE = re.compile(
+    r"\b(?:as|when|since|while)\s+(?:(?:he|she|i|they|we|you)\s+(?:was|were)\s+)?(?:an?\s+)?"
+    r"(?:kid|kids|child|children|teen|teens|teenager|teenagers|boy|girl|baby|youngster)\b",
+    re.I,
+)
 
 
 def told_who(question: str, named: list[str]) -> set[str]:
@@ -322,11 +333,12 @@ def told_who(question: str, named: list[str]) -> set[str]:
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
     """What a question asks about: its content words without the people it names, the words it asks with
-    (`ASKING`), the kind of answer it wants ("what sport", "which city"), when it asks about ("in summer
-    2021": the time filter's, not the line's words), asked whether someone tried something, "tried" ("has
+    (`ASKING`: "the main reason"), the kind of answer it wants ("what sport", "which city", "what new activity"),
+    when it asks about ("in summer 2021": the time filter's, not the line's words; "when he was a kid": `AGE`),
+    "others" (a stopword's plural), asked whether someone tried something, "tried" ("has
     Deborah tried surfing?" is held by "her love for surfing") and, asked what two did together, "together" (the
     two it names say it: "Let's plan a painting session", said by Sam to Evan)."""
-    kind = {m.lower() for m in re.findall(r"\b(?:what|which|whose|how many|how much)\s+([a-z]+)", question, re.I)}
+    kind = {m.lower() for found in _KIND.findall(question) for m in found if m}
     kind |= {m.lower() for m in re.findall(r"\bhow\s+(many|much|often|long|old|far)\b", question, re.I)}
     names = {w for n in named for w in keywords(n)}
     skip = names | kind | told_who(question, named)
@@ -336,8 +348,12 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
         skip.add("together")  # "what do Evan and Sam plan to do together?": the two named say it ("let's paint")
     return [
         c
-        for w in keywords(question)
-        if w not in skip and (c := canonical(w)) not in _ASKING and c not in TIME_CANONICAL and not c.isdigit()
+        for w in keywords(AGE.sub(" ", question))
+        if w not in skip
+        and singular(w) not in STOPWORDS  # "recommends it to others": "other" is a stopword
+        and (c := canonical(w)) not in _ASKING
+        and c not in TIME_CANONICAL
+        and not c.isdigit()
     ]
 
 

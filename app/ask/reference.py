@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from app.ask.comparing import canonical, says, word_set
-from app.ask.grounding import RELATION_WORDS, Line, told_who
+from app.ask.grounding import AGE, RELATION_WORDS, Line, told_who
 from app.text.words import keywords, singular
 
 _TO_SOMETHING = r"there|then|it|this|these|those"  # words that point back to what was said
@@ -45,7 +45,7 @@ def people_held(
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return False
     words = {w for x in [*context, *kin] for w in word_set(x.shown)}
-    asked = {singular(w) for w in keywords(question)} & RELATION_WORDS - told_who(question, named)
+    asked = {singular(w) for w in keywords(AGE.sub(" ", question))} & RELATION_WORDS - told_who(question, named)
     return all(says(canonical(r), words) for r in asked)
 
 
