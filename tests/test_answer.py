@@ -216,6 +216,13 @@ def test_a_count_a_pronoun_an_age_and_a_why_are_read_as_they_are_meant():
     asked = "What was the highest number of points John scored in a game recently?"
     assert holding("40", asked, [points], ["John"]) == [points]  # a count, not a year
     assert holding("2022", "Where did John score 40 points?", [points], ["John"]) == []  # a year is a time
+    assert holding("Is one", "What is John's favorite movie trilogy?", [points], ["John"]) == []  # no amount asked
+    march = _line("John", "John just participated in a marching event for veterans' rights and it was awesome.", 7)
+    rights = "What event did John participate in to show support for veterans' rights?"
+    assert holding("Marching event", rights, [march], ["John"]) == [march]  # "marching" is no March
+    assert holding("In March", rights, [march], ["John"]) == []
+    trip = _line("Joanna", "Joanna took a road trip for research for Joanna's next movie.", 8)
+    assert holding("Took", "Where did Joanna go for a road trip for research?", [trip], ["Joanna"]) == []
     beds = _line("Audrey", "Here's a pic of them. Super cozy and comfy. Audrey's furry friends love the dog beds!", 2)
     describe = "How does Audrey describe the new beds for her dogs?"
     assert holding("They're comfy.", describe, [beds], ["Audrey"]) == [beds]  # "comfy" is what it says

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.ask.comparing import NUMBERS, TIME_CANONICAL, YES_NO, canonical, held, says, word_set
+from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held, says, word_set
 from app.ask.grounding import (
     ASKS_WHEN,
     TIMED,
@@ -35,7 +35,7 @@ from app.ask.grounding import (
 from app.ask.reference import POINTS_BACK, POINTS_ELSEWHERE, POINTS_TO_SOMEONE, as_said, goes_on, people_held
 from app.ask.whose import ASKS_WHAT_TOLD, TELLING, said_of_listener, said_of_others, said_to_listener
 from app.text import places
-from app.text.words import keywords, sentences
+from app.text.words import keywords, sentences, singular
 
 _ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.I)
@@ -54,6 +54,12 @@ _WHEN_ANSWER = re.compile(
 )
 # how many, said without a number: an answer to how many or how often, and to nothing else
 VAGUE = frozenset(canonical(w) for w in "few several many some lot lots couple various numerous plenty".split())
+# verbs of doing that say nothing alone ("loved it" does: what someone thought of something)
+_BARE_VERBS = frozenset(
+    canonical(w)
+    for w in "take go come use bring give find see look become start try show stay visit attend travel "
+    "get make do put keep".split()
+)
 _NUMERIC_DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")  # "3/8/2023", "2023-02-08"
 # a topic word is meant by a line's word this close in the text embedder's space (measured: "pets" ~ "dog" 0.67,
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
@@ -86,9 +92,19 @@ def bearing(answer: str, question: str, lines: list[Line], named: list[str] = ()
 def own_words(answer: str, question: str) -> list[str]:
     """An answer's own words (as compared): those the question did not bring, yes and no aside, and no pronoun
     however it is contracted ("they're")."""
+    return [canonical(w) for w in _own_as_said(answer, question)]
+
+
+def _own_as_said(answer: str, question: str) -> list[str]:
+    """An answer's own words (`own_words`) as it says them."""
     asked = {canonical(w) for w in keywords(question)}
-    words = (canonical(w) for w in keywords(answer) if not _PRONOUN_CONTRACTED.match(w))  # "They're comfy": comfy
-    return [w for w in words if not held(w, asked) and w not in ("yes", "no")]
+    return [
+        w
+        for w in keywords(answer)
+        if not _PRONOUN_CONTRACTED.match(w)  # "They're comfy": comfy
+        and not held(c := canonical(w), asked)
+        and c not in ("yes", "no")
+    ]
 
 
 _PRONOUN_CONTRACTED = re.compile(r"(?:i|you|we|they|he|she|it|that|there|let)'(?:m|re|ve|ll|d|s)$")
@@ -126,13 +142,15 @@ def holding(
         return []  # nor "Pottery" to "How many times has Melanie been to the beach?"
     if any(not any(d in x.shown for x in lines) for d in _NUMERIC_DATE.findall(answer)):
         return []  # "3/8/2023": lines say their days in words, so a date in figures is the model's own
-    if _ASKS_PLACE_OR_THING.match(question) and _only_time(answer, question):
+    if _ASKS_PLACE_OR_THING.match(question) and _only_time_or_number(answer, question):
         return []  # "Over the mountain range in June 2023" is no answer to "Where did Tim take the picture?"
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
     own = [w for w in own if w not in GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
     if own and set(own) <= VAGUE and not ASKS_COUNT.search(question):
         return []  # "Several places" is no answer to "What places has Joanna submitted her work to?"
+    if own and set(own) <= _BARE_VERBS and not YES_NO.match(question):
+        return []  # nor "Took" (what is left of "Joanna took a road trip") to "Where did Joanna go for a road trip?"
     topic = topic_words(question, named)
     if told := ASKS_WHAT_TOLD.search(question):  # "what did I ask everyone to remember?": a request says it
         topic = [w for w in topic if w != canonical(told[1].lower())]
@@ -272,7 +290,8 @@ _ASKS_PLACE_OR_THING = re.compile(
     r"\s*(?:where|who|whom|whose|what|which|why|how(?!\s+(?:many|much|far|soon)\b))\b",
     re.I,
 )
-_TIME_CANONICAL = TIME_CANONICAL | {canonical("around")}  # "ago" is a time word
+_TIME = frozenset([*TIME_WORDS, "around"])  # "ago" is a time word
+_ASKS_AMOUNT = re.compile(r"\b(?:number|amount|total|score[sd]?|points?|count|percent(?:age)?|price|cost|age)\b", re.I)
 
 
 _TO_LISTENER = re.compile(r"\b(?:you|your|you're|you've|yourself)\b", re.I)
@@ -285,13 +304,16 @@ def not_asked_of_listener(line: Line) -> Line:
     return replace(line, shown=" ".join(kept))
 
 
-def _only_time(answer: str, question: str) -> bool:
-    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023", "2022"): no answer to where,
-    who, what, why or how, unless the question asks for a time. A number alone is a count, not a time: "40" answers
-    "what was the highest number of points John scored?"."""
-    own = [w for w in own_words(answer, question) if w not in ("in", "on", "at")]
-    timed = any(w in _TIME_CANONICAL or len(w) == 4 and w.isdigit() for w in own)  # a count ("40") is no time
-    return timed and all(w.isdigit() or w in _TIME_CANONICAL for w in own)
+def _only_time_or_number(answer: str, question: str) -> bool:
+    """Whether all an answer says of its own (`own_words`) is a time ("in June 2023", "2022") or a number ("one"):
+    no answer to where, who, what, why or how, unless the question asks for a time or, for a number, an amount ("What
+    was the highest number of points John scored?": "40"). A word is a time as it is said, not as it is compared:
+    "Marching event" is no March."""
+    own = [w for w in _own_as_said(answer, question) if w not in ("in", "on", "at")]
+    if not own or not all(w.isdigit() or w in NUMBERS or singular(w) in _TIME for w in own):
+        return False
+    timed = any(singular(w) in _TIME or len(w) == 4 and w.isdigit() for w in own)
+    return timed or not _ASKS_AMOUNT.search(question)
 
 
 def answers_alone(question: str, line: Line, named: list[str] = (), similar=None) -> bool:
