@@ -120,22 +120,23 @@ def holding(
 ) -> list[Line]:
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the question
     did not bring, less the verbs any answer is phrased with ("took", "made": `GENERIC`) when it says more — must be
-    held by one line (all but one in four of them; a list, item by item); a who-question's answer may be a line's
-    speaker; the one of an "A or B?" question's options it picks, by the words only that option has
+    held by one line (all but one in four of them; a list, item by item), outside the questions it asks its listener
+    about themselves ("What made you decide to learn Spanish?") unless what was asked is asked; a who-question's answer
+    may be a line's speaker; the one of an "A or B?" question's options it picks, by the words only that option has
     (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the first line that is about what was
     asked; an answer to when says a time, one to how many a number. The people the question names must be in the lines
     that hold it (or in `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named
     too, among those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words (or in the
     line a holder goes on from about someone: "Deborah's mom loved cooking", then "she would bake pineapple cakes") and
-    what it asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, in
-    one of `lines` their speaker said just before them, to which they point back, or in another's question a holder
-    answers (`Line.asked`) when that question alone asks them —, and for a yes or a no all of them in
-    one line, each said or, with `similar` (a word-similarity matrix), meant by one of its words: "pets" by "dog"):
-    "Sarah's favorite food" is not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to
-    shellfish?" from "allergic to peanuts". A rule that refused every topic word the memory never heard ("breakfast")
-    was measured and removed: on the held-out questions it refused right answers ("married", "occasion", "kids") and no
-    wrong ones (README, Answers). The verb of telling a question asks what someone said with is none of its topic
-    words: "what did I ask everyone to remember?" is held by "Please remember that the meeting ..."."""
+    what it asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, in one
+    of `lines` their speaker said just before them, to which they point back, or in another's question a holder answers
+    (`Line.asked`) when that question alone asks them —, and for a yes or a no all of them in one line, each said or,
+    with `similar` (a word-similarity matrix), meant by one of its words: "pets" by "dog"): "Sarah's favorite food" is
+    not read from Emily's line, "Emily's husband" from "my brother", "is David allergic to shellfish?" from "allergic to
+    peanuts". A rule that refused every topic word the memory never heard ("breakfast") was measured and removed: on the
+    held-out questions it refused right answers ("married", "occasion", "kids") and no wrong ones (README, Answers). The
+    verb of telling a question asks what someone said with is none of its topic words: "what did I ask everyone to
+    remember?" is held by "Please remember that the meeting ..."."""
     if ASKS_WHEN.search(question) and not _WHEN_ANSWER.search(answer):
         return []  # "Concert" is no answer to "When did Dave see Aerosmith perform live?"
     if ASKS_COUNT.search(question) and not _COUNT_ANSWER.search(answer):
@@ -165,7 +166,7 @@ def holding(
     if own:
         told = TELLING.search(question)  # "what did Tim ask John?": what a line asks is what it tells
         said = {
-            line.id: _words(as_said(line if told else not_asked_of_listener(line), answer), regional)
+            line.id: _words(as_said(line if told else _not_asked_of_listener(line), answer), regional)
             | word_set(line.person or "")
             for line in lines
         }
@@ -297,7 +298,7 @@ _ASKS_AMOUNT = re.compile(r"\b(?:number|amount|total|score[sd]?|points?|count|pe
 _TO_LISTENER = re.compile(r"\b(?:you|your|you're|you've|yourself)\b", re.I)
 
 
-def not_asked_of_listener(line: Line) -> Line:
+def _not_asked_of_listener(line: Line) -> Line:
     """`line` without the questions it asks its listener about themselves: "Learning German has been tough. What
     made you decide to learn Spanish?" does not say which language its speaker learns."""
     kept = [s for s in sentences(line.shown) if not (s.rstrip(" .").endswith("?") and _TO_LISTENER.search(s))]
