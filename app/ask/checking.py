@@ -28,6 +28,7 @@ from app.ask.grounding import (
     TIMED,
     Line,
     asks_for_several,
+    is_question,
     option_picked,
     stated,
     topic_words,
@@ -301,7 +302,7 @@ _TO_LISTENER = re.compile(r"\b(?:you|your|you're|you've|yourself)\b", re.I)
 def _not_asked_of_listener(line: Line) -> Line:
     """`line` without the questions it asks its listener about themselves: "Learning German has been tough. What
     made you decide to learn Spanish?" does not say which language its speaker learns."""
-    kept = [s for s in sentences(line.shown) if not (s.rstrip(" .").endswith("?") and _TO_LISTENER.search(s))]
+    kept = [s for s in sentences(line.shown) if not (is_question(s) and _TO_LISTENER.search(s))]
     return replace(line, shown=" ".join(kept))
 
 

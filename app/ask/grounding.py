@@ -395,15 +395,16 @@ def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: 
     return list({y.id: y for y in out}.values())
 
 
-def _asks(sentence: str) -> bool:
+def is_question(sentence: str) -> bool:
+    """Whether `sentence` asks ("Any plans?", "Right? ."), by the question mark it ends with."""
     return sentence.rstrip(" .").endswith("?")
 
 
 def stated(text: str) -> str:
     """`text` without its questions."""
-    return " ".join(s for s in sentences(text) if not _asks(s))
+    return " ".join(s for s in sentences(text) if not is_question(s))
 
 
 def asked_in(text: str) -> str:
     """`text`'s questions alone."""
-    return " ".join(s for s in sentences(text) if _asks(s))
+    return " ".join(s for s in sentences(text) if is_question(s))
