@@ -34,7 +34,7 @@ from app.ask.grounding import (
 )
 from app.ask.prompts import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, guess_kind, read_messages
 from app.ask.when import closer_time, said_by_then, time_held
-from app.ask.wording import as_guess, concise, dated_answer, resolve_times, unrepeated
+from app.ask.wording import as_guess, concise, dated_answer, resolve_times, unrepeated, weekdays_near
 from app.llm import DIALOG, Request
 from app.store.keys import Secret
 from app.store.memory import Memory
@@ -454,6 +454,11 @@ def test_an_answer_leaves_out_what_the_question_already_says():
     assert concise("She inspired Maria to start volunteering.", "Who inspired Maria?") == (
         "She inspired Maria to start volunteering."
     )  # nothing of its own before the doing
+    # how something was is the words that say it, without "It is" before them; a negation, or how old, stays whole
+    assert concise("They were spectacular.", "How did John describe the views on the coast?") == "Spectacular."
+    assert concise("It's so cozy", "How does Audrey describe the new beds?") == "So cozy"
+    assert concise("It is not great.", "How was the trip?") == "It is not great."
+    assert concise("He is 30", "How old is he?") == "He is 30"
 
 
 def test_an_answer_s_time_words_get_the_day_they_mean():
@@ -487,6 +492,28 @@ def test_an_answer_s_time_words_get_the_day_they_mean():
     assert dated_answer("Tomorrow", opening) == "Wednesday 18 October 2023"
     assert dated_answer("Tomorrow (Wednesday 18 October 2023)", opening) == "Wednesday 18 October 2023"
     assert dated_answer("Tonight", opening) == "The night of Tuesday 17 October 2023"
+
+
+def test_a_day_far_from_now_is_said_without_its_weekday():
+    """People name the weekday of a day near them ("on Monday", "last Friday"), not of one months away: from a
+    week before to a month ahead the answer keeps it, further off it is the date alone (LoCoMo's gold says
+    "28 January 2023"), unless the question asks for the day of the week."""
+    now = datetime(2023, 8, 1, tzinfo=timezone.utc)
+    asked, said = "When did Jon go to Paris?", ["I was in Paris yesterday, my friend!"]
+    assert weekdays_near("Saturday 28 January 2023", asked, now, said) == "28 January 2023"
+    assert weekdays_near("By Monday 1 May 2023", asked, now, said) == "By 1 May 2023"
+    assert weekdays_near("Friday 28 July 2023", asked, now, said) == "Friday 28 July 2023"  # last Friday
+    planned = "Monday 14 August 2023 at 10:00"
+    assert weekdays_near(planned, asked, now, said) == planned  # a plan
+    assert weekdays_near("Monday 18 September 2023", asked, now, said) == "18 September 2023"
+    assert weekdays_near("The week before 27 June 2023", asked, now, said) == "The week before 27 June 2023"
+    # asked for, or said by the line ("last Saturday"), the weekday stays
+    assert weekdays_near("Saturday 28 January 2023", "What day of the week did Jon go?", now, said) == (
+        "Saturday 28 January 2023"
+    )
+    assert weekdays_near("Saturday 28 January 2023", asked, now, ["I was in Paris last Sat"]) == (
+        "Saturday 28 January 2023"
+    )
 
 
 def test_a_second_line_is_read_only_when_the_first_does_not_hold_all_that_is_asked():

@@ -82,7 +82,7 @@ from app.ask.prompts import (
 )
 from app.ask.spans import answer_order, answer_span, order_asked, span_asked
 from app.ask.when import closer_time, said_by_then, time_held
-from app.ask.wording import as_guess, concise, dated_answer, unrepeated
+from app.ask.wording import as_guess, concise, dated_answer, unrepeated, weekdays_near
 from app.config import Config
 from app.consolidation import forgetting
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
@@ -148,6 +148,8 @@ class Answerer:
 
         def done() -> Answer:
             out.latency_ms = (time.perf_counter() - started) * 1e3
+            if out.known:
+                out.answer = weekdays_near(out.answer, question, now, [c["text"] for c in out.citations])
             if on_text:
                 on_text(out.answer)
             if on_answered:

@@ -138,6 +138,33 @@ def dated_answer(answer: str, line: Said) -> str:
     return undated[:1].upper() + undated[1:] if undated != dated else dated
 
 
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+_NAMED_DAY = re.compile(rf"\b({'|'.join(WEEKDAYS)}),?\s+(\d{{1,2}})\s+({_MONTH_NAMES})\s+(\d{{4}})\b", re.I)
+_ASKS_WEEKDAY = re.compile(r"\bday\s+of\s+the\s+week\b|\bweekdays?\b|\bwhich\s+day\b", re.I)
+
+
+def weekdays_near(answer: str, question: str, now: datetime, said: list[str]) -> str:
+    """`answer` with the weekday only of the days near `now`, as people say them: from a week before to a month
+    ahead ("Monday 18 May 2026 at 10:00" for a plan, "Friday 14 July 2023" for last Friday); a day further off is
+    its date alone ("28 January 2023", not "Saturday 28 January 2023"), unless the question asks for the day of
+    the week or a line it was read from (`said`) names that weekday ("last Friday": "Friday 7 October 2022")."""
+    if _ASKS_WEEKDAY.search(question):
+        return answer
+    today = now.replace(tzinfo=None).date()
+    named = {d for d in WEEKDAYS if any(re.search(rf"\b(?:{d}|{d[:3]})\b", text, re.I) for text in said)}
+
+    def near(m: re.Match) -> str:
+        try:
+            day = datetime(int(m[4]), MONTHS[m[3].lower()], int(m[2])).date()
+        except ValueError:
+            return m[0]
+        near_now = -7 <= (day - today).days <= 31
+        return m[0] if near_now or m[1].lower() in named else f"{m[2]} {m[3]} {m[4]}"
+
+    dated = _NAMED_DAY.sub(near, answer)
+    return dated[:1].upper() + dated[1:] if dated != answer else answer
+
+
 def _undated(answer: str) -> str:
     """`answer` without the word for a day counted from when it was said, where the day it means follows it
     ("Tonight (Monday 19 June 2023)" → "The night of Monday 19 June 2023")."""
@@ -187,11 +214,20 @@ _TAKES_WHAT = frozenset(
 )
 
 
+# how a thing was or looked ("How did John describe the team bond?"), not how many, long, often, much or old
+_ASKS_HOW = re.compile(r"\s*how\s+(?:is|was|are|were|do|does|did|would|has|have)\b", re.I)
+_IT_IS = re.compile(
+    r"\s*(?:it|they|this|that)(?:\s+(?:is|was|are|were|seems|seemed|looks|looked)|['’](?:s|re))\s+",
+    re.I,
+)
+
+
 def concise(answer: str, question: str) -> str:
     """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
     homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
     "What does Jon's dance make him?" is "Happy"; a "Yes," before an answer to what no yes/no question asks
-    goes; to "What motivated Tim to keep going?" the answer is who or what did it (`_subject_asked`). A yes or
+    goes, and so does "It is" before how something was ("It is awesome." to "How did John describe the team
+    bond?"); to "What motivated Tim to keep going?" the answer is who or what did it (`_subject_asked`). A yes or
     no, the answer to an "or" question, a short answer, words in quotes, negations and a time's preposition ("in
     two weeks") stay; the end is cut only where a little word begins what goes, or what is left is a name ("Sushi
     at a Japanese restaurant" stays whole); an answer left with nothing of its own, or ending in a word that
@@ -199,6 +235,9 @@ def concise(answer: str, question: str) -> str:
     if not YES_NO.match(question) and (said := re.match(r"\s*yes\s*[,.!]\s*(?=\S)", answer, re.I)):
         answer = answer[said.end() :][:1].upper() + answer[said.end() + 1 :]  # "Yes, Evan shared a painting of ..."
     words = answer.strip().rstrip(".!").split()
+    if len(words) < 4 and _ASKS_HOW.match(question) and (said := _IT_IS.match(answer)) and not _NOT.search(answer):
+        rest = answer[said.end() :].strip()  # "They were spectacular." to "How did John describe the views?"
+        return rest[:1].upper() + rest[1:] if keywords(rest) else answer  # longer, the ends are cut below
     if (subject := _subject_asked(words, question)) is not None:
         return subject or answer  # "She inspired Maria": no more to say than that
     if (
