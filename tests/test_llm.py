@@ -227,3 +227,39 @@ def test_worker_close_cancels_and_refuses_more(cfg):
     assert job.result(10).usage.finish == "cancelled"
     with pytest.raises(LLMError, match="stopped"):
         worker.submit(_ask("hi"))
+
+
+def test_kept_replies_answer_again_without_the_model(cfg, tmp_path):
+    """`load_llm(..., replies=FILE)` (`eval qa --replies`): the model's replies are kept in a file (0600) when the
+    worker closes; a second worker answers the same requests from it without loading the model, streaming the same
+    text with the same token counts, and asks the model only what is new."""
+    need_llm()
+    from app.errors import ConfigError, MediaError
+
+    kept = tmp_path / "replies.json"
+    config = _cfg(cfg, context=1024, process="in-process")
+    first = load_llm(config, replies=kept)
+    try:
+        said = first.submit(_ask("Name one colour.", max_tokens=8)).result(120)
+        schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+        parsed = first.submit(_ask("Is water wet? Answer in JSON.", max_tokens=16, schema=schema)).result(120)
+    finally:
+        first.close()
+    assert kept.stat().st_mode & 0o777 == 0o600 and said.text
+    again = load_llm(config, replies=kept)
+    try:
+        same = again.submit(_ask("Name one colour.", max_tokens=8)).result(10)
+        assert same.text == said.text and same.usage.completion_tokens == said.usage.completion_tokens
+        assert again.submit(_ask("Is water wet? Answer in JSON.", max_tokens=16, schema=schema)).result(10).data == (
+            parsed.data
+        )
+        assert again.backend.info()["replies_kept"] == 2 and "context" not in again.backend.info()  # no model loaded
+        assert again.submit(_ask("Name one animal.", max_tokens=8)).result(120).text  # new: the model answers
+        assert again.backend.info()["replies_asked"] == 1
+    finally:
+        again.close()
+    with pytest.raises(ConfigError, match="not of llm.model"):  # another model's replies are not this one's
+        load_llm(replace(config, llm=replace(config.llm, model=str(tmp_path / "other.gguf"))), replies=kept)
+    kept.write_text("{not json")
+    with pytest.raises(MediaError, match="not a file of kept model replies"):
+        load_llm(config, replies=kept)

@@ -49,9 +49,12 @@ def test_a_short_real_run(shared_data, tmp_path, capsys):
     need_default_llm()
     need_models("minilm-l6-int8")
     data = shared_data / "locomo" / "locomo10.json"
-    assert main(["eval", "qa", "--data", str(data), "--limit", "5", "--out", str(tmp_path), "--json"]) == 0
+    kept = tmp_path / "replies.json"
+    run = ["eval", "qa", "--data", str(data), "--limit", "5", "--out", str(tmp_path), "--json", "--replies", str(kept)]
+    assert main(run) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["questions"] == 5 and result["model"].endswith(".gguf")
+    assert result["replies"]["asked"] > 0 and result["replies"]["kept"] == 0 and kept.exists()
+    assert result["questions"] == 5 and "qwen2.5-coder" in result["model"]  # by its name: the model loads later
     table = result["answer"]
     assert set(table["by_category"]) == set(QA_CATEGORIES)
     assert 0.0 <= table["f1_1_4"] <= 1.0 and table["s_per_question"] > 0
@@ -62,6 +65,11 @@ def test_a_short_real_run(shared_data, tmp_path, capsys):
         assert r["answer"]["known"] == (r["answer"]["why_unknown"] == ""), r
         assert set(r["answer"]["cited"]) <= set(r["answer"]["chosen"])
     assert result["plot"] == str(tmp_path / "qa.png") and (tmp_path / "qa.png").stat().st_size > 10_000
+    # again with the replies kept: the same answers, the model asked nothing
+    assert main(run) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["replies"] == {"file": str(kept), "kept": result["replies"]["asked"], "asked": 0}
+    assert [json.loads(line) for line in (tmp_path / "qa_answers.jsonl").read_text().splitlines()] == rows
 
 
 def test_eval_answers_on_the_gold_questions(tmp_path, capsys):

@@ -54,6 +54,14 @@ def register(add) -> None:
         help="qa: draw only among the questions that no seed below N draws (questions never read before)",
     )
     p.add_argument(
+        "--replies",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="qa: keep the model's replies in FILE and answer the requests it keeps from it, so a change to the rules "
+        "is measured on the same readings (created if absent; its times are not the model's)",
+    )
+    p.add_argument(
         "--with-memory",
         action="store_true",
         help="locomo, qa: over the memories eval extraction wrote under --out, with and without what it wrote; "
@@ -116,7 +124,9 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         if args.unseen_by < 0:
             raise ConfigError("--unseen-by takes a number of seeds (0: every question)")
         written_under = args.out if args.with_memory else None
-        result = eval_qa(cfg, data[0], args.limit or 200, args.seed, args.out, written_under, args.unseen_by)
+        result = eval_qa(
+            cfg, data[0], args.limit or 200, args.seed, args.out, written_under, args.unseen_by, args.replies
+        )
     elif args.what == "salience":
         from app.evaluation.salience import eval_salience, render
 

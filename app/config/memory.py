@@ -222,7 +222,8 @@ class MemoryConfig:
     )
     extractor: str = opt(
         "statements",
-        "statements: each line's own statements become its speaker's facts (code; the model writes summaries); "
+        "statements: each line's statements become atomic facts of whom they are about (code; the model writes day "
+        "summaries and profiles); "
         "llm: the model reads the lines and writes the facts (measured worse with the 0.5B: README)",
         choices=("statements", "llm"),
     )

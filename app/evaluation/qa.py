@@ -163,12 +163,15 @@ def eval_qa(
     out_dir: Path | None = None,
     written_under: Path | None = None,
     unseen_by: int = 0,
+    replies: Path | None = None,
 ) -> dict:
     """Answer a stratified sample of `limit` LoCoMo questions both ways; F1 per category and seconds each
     (`out_dir`: each answer in qa_answers.jsonl, the scores per category in qa.png).
     `written_under` (the --out folder of `eval extraction`): only the conversations it wrote, each question
     also answered from its written memory (`memory`), so with and without memory compare on the same questions.
-    `unseen_by` N: only questions no seed below N draws (`sample`)."""
+    `unseen_by` N: only questions no seed below N draws (`sample`). `replies`: a file of the model's replies
+    (`app.llm.replies`): the requests it keeps are answered from it, the new ones kept in it, so a change to the rules
+    is measured on the same readings; the seconds then are not the model's."""
     _stemmer()  # before any work: a missing stemmer should not cost a run
     conversations = load(data, QA_CATEGORIES)
     if written_under is not None:
@@ -181,7 +184,7 @@ def eval_qa(
     if not chosen:
         raise MediaError(f"{data}: no question has evidence among its turns: nothing to ask")
     embedder = load_text_embedder(cfg)
-    llm = load_llm(cfg)
+    llm = load_llm(cfg, replies=replies)
     info = llm.backend.info()
     tallies = {m: _Tally() for m in methods}
     rows = []
@@ -236,8 +239,9 @@ def eval_qa(
                                 "evidence": sorted(evidence),
                             }
                         rows.append(row)
+        served = llm.backend.info()  # with `replies`: how many came from the file
     finally:
-        llm.close()
+        llm.close()  # which writes the new replies to `replies`
     result = {
         "model": info.get("model"),
         "backend": info.get("backend"),
@@ -252,6 +256,8 @@ def eval_qa(
         "methods": list(methods),
         **{m: tallies[m].table() for m in methods},
     }
+    if replies is not None:
+        result["replies"] = {"file": str(replies), "kept": served["replies_kept"], "asked": served["replies_asked"]}
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "qa_answers.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -292,6 +298,8 @@ def render(r: dict) -> str:
     lines.append(f"{'s per question':30s}" + "".join(f"{r[m]['s_per_question']:10.2f}" for m in methods))
     lines.append(f"{'first token (s)':30s}" + "".join(f"{r[m]['first_token_s']:10.2f}" for m in methods))
     lines.append(f"{'prompt tokens':30s}" + "".join(f"{r[m]['prompt_tokens']:10.0f}" for m in methods))
+    if kept := r.get("replies"):
+        lines.append(f"model replies: {kept['kept']} from {kept['file']} (no model seconds), {kept['asked']} asked")
     if r.get("plot"):
         lines.append(f"plot: {r['plot']}")
     return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from app import registry
@@ -18,6 +19,7 @@ from app.devices import llama_gpu_layers
 from app.errors import LLMError
 from app.llm.base import Backend, Cancel, Message, Reply, Request, Usage
 from app.llm.local import LlamaBackend, check_gguf, import_llama_cpp
+from app.llm.replies import RememberedReplies
 from app.llm.server import ServerBackend
 from app.llm.worker import BACKGROUND, DIALOG, RESTART, Job, LLMWorker
 
@@ -58,13 +60,22 @@ def model_path(cfg: Config) -> Path:
     return path
 
 
-def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
+def load_llm(cfg: Config, beside_capture: bool = False, replies: Path | None = None) -> LLMWorker:
     """The configured model on its worker thread. `beside_capture`: the recorder shares the CPU, so background
     work gets one thread unless llm.threads says otherwise; a reply someone waits for gets llm.dialog_threads
-    (every core: the recorder only listens while they wait)."""
+    (every core: the recorder only listens while they wait). `replies`: a file of the model's replies, which
+    answers the requests it keeps and keeps the new ones (`RememberedReplies`; evaluations)."""
+    factory, nice, dialog = _backend(cfg, beside_capture)
+    if replies is not None:
+        return LLMWorker(lambda: RememberedReplies(factory, replies, cfg.llm.model), nice=nice, dialog_threads=dialog)
+    return LLMWorker(factory, nice=nice, dialog_threads=dialog)
+
+
+def _backend(cfg: Config, beside_capture: bool) -> tuple[Callable[[], Backend], int, int]:
+    """(what builds the configured backend, its niceness, the threads of a reply someone waits for)."""
     c = cfg.llm
     if c.backend == "openai":
-        return LLMWorker(lambda: ServerBackend(c.url, c.model, c.timeout_s, c.retries), nice=0)
+        return (lambda: ServerBackend(c.url, c.model, c.timeout_s, c.retries)), 0, 0
     path = model_path(cfg)
     threads = c.threads or (1 if beside_capture else cfg.device.threads)
     dialog = c.dialog_threads or cfg.device.threads  # someone waits: the recorder only listens meanwhile
@@ -75,15 +86,11 @@ def load_llm(cfg: Config, beside_capture: bool = False) -> LLMWorker:
         check_gguf(path)
         spec = ModelSpec(str(path), c.context, threads, c.gpu_layers, c.prefix_cache, c.nice, cfg.device.kind)
         _LOGGER.info("language model %s in a process of its own: %d threads", path.name, threads)
-        return LLMWorker(lambda: ChildBackend(spec, c.max_deaths), nice=c.nice, dialog_threads=dialog)
+        return (lambda: ChildBackend(spec, c.max_deaths)), c.nice, dialog
     import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
     layers = c.gpu_layers if c.gpu_layers >= 0 else llama_gpu_layers(cfg.device.kind)
     _LOGGER.info("language model %s: %d threads, %d GPU layers", path.name, threads, layers)
-    return LLMWorker(
-        lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache),
-        nice=c.nice,
-        dialog_threads=dialog,
-    )
+    return (lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache)), c.nice, dialog
 
 
 class SharedLLM:
