@@ -9,7 +9,17 @@ from typing import Protocol
 
 from app.ask.comparing import NUMBERS, TIME_WORDS, YES_NO, canonical, held
 from app.facts import past_tense
-from app.text.timeexpr import FUZZY, MONTHS, WEEKDAYS, TimeWindow, count_of, day_words, plan_window, spoken_time
+from app.text.timeexpr import (
+    FUZZY,
+    MONTH_RE,
+    MONTHS,
+    WEEKDAYS,
+    TimeWindow,
+    count_of,
+    day_words,
+    plan_window,
+    spoken_time,
+)
 from app.text.timeexpr import NUMBERS as COUNTED
 from app.text.words import WORD, keywords
 
@@ -138,8 +148,7 @@ def dated_answer(answer: str, line: Said) -> str:
     return undated[:1].upper() + undated[1:] if undated != dated else dated
 
 
-_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
-_NAMED_DAY = re.compile(rf"\b({'|'.join(WEEKDAYS)}),?\s+(\d{{1,2}})\s+({_MONTH_NAMES})\s+(\d{{4}})\b", re.I)
+_NAMED_DAY = re.compile(rf"\b({'|'.join(WEEKDAYS)}),?\s+(\d{{1,2}})\s+({MONTH_RE})\s+(\d{{4}})\b", re.I)
 _ASKS_WEEKDAY = re.compile(r"\bday\s+of\s+the\s+week\b|\bweekdays?\b|\bwhich\s+day\b", re.I)
 
 
@@ -148,8 +157,8 @@ def weekdays_near(answer: str, question: str, now: datetime, said: list[str]) ->
     ahead ("Monday 18 May 2026 at 10:00" for a plan, "Friday 14 July 2023" for last Friday); a day further off is
     its date alone ("28 January 2023", not "Saturday 28 January 2023"), unless the question asks for the day of
     the week or a line it was read from (`said`) names that weekday ("last Friday": "Friday 7 October 2022")."""
-    if _ASKS_WEEKDAY.search(question):
-        return answer
+    if _ASKS_WEEKDAY.search(question) or not _NAMED_DAY.search(answer):
+        return answer  # most answers name no day: the lines need not be read for weekdays
     today = now.replace(tzinfo=None).date()
     named = {d for d in WEEKDAYS if any(re.search(rf"\b(?:{d}|{d[:3]})\b", text, re.I) for text in said)}
 

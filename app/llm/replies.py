@@ -61,17 +61,19 @@ class RememberedReplies:
             yield from kept["parts"]
             return
         self.asked += 1
-        if self._inner is None:
-            self._inner = self._factory()
-        parts = list(self._inner.stream(request, cancel, usage))
+        parts = list(self._model().stream(request, cancel, usage))
         if usage.finish != "cancelled":
             self._replies[key] = {"parts": parts, "usage": {name: getattr(usage, name) for name in _KEPT}}
         yield from parts
 
     def count_tokens(self, text: str) -> int:
+        return self._model().count_tokens(text)
+
+    def _model(self) -> Backend:
+        """The model itself, loaded the first time it is needed."""
         if self._inner is None:
             self._inner = self._factory()
-        return self._inner.count_tokens(text)
+        return self._inner
 
     def info(self) -> dict[str, Any]:
         inner = self._inner.info() if self._inner is not None else {"backend": self.name, "model": self.model}

@@ -44,7 +44,7 @@ PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night"
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the month each begins (north)
 _SEASON_NAMES = {3: "spring", 6: "summer", 9: "autumn", 12: "winter"}
 _SEASON = "|".join(SEASONS)
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))  # the names as a regex alternation, longest first
 # a weekday as chat shortens it too ("last Fri"); "Sat" and "Sun" are words as well ("I sat", "the sun")
 _DAY_NAMES = WEEKDAYS | {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
 _DAY = "|".join(sorted(_DAY_NAMES, key=len, reverse=True))
@@ -115,7 +115,7 @@ def _weekend(today: datetime, weeks: int) -> tuple[datetime, datetime]:
 
 
 # "on the 17th", with no month after it ("on the 3rd of May" names its month: `time_window`)
-_DAY_OF_MONTH = rf"\bon\s+the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH})\b)"
+_DAY_OF_MONTH = rf"\bon\s+the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{MONTH_RE})\b)"
 
 
 def _day_of_month(today: datetime, number: int, step: int) -> datetime | None:
@@ -171,8 +171,8 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
     # "on 8 May 2023", "May 8, 2023", "on May 8"
-    day_first = rf"\b(?:on\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\.?,?\s*(?P<y>\d{{4}})?\b"
-    month_first = rf"\b(?:on\s+)?(?P<m>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b"
+    day_first = rf"\b(?:on\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{MONTH_RE})\.?,?\s*(?P<y>\d{{4}})?\b"
+    month_first = rf"\b(?:on\s+)?(?P<m>{MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b"
     for pattern in (day_first, month_first):
         if m := re.search(pattern, q):
             try:
@@ -186,7 +186,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
         if day is not None:
             return found(m, day, day + timedelta(days=1))
     # "in May 2023", "May 2023", "in May" (the latest May not after now)
-    m = re.search(rf"\b(?:in\s+|during\s+)?({_MONTH})\.?(?:\s+(?:of\s+)?(\d{{4}}))?\b", q)
+    m = re.search(rf"\b(?:in\s+|during\s+)?({MONTH_RE})\.?(?:\s+(?:of\s+)?(\d{{4}}))?\b", q)
     if m and (m.group(2) or m.group(0).startswith(("in ", "during ")) or m.group(1) != "may"):  # "may": a verb
         month = MONTHS[m.group(1)]
         year = int(m.group(2)) if m.group(2) else today.year - (month > today.month)
@@ -315,7 +315,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         day = _day_of_month(today, int(m["d"]), 1)
         if day is not None:
             return found(m, day, day + timedelta(days=1))
-    m = re.search(rf"\b(?:in|this|next)\s+({_MONTH})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
+    m = re.search(rf"\b(?:in|this|next)\s+({MONTH_RE})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
         month = MONTHS[m.group(1)]
         if m.group(2):
