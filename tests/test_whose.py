@@ -41,6 +41,14 @@ def test_what_a_line_says_of_its_listener_is_theirs():
     assert said_of_listener(jewelry, word_set("sell"), [canonical("jewelry")], ["Andrew"])
     mine = _line("Andrew", "Do you know I sell jewelry online now?", "Audrey")
     assert not said_of_listener(mine, word_set("sell"), [canonical("jewelry")], ["Andrew"])  # his own selling
+    # a guess at what the listener lived ("must have been"), and what they showed, after a "Wow"
+    island = _line("Sam", "Wow, that spot looks gorgeous. Growing up there must have been so peaceful.", "Evan")
+    assert said_of_listener(island, word_set("peaceful"), [canonical("island")], ["Sam"])
+    assert said_of_listener(island, word_set("gorgeous"), [canonical("spot")], ["Sam"])
+    dog = _line("John", "Max must be having so much fun swimming and playing - it's the best!", "James")
+    assert said_of_listener(dog, word_set("swimming playing"), [canonical("max")], ["John"])
+    young = _line("Sam", "I must have been ten when we moved to the island. It was peaceful.", "Evan")
+    assert not said_of_listener(young, word_set("ten"), [canonical("island")], ["Sam"])  # his own
 
 
 def test_kin_whose_words_begin_alike_are_not_one_word():

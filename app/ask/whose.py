@@ -36,7 +36,10 @@ _OF_YOU = re.compile(
     r"\bfor\s+you(?:\s+(?:guys|two|all))?\b|"  # "Must have been scary for you guys"
     r"^\W*(?:do|did|does|are|were|have|had|can|could|will|would)\s+you\b|"  # "Do you make jewelry to sell?"
     r"^\W*(?:congrats|congratulations)\b|"
-    r"^\W*that\s+(?:[\w'-]+\s+){1,4}(?:looks|looked|sounds|sounded|seems|seemed)\b",  # "That meal looks yum!"
+    r"^\W*(?:(?:wow|oh|ooh|aw+|omg|yeah|yes|nice|cool|great)\W+)?"  # "Wow, that spot looks gorgeous"
+    r"that\s+(?:[\w'-]+\s+){1,4}(?:looks|looked|sounds|sounded|seems|seemed)\b|"  # "That meal looks yum!"
+    r"\bmust(?:['’]ve|\s+have)?\s+(?:be|been|feel|have)\b",  # a guess at their doings: "Growing up there must have
+    # been so peaceful", "Max must be having so much fun"
     re.I,
 )
 # the verb of telling a question asks with ("what did I ask everyone to remember?", "what did John suggest?"): a line
