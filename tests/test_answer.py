@@ -76,6 +76,35 @@ def test_warming_evaluates_the_reading_instructions_the_first_question_uses(llm,
     assert answer.cached_tokens >= instructions // 3, answer
 
 
+def test_the_latest_lines_read_ahead_leave_a_question_only_its_own_words(llm, memory, perception, cfg):
+    """`keep_ahead` (the voice companion, while nobody speaks): each line's reading is evaluated and kept in the
+    background; a question whose line is among them then evaluates only its own words, and is answered and cited
+    as a cold question is. Forgetting a person drops what was kept."""
+    m, uids = memory
+    answerer = Answerer(llm, m, perception.text, cfg)
+    question = "What is the name of Caroline's puppy?"
+    llm.forget_prefixes()  # nothing kept by earlier tests, and the context holds only the instructions:
+    answerer.warm().result()  # the question is asked cold
+    cold = answerer(question, NOW)
+    latest = m.turns.latest(len(uids))
+    assert uids[4] in latest and latest == sorted(latest, reverse=True)  # the last said first
+    jobs = answerer.keep_ahead(latest[::-1])
+    assert len(jobs) == len(latest) and all(job.result(timeout=300).text == "" for job in jobs)
+    answerer.warm().result()  # another prompt in the context
+    kept = answerer(question, NOW)
+    line = grounding.line_of(m.turns.utterances([uids[4]])[uids[4]])
+    own = len(line.render().split())  # a line's tokens are at least as many as half its words
+    assert kept.cached_tokens >= cold.cached_tokens + own // 2, (cold, kept)
+    assert kept.prompt_tokens < cold.prompt_tokens
+    assert (kept.answer, kept.citations) == (cold.answer, cold.citations) and "Luna" in kept.answer
+    llm.forget_prefixes()
+    answerer.warm().result()
+    again = answerer(question, NOW)
+    assert again.cached_tokens < kept.cached_tokens  # the kept reading went with the prefixes
+    m.turns.mark_addressed(latest[0])  # a request to the companion is never read, so never kept
+    assert m.turns.latest(len(uids)) == latest[1:]
+
+
 def test_an_answer_that_only_names_people_is_asked_about_again(llm, memory, perception, cfg):
     """The word check finds a name in a line whatever its role there, so an answer that is only people's names
     is put to the model once more (`answer.verify: names`: true or false under a grammar); other answers are not

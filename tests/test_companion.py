@@ -367,6 +367,36 @@ def test_a_request_heard_ahead_is_answered_before_its_utterance_closes(cfg, llm,
         companion.close()
 
 
+def test_the_latest_lines_are_read_ahead_only_while_nobody_speaks(cfg, llm, memory, perception):
+    """The companion has the latest lines' readings evaluated ahead (`companion.keep_lines`, the real 0.5B): none
+    while someone spoke within the last second, then one at a time until all are kept."""
+    import time
+    from types import SimpleNamespace
+
+    from app.companion.companion import Companion
+    from app.events import Bus, VoiceActivity
+    from tests.conftest import DAY, MAY_8
+
+    m, uids = memory
+    clock = [30.0]
+    bus = Bus()
+    shared = SimpleNamespace(get=lambda: llm)
+    companion = Companion(
+        cfg, m, perception.text, None, None, shared, Playback(), lambda: clock[0], MAY_8 + 3 * DAY, bus, 0.032
+    )
+    try:
+        bus.publish(VoiceActivity(29.6, 0.9))  # speech 0.4 s ago: the model is left free
+        time.sleep(1.0)
+        assert companion.kept == 0 and not companion.settled
+        clock[0] = 31.0  # quiet for 1.4 s
+        deadline = time.monotonic() + 300
+        while not companion.settled and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert companion.settled and companion.kept == min(cfg.companion.keep_lines, len(uids))
+    finally:
+        companion.close()
+
+
 def test_no_speaker_is_one_warning_not_a_crash(cfg):
     """This machine has no audio device: the companion goes on with its replies in events only."""
     import sounddevice

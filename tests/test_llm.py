@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.errors import LLMError
+from app.errors import LLMCancelled, LLMError
 from app.llm import BACKGROUND, DIALOG, RESTART, Request, load_llm
 from tests.conftest import LLM_MODEL, MODELS, need_llm, need_models
 
@@ -160,6 +160,57 @@ def test_profile_prefix_is_evaluated_once_per_person(llm):
     assert backend.prefix_evaluations - before == 2
     assert first.usage.cached_tokens == 0 or first.usage.cached_tokens < 40
     assert again.usage.cached_tokens >= n_prefix and back.usage.cached_tokens == n_prefix
+
+
+def test_a_prompt_kept_ahead_is_reused_by_a_later_prompt_that_begins_alike(cfg):
+    """`Request.keep` on the real 0.5B in its child process: nothing is generated, the prompt's state is kept, and
+    the next prompt beginning with the same tokens evaluates only the rest and says what it says cold; kept
+    states beyond `llm.kept_prompts` go, the least recently used first."""
+    need_llm()
+    worker = load_llm(_cfg(cfg, context=2048, kept_prompts=2, process="child"))
+    try:
+        lines = {
+            "peanuts": "David: David is allergic to peanuts, so nobody should bring cookies to the party.",
+            "bank": "John: The meeting with the bank is on Monday at ten o'clock.",
+            "tennis": "Emily: Emily plays tennis with her friends every Saturday morning.",
+        }
+
+        def read(line: str, question: str, **kw) -> Request:
+            return _ask(f"{line}\n\nQuestion: {question}", system="Answer from the line in a few words.", **kw)
+
+        question = "What is David allergic to?"
+        cold = worker.complete(read(lines["peanuts"], question, max_tokens=6, cache_prefix=1), timeout=120)
+        for name in ("peanuts", "bank"):
+            kept = worker.complete(read(lines[name], "", max_tokens=1, cache_prefix=1, keep=True), timeout=120)
+            assert kept.text == "" and kept.usage.completion_tokens == 0 and kept.usage.finish == "stop"
+        worker.complete(_ask("Something else.", max_tokens=1), timeout=120)  # another prompt in the context
+        warm = worker.complete(read(lines["peanuts"], question, max_tokens=6, cache_prefix=1), timeout=120)
+        line_tokens = worker.backend.count_tokens(lines["peanuts"])
+        n_prefix = worker.backend.prompt_tokens(read(lines["peanuts"], question).messages, 1)[1]  # the instructions
+        assert warm.usage.cached_tokens >= n_prefix + line_tokens - 1, (cold.usage, warm.usage)
+        assert warm.text == cold.text and "peanut" in warm.text.lower()
+        # a third kept prompt: the least recently used of two ("bank") goes
+        worker.complete(read(lines["tennis"], "", max_tokens=1, cache_prefix=1, keep=True), timeout=120)
+        worker.complete(_ask("Something else.", max_tokens=1), timeout=120)
+        bank = worker.complete(read(lines["bank"], "When is the meeting?", max_tokens=6, cache_prefix=1), timeout=120)
+        assert bank.usage.cached_tokens <= n_prefix + 3, bank.usage  # the instructions (and the "John" in both)
+    finally:
+        worker.close()
+
+
+def test_forgetting_drops_the_prompts_queued_to_be_kept(llm):
+    """After a deletion nothing may keep what was deleted: prompts still queued to be kept ahead are dropped, not
+    evaluated, while other queued work runs."""
+    running = llm.submit(_ask("Count from one to forty in words.", max_tokens=60), DIALOG)
+    time.sleep(0.3)  # it has begun
+    kept = [llm.submit(_ask(f"Line {i}: something said.", max_tokens=1, keep=True), BACKGROUND) for i in range(3)]
+    other = llm.submit(_ask("Say yes.", max_tokens=2), BACKGROUND)
+    llm.forget_prefixes()
+    running.result(timeout=120)
+    for job in kept:
+        with pytest.raises(LLMCancelled):
+            job.result(timeout=120)
+    assert other.result(timeout=120).text
 
 
 def test_context_overflow_is_one_clear_line(llm):

@@ -68,6 +68,7 @@ from app.ask.grounding import (
     asks_for_several,
     asks_when_said,
     gather,
+    line_of,
     option_picked,
     with_turns_beside,
 )
@@ -128,6 +129,21 @@ class Answerer:
         c = self.cfg.answer
         first = read_messages("?", []) if c.select == "retriever" else select_messages("?", [], c.chosen)
         return self.llm.submit(Request(first, max_tokens=1, cache_prefix=1, temperature=0.0), BACKGROUND)
+
+    def keep_ahead(self, ids: list[int]) -> list[Job]:
+        """Have the reading of each of these stored lines evaluated in the background and kept (`Request.keep`,
+        `llm.kept_prompts`): a question whose first line read is one of them then evaluates only its own words
+        (the voice companion keeps the latest lines so, while nobody speaks)."""
+        if self.cfg.answer.select != "retriever":
+            return []
+        rows = self.memory.turns.utterances(ids)
+        return [
+            self.llm.submit(
+                Request(read_messages("", [line_of(rows[uid])]), max_tokens=1, cache_prefix=1, keep=True), BACKGROUND
+            )
+            for uid in ids
+            if uid in rows
+        ]
 
     def __call__(
         self,

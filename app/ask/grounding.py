@@ -187,7 +187,8 @@ class Gathered:
     facts: list[int] = field(default_factory=list)  # the facts the question matched, best first
 
 
-def _line(u, score: float, via: str, when_said: bool) -> Line:
+def line_of(u, score: float = 0.0, via: str = "retrieved", when_said: bool = False) -> Line:
+    """A stored utterance as a question's candidate line: its time words resolved, said in the third person."""
     shown = resolve_times(u.text, u.t_start)
     if u.person:  # "John: John's wife Sarah is a doctor", not "my wife": a small model then reads who is who
         shown = third_person(shown, u.person) + "."
@@ -230,7 +231,7 @@ def gather(
                 other = r["object"] if r["subject"] == asker else r["subject"]
                 source = rows(r["sources"][:1]).get(r["sources"][0])
                 if source is not None and other != asker:
-                    joined.setdefault(other, _line(source, 0.0, "relation", when_said))
+                    joined.setdefault(other, line_of(source, 0.0, "relation", when_said))
         if not joined:
             return Gathered([], {}, f"I don't know of any {' or '.join(sorted(walked))} of yours.")
         query = _MY.sub(" ", question)
@@ -269,7 +270,7 @@ def gather(
         row = rows.get(uid)
         if row is None or (people and row.person not in people and uid not in relating):
             continue
-        line = _line(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
+        line = line_of(row, 0.0, "fact" if uid in from_facts and base == 0.0 else "retrieved", when_said)
         asked = answering.get(uid, "")
         said, words = f"{row.person or ''} {line.shown}".lower(), word_set(line.shown) | word_set(asked)
         mentioned = sum(bool(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", said)) for n in named)
@@ -390,7 +391,7 @@ def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: 
     out: list[Line] = []
     for x in lines:
         around = [rows[i] for i in found.get(x.id, ()) if i in rows]
-        side = [replace(_line(row, 0.0, "beside", when_said), heard_by=x.heard_by, beside=x.id) for row in around]
+        side = [replace(line_of(row, 0.0, "beside", when_said), heard_by=x.heard_by, beside=x.id) for row in around]
         out += [y for y in side if y.id < x.id] + [x] + [y for y in side if y.id > x.id]
     return list({y.id: y for y in out}.values())
 

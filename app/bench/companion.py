@@ -100,6 +100,7 @@ class ScriptedScene:
         self.thinking_onsets: list[float] = []  # ... and while it generates
         self.passages: list[tuple[float, float]] = []  # (start, end) of each read passage
         self.t = 0.0
+        self.settled_s = 0.0  # when the companion had evaluated the latest lines ahead and the scene began
         self.stopped = False
 
     def check(self) -> None:
@@ -131,6 +132,10 @@ class ScriptedScene:
         second = np.zeros(SAMPLE_RATE_HZ, np.float32)
         async for c in self._emit(second, started):
             yield c
+        # a companion that has run a while: the latest lines' readings evaluated ahead (`companion.keep_lines`)
+        async for c in self._silence_until(lambda: companion.settled, started, 120.0):
+            yield c
+        self.settled_s = self.t
         for step in self.script:
             if self.stopped:
                 break
@@ -264,6 +269,8 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
             "recognised_ahead": {"used": summary.eager_used, "wasted": summary.eager_wasted},
             # requests answered from those words before their utterance closed (companion.answer_ahead)
             "answered_ahead": sum("ahead_ms" in r.timings_ms for r in replies),
+            # lines whose reading was evaluated ahead (companion.keep_lines); the scene began once the latest were
+            "lines_kept_ahead": {"lines": companion.kept, "scene_began_s": round(scene.settled_s, 1)},
             "replies": [r.as_dict() for r in replies],
         },
         "barge_in": {

@@ -147,6 +147,12 @@ class LLMConfig:
     prefix_cache: int = opt(
         4, "prompt prefixes (instructions + a person's profile) whose evaluated state is kept", lo=0, hi=64
     )
+    kept_prompts: int = opt(
+        24,
+        "prompts evaluated ahead whose state is kept (the voice companion's recent lines, ~3 MB each with the 1.5B)",
+        lo=0,
+        hi=256,
+    )
     timeout_s: float = opt(60.0, "llm.backend openai: time allowed for the server to answer (s)", lo=1.0, hi=3600.0)
     retries: int = opt(2, "llm.backend openai: retries after a connection failure or a 5xx answer", lo=0, hi=10)
 
@@ -317,6 +323,13 @@ class CompanionConfig:
         True,
         "answer a request from its words recognised while the VAD still waits out the silence after them (said "
         "only once the utterance closes with the same words; speech before that drops it)",
+    )
+    keep_lines: int = opt(
+        24,
+        "the latest lines whose reading the model evaluates ahead, one at a time while nobody speaks, so a question "
+        "that reads one of them evaluates only its own words (kept up to llm.kept_prompts; 0: none)",
+        lo=0,
+        hi=256,
     )
     answer_timeout_s: float = opt(60.0, "longest wait for the next token of a spoken answer", lo=1.0, hi=600.0)
     tail_s: float = opt(

@@ -84,13 +84,15 @@ def _backend(cfg: Config, beside_capture: bool) -> tuple[Callable[[], Backend], 
         from app.llm.child import ChildBackend, ModelSpec
 
         check_gguf(path)
-        spec = ModelSpec(str(path), c.context, threads, c.gpu_layers, c.prefix_cache, c.nice, cfg.device.kind)
+        spec = ModelSpec(
+            str(path), c.context, threads, c.gpu_layers, c.prefix_cache, c.nice, cfg.device.kind, c.kept_prompts
+        )
         _LOGGER.info("language model %s in a process of its own: %d threads", path.name, threads)
         return (lambda: ChildBackend(spec, c.max_deaths)), c.nice, dialog
     import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
     layers = c.gpu_layers if c.gpu_layers >= 0 else llama_gpu_layers(cfg.device.kind)
     _LOGGER.info("language model %s: %d threads, %d GPU layers", path.name, threads, layers)
-    return (lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache)), c.nice, dialog
+    return (lambda: LlamaBackend(path, c.context, threads, layers, c.prefix_cache, c.kept_prompts)), c.nice, dialog
 
 
 class SharedLLM:

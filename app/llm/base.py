@@ -18,6 +18,9 @@ class Request:
     instructions plus a person's profile): the next request with the same prefix only evaluates what follows.
     `schema` constrains the reply to JSON valid against it (a grammar in process, `response_format` on a
     server); the worker validates it and retries once.
+    `keep`: nothing is generated; a local model evaluates the prompt (but its last token) and keeps that state
+    (`llm.kept_prompts`), so that a later prompt beginning with the same tokens evaluates only the rest: the
+    voice companion has the lines a question may read evaluated ahead, while nobody speaks.
     """
 
     messages: tuple[Message, ...]
@@ -27,6 +30,7 @@ class Request:
     stop: tuple[str, ...] = ()
     cache_prefix: int = 0
     threads: int = 0  # CPU threads for this request (a local model); 0: the backend's own
+    keep: bool = False  # evaluate the prompt and keep its state for later prompts that begin alike; say nothing
 
 
 @dataclass

@@ -64,6 +64,7 @@ class ModelSpec:
     prefix_states: int = 4
     nice: int = 0
     device_kind: str = "cpu"
+    kept_prompts: int = 0
 
 
 def death_reason(returncode: int | None) -> str:
@@ -352,7 +353,9 @@ def _serve(conn: Connection, spec: ModelSpec) -> None:
     try:
         import_llama_cpp()  # its environment first: llama_gpu_layers loads the library
         layers = spec.gpu_layers if spec.gpu_layers >= 0 else llama_gpu_layers(spec.device_kind)
-        backend = LlamaBackend(Path(spec.path), spec.context, spec.threads, layers, spec.prefix_states)
+        backend = LlamaBackend(
+            Path(spec.path), spec.context, spec.threads, layers, spec.prefix_states, spec.kept_prompts
+        )
     except LLMError as e:
         conn.send(("failed", str(e)))
         return

@@ -53,6 +53,9 @@ class RememberedReplies:
         return replies
 
     def stream(self, request: Request, cancel: Cancel, usage: Usage) -> Iterator[str]:
+        if request.keep:  # how fast a reply comes, not what it says: nothing to keep without the model
+            usage.finish = "stop"
+            return
         key = request_key(request)
         if (kept := self._replies.get(key)) is not None:
             self.kept += 1

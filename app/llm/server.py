@@ -67,6 +67,9 @@ class ServerBackend:
         return LLMError(f"LLM server at {self.url}: {what}")
 
     def stream(self, request: Request, cancel: Cancel, usage: Usage) -> Iterator[str]:
+        if request.keep:  # a server keeps its own prompt cache
+            usage.finish = "stop"
+            return
         httpx = self._httpx
         attempt, shapes_tried = 0, 1
         while True:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import heapq
 import itertools
 import json
 import logging
@@ -129,7 +130,8 @@ class LLMWorker:
         self._listeners.append(on_fault)
 
     def forget_prefixes(self) -> None:
-        """Drop every evaluated prompt prefix the backend keeps (people's profiles), before the next job."""
+        """Drop every evaluated prompt prefix the backend keeps (people's profiles, lines kept ahead), and the
+        prompts still queued to be kept, before the next job."""
         with self._lock:
             self._queue.put((DIALOG - 1, next(self._seq), _FORGET))
 
@@ -167,6 +169,7 @@ class LLMWorker:
                 if job is None:
                     break
                 if job is _FORGET:
+                    self._drop_queued_keeps()
                     if hasattr(backend, "drop_prefixes"):
                         try:
                             backend.drop_prefixes()
@@ -183,6 +186,18 @@ class LLMWorker:
         finally:
             self._drain()
             backend.close()
+
+    def _drop_queued_keeps(self) -> None:
+        """Prompts queued to be kept ahead (`Request.keep`) may hold what was just deleted: they go unevaluated
+        (they only ever make a later answer faster)."""
+        with self._queue.mutex:
+            items = list(self._queue.queue)
+            dropped = [item for item in items if isinstance(item[2], Job) and item[2].request.keep]
+            if dropped:
+                self._queue.queue[:] = [item for item in items if item not in dropped]
+                heapq.heapify(self._queue.queue)
+        for _, _, job in dropped:
+            self._finish(job, error=LLMCancelled("not kept: memory was deleted meanwhile"))
 
     def _drain(self) -> None:
         while not self._queue.empty():

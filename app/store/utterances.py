@@ -157,6 +157,13 @@ class Utterances(Repository):
         rows = self.con.execute(f"SELECT id FROM utterances WHERE addressed = 1 AND id IN ({marks})", ids)
         return {int(r[0]) for r in rows}
 
+    def latest(self, n: int) -> list[int]:
+        """The ids of the `n` utterances said last that were no requests to the companion, the last one first."""
+        rows = self.con.execute(
+            "SELECT id FROM utterances WHERE addressed = 0 ORDER BY t_start DESC, id DESC LIMIT ?", (n,)
+        )
+        return [int(r[0]) for r in rows]
+
     def all_utterances(self) -> list[StoredUtterance]:
         ids = [int(r[0]) for r in self.con.execute("SELECT id FROM utterances ORDER BY t_start, id")]
         found = self.utterances(ids)
