@@ -144,10 +144,13 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         re.compile(
             r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hop(e|es|ing) to|want(s|ing)? to"
             r"|thinking about|excited to|can['’]t wait to|looking forward to"  # what someone looks forward to doing
+            r"|decided to"  # "Evan decided to get it repaired and sell it" (a time past makes it an event)
             r"|(?:has|have|has got|have got|got) an? (?:\w+ )?appointment)\b",  # one at a time to come
             re.I,
         ),
     ),
+    # a view held, of nothing to come: "John thinks schools should be funded properly" (not "thinks he will call")
+    (LIKES, re.compile(r"\b(?:thinks(?! about| of)|believes)\b", re.I)),
     (
         FactKind.EVENT,
         re.compile(

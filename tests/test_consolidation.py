@@ -98,6 +98,10 @@ def test_items_are_typed_by_what_they_say():
     assert typed("Sam has been thinking about trying painting")[0] == "plan"  # a wish or a plan
     assert typed("Evan can't wait to get it repaired")[0] == "plan"  # what someone looks forward to doing
     assert typed("Sam is excited to try new things")[0] == "plan"  # not "excited about the trip", how she is
+    assert typed("John thinks schools should be funded properly")[0] == "likes"  # a view held
+    assert typed("James thinks he will call tomorrow")[0] == "plan"  # of something to come: a plan still
+    assert typed("Sam thinks about moving")[0] != "likes"
+    assert typed("Evan decided to get it repaired and sell it")[0] == "plan"  # a decision to do something
 
 
 def test_a_clause_without_a_time_takes_its_sentence_s():
