@@ -387,12 +387,12 @@ def test_the_latest_lines_are_read_ahead_only_while_nobody_speaks(cfg, llm, memo
     try:
         bus.publish(VoiceActivity(29.6, 0.9))  # speech 0.4 s ago: the model is left free
         time.sleep(1.0)
-        assert companion.kept == 0 and not companion.settled
+        assert companion.lines_ahead.kept == 0 and not companion.lines_ahead.settled
         clock[0] = 31.0  # quiet for 1.4 s
         deadline = time.monotonic() + 300
-        while not companion.settled and time.monotonic() < deadline:
+        while not companion.lines_ahead.settled and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert companion.settled and companion.kept == min(cfg.companion.keep_lines, len(uids))
+        assert companion.lines_ahead.settled and companion.lines_ahead.kept == min(cfg.companion.keep_lines, len(uids))
     finally:
         companion.close()
 

@@ -133,7 +133,7 @@ class ScriptedScene:
         async for c in self._emit(second, started):
             yield c
         # a companion that has run a while: the latest lines' readings evaluated ahead (`companion.keep_lines`)
-        async for c in self._silence_until(lambda: companion.settled, started, 120.0):
+        async for c in self._silence_until(lambda: companion.lines_ahead.settled, started, 120.0):
             yield c
         self.settled_s = self.t
         for step in self.script:
@@ -270,7 +270,7 @@ def _report(scene, companion, duplex, events, summary, wall, erle_db) -> dict:
             # requests answered from those words before their utterance closed (companion.answer_ahead)
             "answered_ahead": sum("ahead_ms" in r.timings_ms for r in replies),
             # lines whose reading was evaluated ahead (companion.keep_lines); the scene began once the latest were
-            "lines_kept_ahead": {"lines": companion.kept, "scene_began_s": round(scene.settled_s, 1)},
+            "lines_kept_ahead": {"lines": companion.lines_ahead.kept, "scene_began_s": round(scene.settled_s, 1)},
             "replies": [r.as_dict() for r in replies],
         },
         "barge_in": {

@@ -15,7 +15,6 @@ generation.
 
 from __future__ import annotations
 
-import collections
 import logging
 import queue
 import re
@@ -28,6 +27,7 @@ from app.ask.answer import Answerer, cited_lines
 from app.companion.ahead import AnsweredAhead
 from app.companion.duplex import Playback, Played
 from app.companion.greeting import greeting
+from app.companion.keeping import LinesAhead
 from app.companion.own_voice import SPOKEN, OwnVoice
 from app.companion.reply import Reply
 from app.companion.tts import SentenceBuffer, split_sentences
@@ -59,7 +59,6 @@ _LOGGER = logging.getLogger(__name__)
 _CITED = re.compile(r"\s*\[[^\]]*\]")
 KEEP_S = 120.0  # how long a heard segment waits for its utterance to be stored
 KEEP_POLL_S = 0.1  # how often the idle reply thread looks for a line to have evaluated ahead
-KEEP_QUIET_S = 1.0  # a line is evaluated ahead only after this long without speech (its recognition is done)
 
 
 class Companion:
@@ -107,12 +106,7 @@ class Companion:
         self.barge_ins: list[dict] = []
         self.own_voice = OwnVoice(voice, voice_encoder, playback, c.self_voice)
         self._requests: queue.Queue = queue.Queue()
-        # stored lines whose reading is to be evaluated ahead while nobody speaks (`companion.keep_lines`)
-        self._to_keep: collections.deque[int] = collections.deque(maxlen=max(1, c.keep_lines))
-        self._keeping = None  # the job evaluating one of them
-        self.kept = 0  # lines whose reading was evaluated ahead
-        self._voiced_s = float("-inf")  # when a VAD window last held speech (stream s)
-        self._begun = threading.Event()  # the reply thread has its answerer and the lines to keep
+        self.lines_ahead = LinesAhead(c.keep_lines)  # read ahead while nobody speaks (`companion.keep_lines`)
         self._idle = threading.Event()
         self._idle.set()
         self._thread = threading.Thread(target=self._run, name="companion", daemon=True)
@@ -135,7 +129,7 @@ class Companion:
         assert isinstance(ev, VoiceActivity)
         t_s = ev.t_s
         if ev.probability >= self.cfg.vad.threshold:
-            self._voiced_s = t_s
+            self.lines_ahead.voiced_s = t_s
             self._run_len += 1
             if self._run_len == self._onset_windows:
                 self.ahead.drop()
@@ -191,8 +185,8 @@ class Companion:
         end_s = utt.t_end_s - self._pad_s  # the segment is padded after the last speech
         with self._lock:
             actions = self.turns.heard(utt.text, person, end_s)
-            if not actions and uid is not None and self.cfg.companion.keep_lines:
-                self._to_keep.append(uid)  # no request: a line a later question may read
+        if not actions and uid is not None and self.cfg.companion.keep_lines:
+            self.lines_ahead.add([uid])  # no request: a line a later question may read
         for action in actions:
             if isinstance(action, Interrupt):
                 self._interrupt(action)
@@ -281,15 +275,18 @@ class Companion:
             except AppError as e:
                 _LOGGER.info("the wearer's profile was not evaluated ahead: %s", e)
         if answerer is not None and memory is not None and self.cfg.companion.keep_lines:
-            with self._lock:  # the lines said last, the last one kept last
-                self._to_keep.extend(reversed(memory.turns.latest(self.cfg.companion.keep_lines)))
-        self._begun.set()
+            latest = memory.turns.latest(self.cfg.companion.keep_lines)  # the last said first
+            self.lines_ahead.add(reversed(latest))
+        self.lines_ahead.begin()
         try:
             while True:
                 try:
                     request = self._requests.get(timeout=KEEP_POLL_S)
                 except queue.Empty:
-                    self._keep_one(answerer)
+                    if answerer is not None:
+                        with self._lock:
+                            free = not self.busy
+                        self.lines_ahead.step(answerer, self.clock(), free)
                     continue
                 if request is None:
                     break
@@ -318,32 +315,6 @@ class Companion:
         finally:
             if memory is not None:
                 memory.close()
-
-    @property
-    def settled(self) -> bool:
-        """Nothing left to evaluate ahead (`companion.keep_lines`): what a companion that has run a while is."""
-        with self._lock:
-            idle = self._keeping is None or self._keeping.future.done()
-            return self._begun.is_set() and not self._to_keep and idle
-
-    def _keep_one(self, answerer: Answerer | None) -> None:
-        """While nobody speaks (for `KEEP_QUIET_S`) and nothing is said or thought, have the next stored line's
-        reading evaluated ahead (`Answerer.keep_ahead`): one at a time, each under a second, so a question that
-        begins meanwhile finds the model free when its words are known, or free after a few tokens (a question
-        pre-empts it)."""
-        if answerer is None or (self._keeping is not None and not self._keeping.future.done()):
-            return
-        with self._lock:
-            if not self._to_keep or self.clock() - self._voiced_s < KEEP_QUIET_S or self.busy:
-                return
-            uid = self._to_keep.popleft()
-        try:
-            jobs = answerer.keep_ahead([uid])
-        except AppError as e:
-            _LOGGER.info("a line was not evaluated ahead: %s", e)
-            return
-        self._keeping = jobs[0] if jobs else None
-        self.kept += len(jobs)
 
     def _now(self, t_s: float) -> datetime:
         return datetime.fromtimestamp(self.origin + t_s, timezone.utc)

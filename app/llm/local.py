@@ -137,8 +137,9 @@ class LlamaBackend:
 
     def _prepare(self, tokens: list[int], n_prefix: int, cancel: Cancel, chunk: int = EVAL_CHUNK) -> int:
         """Bring the context to hold all but the last prompt token; return how many were reused."""
-        common = _common(self._loaded(), tokens[:-1])
-        kept, best = max(((_common(k, tokens[:-1]), k) for k in self._kept), default=(0, ()))
+        head = tokens[:-1]
+        common = _common(self._loaded(), head)
+        kept, best = max(((_common(k, head), k) for k in self._kept), default=(0, ()))
         if kept > common:  # a prompt evaluated ahead holds more of this one than the context does
             self.llm.load_state(self._kept[best])
             self._kept.move_to_end(best)

@@ -190,12 +190,16 @@ class LLMWorker:
     def _drop_queued_keeps(self) -> None:
         """Prompts queued to be kept ahead (`Request.keep`) may hold what was just deleted: they go unevaluated
         (they only ever make a later answer faster)."""
+
+        def to_keep(item) -> bool:
+            return isinstance(item[2], Job) and item[2].request.keep
+
         with self._queue.mutex:
-            items = list(self._queue.queue)
-            dropped = [item for item in items if isinstance(item[2], Job) and item[2].request.keep]
+            queued = self._queue.queue
+            dropped = [item for item in queued if to_keep(item)]
             if dropped:
-                self._queue.queue[:] = [item for item in items if item not in dropped]
-                heapq.heapify(self._queue.queue)
+                queued[:] = [item for item in queued if not to_keep(item)]
+                heapq.heapify(queued)
         for _, _, job in dropped:
             self._finish(job, error=LLMCancelled("not kept: memory was deleted meanwhile"))
 
