@@ -582,6 +582,46 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Gina", "Gina would need a break"),
             ],
         ),
+        (  # an "our" beside the speaker's "I" is theirs; a reaction after the statement goes ("should be fun")
+            "John",
+            "I just left for our European vacation, should be fun. It breaks my heart that our kids are sad.",
+            [
+                ("John", "John just left for their European vacation"),
+                ("John", "It breaks John's heart that John's kids are sad"),
+            ],
+        ),
+        (  # a leading "it" is the one thing the clause before is about (app/consolidation/referents.py)
+            "Lucy",
+            "Yoga's been really awesome for me. It's helped me improve my strength and focus. My art is about my "
+            "roots. It's my way of showing my story. Dancing helps me relax. It's where I'm most alive.",
+            [
+                ("Lucy", "Yoga's been really awesome for Lucy"),
+                ("Lucy", "Yoga has helped Lucy improve their strength and focus"),
+                ("Lucy", "Lucy's art is about Lucy's roots"),
+                ("Lucy", "Lucy's art is Lucy's way of showing Lucy's story"),
+                ("Lucy", "Dancing helps Lucy relax"),
+                ("Lucy", "Dancing is where Lucy is most alive"),
+            ],
+        ),
+        (  # ... not an "it" of nothing, nor one after a person (a name, "my grandma"), a time or many things, nor a
+            # doing before a verb that would read as an "I" left out ("Capturing that view really sparked ..." is not
+            # "Lucy is capturing ...")
+            "Lucy",
+            "My job is hard. It's amazing how I cope. Maria is so kind. It means a lot to me. Last week was busy. It "
+            "made me tired. My dogs are great. It's been a while since I walked them. Capturing that view was special. "
+            "It really sparked my creativity. My grandma gave me this necklace. It reminds me of my roots.",
+            [
+                ("Lucy", "Lucy's job is hard"),
+                ("Maria", "Maria is so kind"),
+                ("Lucy", "It means a lot to Lucy"),
+                ("Lucy", "It made Lucy tired"),
+                ("Lucy", "Lucy's dogs are great"),
+                ("Lucy", "It's been a while since Lucy walked them"),
+                ("Lucy", "It really sparked Lucy's creativity"),
+                ("Lucy", "Lucy's grandma gave Lucy this necklace"),
+                ("Lucy", "It reminds Lucy of their roots"),
+            ],
+        ),
     ],
 )
 def test_a_line_becomes_atomic_facts_about_whom_they_are_about(speaker, text, expected):

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 
 from app.consolidation.clauses import GERUND, clauses, time_only, without_time
 from app.consolidation.person import D_HAD, WITH_ME, addressed, i_expanded, said_of, third_person
+from app.consolidation.referents import it_named
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import past_tense
@@ -65,10 +66,12 @@ _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before 
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
-_TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "... - people love it": a reaction after
-    # the statement
+_TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..., should be fun", "... - people love
+    # it": a reaction after the statement
     r"(?:,|\s+[-–—])\s+(?:(?:it|that|this)(?:['’]s| is| was|['’]s been| has been)\s+"
-    r"(?:(?:so|really|very|super|such|a|an|absolutely|totally)\s+)?\w+|(?:people|everyone|everybody|they|customers|"
+    r"(?:(?:so|really|very|super|such|a|an|absolutely|totally)\s+)?\w+|"
+    r"(?:(?:it|that|this)\s+)?(?:should|will|would|could|must|might)\s+be\s+(?:(?:so|really|super|such|a|an)\s+)*\w+|"
+    r"(?:people|everyone|everybody|they|customers|"
     r"(?:the |my )?kids) (?:really |just )?(?:love|loved|like|liked|enjoy|enjoyed|adore|adored) (?:it|them|that))$",
     re.IGNORECASE,
 )
@@ -262,6 +265,7 @@ def atoms(
     named: list[str] = list(earlier)  # who "she" can be, last one last (the line's own names after `earlier`)
     # the speaker's own in what was asked of them: "your" is theirs, "my" the asker's (no one "they" can be)
     previous = re.sub(r"\b[Yy]our\b", "my", re.sub(r"\b[Mm]y\b", "their", asked))
+    before = ""  # the line's own clause before this one: what a leading "it" may name
     for sentence in sentences(statement.replace("’", "'").replace("`", "'").strip()):
         for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
@@ -304,6 +308,9 @@ def atoms(
                 and _IT_OBJECT.match(clause)
             ):
                 clause = re.sub(r"(?<=\w )it\b", "the " + what, clause, count=1)  # "I ride it to work"
+            if before:
+                clause = it_named(clause, before, names)  # "Yoga's been great. It's helped me ...": yoga has
+            before = clause
             previous = clause if len(clause.split()) > 1 else previous  # not a "Yeah" alone
             if who == speaker and not _MINE.search(clause) and _OURS.search(clause):
                 if (

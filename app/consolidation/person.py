@@ -115,8 +115,10 @@ def third_person(fact: str, who: str) -> str:
     text = re.sub(r"(?<!-)\b[Mm]e\b(?!-)", who, text)
     text = re.sub(r"\bmyself\b", lambda m: "themselves" if who in text[: m.start()] else who, text)
     # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog", "Emily
-    # and their neighbor")
-    text = re.sub(r"\b[Mm]y\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
+    # and their neighbor"); and so is an "our" left beside the speaker's "I" ("John just left for our vacation" ->
+    # "for their vacation"): a stored fact has no "our" ("us" stays: who they are is unsaid)
+    text = re.sub(r"\b(?:[Mm]y|[Oo]ur)\b", lambda m: "their" if who in text[: m.start()] else f"{who}'s", text)
+    text = re.sub(r"\bours\b", "theirs", text)
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] if text else text
 
