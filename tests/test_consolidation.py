@@ -20,12 +20,13 @@ from app.consolidation import forgetting
 from app.consolidation.atoms import atoms
 from app.consolidation.clauses import clauses
 from app.consolidation.consolidator import Consolidator
-from app.consolidation.extract import Item, check, digest, names_in, said, sentence_time, statement
+from app.consolidation.extract import Item, check, names_in, said, sentence_time, statement
 from app.consolidation.kinds import planned_span, typed, was_planned
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
 from app.consolidation.person import third_person
 from app.consolidation.relations import relations_in, yours
 from app.consolidation.salience import load_salience
+from app.consolidation.summaries import digest
 from app.demo import CREATION_TIME, SCRIPT
 from app.facts import past_tense
 from app.store.forget import forget_person, forget_session

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field, replace
 
 from app.config import Config
 from app.consolidation import forgetting
-from app.consolidation.extract import Extracted, Item, digest, extract, whole_sentences
+from app.consolidation.extract import Extracted, Item, extract
 from app.consolidation.kinds import planned_span
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
 from app.consolidation.salience import load_salience
+from app.consolidation.summaries import digest, whole_sentences
 from app.errors import AppError, LLMCancelled, LLMUnavailable
 from app.facts import FactKind
 from app.llm import BACKGROUND, LLMWorker, Request
