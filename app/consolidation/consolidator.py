@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 
 from app.config import Config
 from app.consolidation import forgetting
-from app.consolidation.extract import Extracted, Item, extract
+from app.consolidation.extract import Extracted, extract
+from app.consolidation.items import Item
 from app.consolidation.kinds import planned_span
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide
 from app.consolidation.salience import load_salience

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from app.consolidation.atoms import atoms, named_in
+from app.consolidation.items import Item
 from app.consolidation.kinds import typed
 from app.consolidation.person import third_person
 from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, relations_in, yours
 from app.consolidation.summaries import digest, naming, whole_sentences
 from app.errors import LLMCutOff
-from app.facts import FactKind, past_tense, polarity
+from app.facts import FactKind, past_tense
 from app.llm import BACKGROUND, LLMWorker, Request
 from app.store.writing import Line
 from app.text.timeexpr import TimeWindow, day_words, plan_window, spoken_time
@@ -46,28 +47,6 @@ SUMMARY_TASK = (
     "({names}). Put first what matters most: plans and their dates, health and family; then work and the rest. "
     "Use only what is written here; when little was said, one sentence is enough."
 )
-
-
-@dataclass(frozen=True)
-class Item:
-    """One claim about a person, checked against its line."""
-
-    who: str
-    type: str  # a `FactKind`, or "likes" / "dislikes": a preference and its polarity (`app.facts.TYPES`)
-    key: str
-    what: str
-    line: Line
-    other: str | None = None  # a relation's object: `who` is `what` (brother, wife) of `other`
-    valid_from: float | None = None  # when it is or was true, from a date its line names
-    when: str | None = None  # that time in words: a day ("Friday 22 May 2026") or a month ("September 2026")
-
-    @property
-    def polarity(self) -> int:
-        return polarity(self.type)
-
-    @property
-    def kind(self) -> FactKind:
-        return FactKind.of_type(self.type)
 
 
 def names_in(lines: list[Line], known: set[str]) -> list[str]:

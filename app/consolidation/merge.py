@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.consolidation.extract import Item
+from app.consolidation.items import Item
 from app.facts import FactKind
 from app.store.writing import DAY_S, HeldFact
 from app.text.timeexpr import COUNTS, MONTHS

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 
+from app.consolidation.items import Item
 from app.facts import FactKind
 from app.store.writing import Line
 from app.text.timeexpr import spoken_time
-
-if TYPE_CHECKING:
-    from app.consolidation.extract import Item
 
 DIGEST_FACTS = 12  # the most a session summary lists: plans first, then what happened, health, people, the rest
 _DIGEST = (  # heading, which items
