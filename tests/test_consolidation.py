@@ -20,7 +20,8 @@ from app.consolidation import forgetting
 from app.consolidation.atoms import atoms
 from app.consolidation.clauses import clauses
 from app.consolidation.consolidator import Consolidator
-from app.consolidation.extract import Item, check, names_in, said, sentence_time, statement
+from app.consolidation.extract import check, names_in, said, sentence_time, statement
+from app.consolidation.items import Item
 from app.consolidation.kinds import planned_span, typed, was_planned
 from app.consolidation.merge import ADD, NOOP, SUPERSEDE, UPDATE, decide, negated, numbers
 from app.consolidation.person import third_person
@@ -581,6 +582,15 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Gina", "Gina would love a dog"),
                 ("Gina", "Gina had never seen the sea"),
                 ("Gina", "Gina would need a break"),
+            ],
+        ),
+        (  # a doing with its own "has" after it is the subject, not an "I" left out ("Jolene is hanging out ...")
+            "Jolene",
+            "Hanging out with people who love what they do has really inspired me to stay focused. Still working on "
+            "my biz, it has been busy.",
+            [
+                ("Jolene", "Hanging out with people who love what they do has really inspired Jolene to stay focused"),
+                ("Jolene", "Jolene is still working on their biz"),
             ],
         ),
         (  # an "our" beside the speaker's "I" is theirs; a reaction after the statement goes ("should be fun")

@@ -220,9 +220,9 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
-# a doing with its own "is" after it is the subject ("Having support like that is so important", "Seeing it work
-# was incredibly satisfying"), not an "I" left out before it
-_IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t)\s", re.IGNORECASE)
+# a doing with its own "is" or "has" after it is the subject ("Having support like that is so important", "Seeing it
+# work was incredibly satisfying", "Hanging out with them has inspired me"), not an "I" left out before it
+_IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t|has|hasn['’]t)\s", re.IGNORECASE)
 # "I ride it", "I can fix it": it is the object ("I thought it'd be nice", "I think it is": the subject of what follows)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b(?!['’]|\s+(?:is|was|will|would|has|had|can|could|might|must)\b)")
 
