@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from app.consolidation.clauses import GERUND
 from app.consolidation.relations import RELATION_WORDS
 
 _ADVERBS = r"really|also|just|definitely|totally|always|actually"
@@ -28,7 +29,7 @@ _DOING_DOES = re.compile(  # what a doing as the subject does, said of no one ("
     r"reminds|reminded|teaches|taught|shows|showed|takes|took)\b",
     re.IGNORECASE,
 )
-_DOING = re.compile(r"^[a-z]{2,}ing\b", re.IGNORECASE)
+_DOING = re.compile(rf"^{GERUND}", re.IGNORECASE)
 _HAS_AFTER = re.compile(  # after "it's", what makes it "has": "it's been", "it's helped"
     r"(?:(?:always|never|just|already|really|definitely)\s+)?(?:been|got|gotten|gone|done|had|taught|brought|given|"
     r"shown|made|kept|\w+ed)\b"
@@ -63,7 +64,7 @@ _NO_THING = re.compile(  # a subject "it" cannot be: a pronoun, a time, a word t
     r"|[a-z]{3,}(?<![su])s$"  # a plural: "my dogs"
     # a person ("My mom is in hospital. It's been hard": the time, not the mom)
     rf"|\b(?:{RELATION_WORDS}|guy|girl|man|woman|boy|baby|coach|mechanic|producer|agent|trainer|therapist|nurse|"
-    r"instructor|pal|buddy|fiance|fiancée?)$",
+    r"instructor|pal|buddy|fiancée?)$",
     re.IGNORECASE,
 )
 
