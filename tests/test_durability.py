@@ -10,9 +10,8 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 
-from app.bench.durability import check, kill_loop, render, writer
+from app.bench.durability import HANG_S, acknowledged, check, kill_loop, render, writer
 from tests.conftest import ROOT
 
 KILLS = 20
@@ -35,12 +34,14 @@ def _limited(limit: int):
 def test_a_full_disk_stops_the_writer_cleanly(tmp_path):
     db = tmp_path / "memory.db"
     proc = writer(db, media=True)
-    time.sleep(1.5)
+    committed = acknowledged(proc, 300)  # a memory with some rows in it
     proc.send_signal(signal.SIGKILL)
-    committed = {int(x) for x in proc.communicate(timeout=30)[0].split()}
+    out, err = proc.communicate(timeout=30)
+    assert len(committed) == 300, err
+    committed |= {int(x) for x in out.split()}
     size = db.stat().st_size
     proc = writer(db, media=True, preexec_fn=_limited(size + 150_000))
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=HANG_S)
     assert proc.returncode == 8
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "full" in lines[0]

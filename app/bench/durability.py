@@ -2,7 +2,9 @@
 SQLite's and FTS5's integrity checks and hold every row whose commit was acknowledged.
 
 The writer (`python -m app.bench.durability DB`) stores utterances with vectors, keys and media as fast as
-it can, printing each id once its transaction has committed, until it is killed or the disk fills up.
+it can, printing each id once its transaction has committed, until it is killed or the disk fills up. Each
+writer is killed once it has acknowledged a random number of rows (read from its output, never guessed from
+a clock), so every kill lands in the middle of the writes however slow the machine is.
 
 `--consolidation`: the same for memory writing: `python -m app consolidate` (the real local LLM) on a queue
 of 10N sessions of two of the demo's lines, killed N times at random points (loading the model, in the middle
@@ -18,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +38,8 @@ SECRET = Secret(b"durability test key", "test")
 CFG = StoreConfig(kdf_log2_n=10)
 MEDIA_BYTES = 20_000
 ROOT = Path(__file__).resolve().parent.parent
+MOST_ROWS_BEFORE_KILL = 150  # a writer is killed after 1 to this many acknowledged rows (about 0.6 s of writes)
+HANG_S = 300.0  # longest wait for a writer's rows: bounds a hang, never decides when a kill lands
 
 
 def write_until_stopped(db: Path, with_media: bool) -> int:
@@ -87,6 +92,22 @@ def writer(db: Path, media: bool, **popen) -> subprocess.Popen:
     )
 
 
+def acknowledged(proc: subprocess.Popen, rows: int, timeout_s: float = HANG_S) -> set[int]:
+    """The ids of the first `rows` rows the writer `proc` acknowledges, read as it prints them; fewer if it
+    ends first. A writer still short of them after `timeout_s` is hung: it is killed, and its ids so far are
+    returned."""
+    assert proc.stdout is not None
+    watchdog = threading.Timer(timeout_s, proc.kill)
+    watchdog.start()
+    ids: set[int] = set()
+    try:
+        while len(ids) < rows and (line := proc.stdout.readline()):
+            ids.add(int(line))
+    finally:
+        watchdog.cancel()
+    return ids
+
+
 def check(db: Path, committed: set[int]) -> int:
     """Raises AssertionError unless the memory is intact and holds every committed row; returns its rows."""
     with Memory.open(db, SECRET, CFG) as memory:
@@ -112,10 +133,13 @@ def kill_loop(db: Path, kills: int, seed: int = 42) -> dict:
     started = time.monotonic()
     for i in range(kills):
         proc = writer(db, media=i % 2 == 0)
-        time.sleep(0.6 + float(rng.uniform(0.0, 0.5)))  # past start-up, in the middle of the writes
+        want = int(rng.integers(1, MOST_ROWS_BEFORE_KILL + 1))
+        ids = acknowledged(proc, want)  # past start-up (the database exists), in the middle of the writes
         proc.send_signal(signal.SIGKILL)
-        out, _ = proc.communicate(timeout=30)
-        committed |= {int(line) for line in out.split()}
+        out, err = proc.communicate(timeout=HANG_S)
+        if len(ids) < want:  # it ended by itself or hung: no kill of ours to check
+            raise RuntimeError(f"a writer acknowledged {len(ids)} of {want} rows and ended: {err.strip()[-300:]}")
+        committed |= ids | {int(line) for line in out.split()}
         rows = check(db, committed)
     return {
         "kills": kills,
