@@ -17,7 +17,14 @@ from app.errors import StoreError
 from app.paths import DB_NAME, data_dir
 from app.views import when
 
-__all__ = ["db_path", "open_memory", "parse_time", "print_json", "when"]
+__all__ = ["db_path", "open_memory", "parse_time", "print_json", "tell", "when"]
+
+
+def tell(line: str) -> None:
+    """One line for the user on stderr, beside the command's output: what the program does on its own (a stop
+    writing memory, a missing camera)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def db_path(args: argparse.Namespace) -> Path:

@@ -9,7 +9,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from app.commands import db_path, open_memory, print_json
+from app.commands import db_path, open_memory, print_json, tell
 from app.commands.serve import add_serving, serving_address, serving_speaker
 from app.config import Config
 
@@ -37,13 +37,12 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
     from tqdm import tqdm
 
     from app.recorder.perception import load_perception
-    from app.recorder.sources import open_source
+    from app.recorder.sources import open_checked
     from app.runtime import Runtime
 
     if args.companion and not args.serve:
         return cmd_companion(args, cfg)
-    source = open_source(args.source, cfg)
-    source.check()  # a missing device fails here, before a key or a database is made
+    source = open_checked(args.source, cfg, tell)  # a missing device fails here, before a key or a database is made
     if args.realtime:
         source.realtime = True
     models = load_perception(cfg, with_faces=source.has_video)
@@ -91,14 +90,13 @@ def summary_lines(out: dict) -> list[str]:
 def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
     """`run --companion`: record with the voice companion answering what is addressed to it, aloud."""
     from app.recorder.perception import load_perception
-    from app.recorder.sources import companion_scene, open_source
+    from app.recorder.sources import companion_scene, open_checked, open_source
     from app.runtime import Runtime
 
     scene = args.source == "demo"
     if scene and not cfg.companion.wearer:  # in the scene Emily wears the glasses
         cfg = dataclasses.replace(cfg, companion=dataclasses.replace(cfg.companion, wearer="Emily"))
-    source = companion_scene(cfg) if scene else open_source(args.source, cfg)
-    source.check()
+    source = companion_scene(cfg) if scene else open_checked(args.source, cfg, tell)
     models = load_perception(cfg, with_faces=source.has_video)
     echo = None
     if args.echo and source.duration_s is not None:

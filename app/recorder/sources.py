@@ -250,6 +250,10 @@ class CameraSource:
     def check(self) -> None:
         """Fail now, in one line, without a camera or a microphone."""
         self.mic.check()
+        self.check_camera()
+
+    def check_camera(self) -> None:
+        """Fail now, in one line, without a camera."""
         if self._factory is None:
             self._open().release()
 
@@ -320,6 +324,23 @@ def open_source(spec: str, cfg: Config) -> FileSource | MicSource | CameraSource
             raise MediaError(f"the demo recording {path} is missing: run `python build.py` to generate it")
         return FileSource(path, cfg, name="demo")
     return FileSource(Path(spec).expanduser(), cfg)
+
+
+def open_checked(spec: str, cfg: Config, tell: Callable[[str], None]) -> FileSource | MicSource | CameraSource:
+    """`open_source`, checked before anything is opened or written (one clear error: a missing device, an
+    unreadable file). A wearable without a camera (a pendant, audio glasses) records its microphone alone, and
+    `tell` says so in one line; with neither, the microphone's error."""
+    source = open_source(spec, cfg)
+    if not isinstance(source, CameraSource):
+        source.check()
+        return source
+    source.mic.check()
+    try:
+        source.check_camera()
+    except DeviceError as e:
+        tell(f"{e}: recording the microphone only")
+        return source.mic
+    return source
 
 
 def companion_scene(cfg: Config) -> FileSource:
