@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -88,6 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _setup_logging(args.verbose)
     if not faulthandler.is_enabled():  # a fault in any native library leaves its Python stack in the log
         faulthandler.enable()
+    # SIGTERM is a Ctrl-C: the runtime catches both while it runs (app/runtime.py), and before it, both interrupt
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if main_thread else None
     try:
         return args.handler(args, _config(args))
     except AppError as e:
@@ -96,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def entry() -> None:

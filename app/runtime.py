@@ -6,9 +6,12 @@ in one declared order.
     stop:  listening → recorder (stores what was acknowledged) → companion → service's connections → model
 
 `run()` records until the source ends (`python -m app run`); `serve()` serves until SIGINT/SIGTERM, recording
-meanwhile when there is a source (`serve`, `run --serve`, `--device jetson`). The recorder's stages are kept
-alive by app/supervision.py; the model's process by app/llm (restarted with back-off); the companion's and the
-memory writer's threads log a failed job and take the next.
+meanwhile when there is a source (`serve`, `run --serve`, `--device jetson`). Stopping is an ending: the first
+SIGINT (Ctrl-C) or SIGTERM ends the recording as the end of a stream does — the conversation that was going on is
+closed and its memory written (app/consolidation/background.py bounds the wait) — and the next leaves what is not
+written yet queued for the next start; each is told in one line. The recorder's stages are kept alive by
+app/supervision.py; the model's process by app/llm (restarted with back-off); the companion's and the memory
+writer's threads log a failed job and take the next.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from app.companion.echo import EchoCanceller, EchoPath
 from app.companion.tts import load_voice
 from app.compat import StrEnum
 from app.config import Config
+from app.consolidation.consolidator import Report
 from app.errors import AppError
 from app.events import Bus, Event
 from app.frames import SAMPLE_RATE_HZ
@@ -42,6 +46,7 @@ from app.service.server import Listen, start_http
 _LOGGER = logging.getLogger(__name__)
 START_ORDER = ("model", "companion", "service", "recorder")
 STOP_ORDER = ("listening", "recorder", "companion", "service", "model")
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Lifecycle(StrEnum):
@@ -55,7 +60,8 @@ class Lifecycle(StrEnum):
 class Runtime:
     """`models`: the recorder's Perception (None to serve the memory without recording); `companion`: the voice
     companion listens and talks through the source (a `DuplexSource` around it); `speaker` plays its voice
-    (the glasses' stream for ingest); `simulate_echo`, `keep_tracks`: replays and the benchmark."""
+    (the glasses' stream for ingest); `simulate_echo`, `keep_tracks`: replays and the benchmark; `tell` says one
+    line to the user (what a stop does, and what it wrote; the commands write it to stderr)."""
 
     def __init__(
         self,
@@ -70,6 +76,7 @@ class Runtime:
         keep_tracks: bool = False,
         on_event: Callable[[Event], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
+        tell: Callable[[str], None] | None = None,
     ) -> None:
         self.cfg, self.memory, self.models, self.source = cfg, memory, models, source
         self.state = Lifecycle.NEW
@@ -87,6 +94,10 @@ class Runtime:
         self._with_companion = companion and source is not None
         self._recording: asyncio.Task | None = None
         self._http = None  # (uvicorn server, its task, the Service)
+        self._tell = tell or (lambda line: _LOGGER.info("%s", line))
+        self._signals = 0  # SIGINT/SIGTERM received
+        self._recording_stopped = False  # the first of them ended a recording
+        self._leaving: asyncio.Task | None = None  # the memory writer stopping after a second signal
 
     # ------------------------------------------------------------------ the parts, in START_ORDER
     async def _start_model(self) -> None:
@@ -163,38 +174,97 @@ class Runtime:
     async def run(self) -> RunSummary:
         """Record until the source ends or stops; everything stopped in order afterwards."""
         assert self.source is not None, "nothing to record"
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):  # stop the source: what was captured is kept
-            with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread, or no signals
-                loop.add_signal_handler(sig, self.source.stop)
+        self._catch_signals(self.source.stop)  # stop the source: what was captured is kept
         try:
             await self._start()
             assert self._recording is not None
             await asyncio.shield(self._recording)
         finally:
             await self._stop()
+            self._tell_written()
         assert self.summary is not None
         return self.summary
 
     async def serve(self, listen: Listen, embedder, data_dir: Path) -> int:
         """Serve until SIGINT/SIGTERM (recording meanwhile, when there is a source); the recorder's exit code.
         A recorder that stops on its own says why; the API goes on serving the memory."""
+        self._catch_signals(self._stop_serving)
         try:
             await self._start(listen, embedder, data_dir)
-            server, serving, _ = self._http
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread, or no signals
-                    loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+            _, serving, _ = self._http
+            if self._signals:  # stopped while starting
+                self._stop_serving()
             if self._recording is not None:
                 self._recording.add_done_callback(_report_stop)
             await serving
         finally:
             await self._stop()
+            self._tell_written()
         if self.summary is not None:
             _LOGGER.info("recorded %d utterances while serving", self.summary.utterances)
             return self.summary.exit_code
         return 0
+
+    def _stop_serving(self) -> None:
+        """Stop listening; asked again, without waiting for open connections (an event stream)."""
+        if self._http is not None:
+            server = self._http[0]
+            server.force_exit = server.should_exit
+            server.should_exit = True
+
+    # ------------------------------------------------------------------ stopping is an ending
+    def _catch_signals(self, stop: Callable[[], None]) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread, or no signals
+                loop.add_signal_handler(sig, self._signalled, sig, stop)
+
+    def _signalled(self, sig: int, stop: Callable[[], None]) -> None:
+        """SIGINT or SIGTERM: the first ends the recording (`stop`) as the end of a stream does, the open
+        conversation closed and its memory written; the second leaves what is not written yet queued."""
+        self._signals += 1
+        said = "Ctrl-C" if sig == signal.SIGINT else signal.Signals(sig).name
+        recorder = self.recorder
+        stop()
+        if self._signals == 1:
+            self._recording_stopped = recorder is not None and recorder.running
+            self._tell(f"stopped ({said})" + (self._stopping(said) if self._recording_stopped else ""))
+        elif self._signals == 2 and recorder is not None and recorder.background is not None:
+            self._tell(f"{said} again: what is not written yet stays queued and is written at the next start")
+            self._leaving = asyncio.create_task(asyncio.to_thread(recorder.background.stop), name="memory-stop")
+
+    def _stopping(self, said: str) -> str:
+        """What the first stop does with the memory."""
+        assert self.recorder is not None
+        going_on = self.recorder.writer.session is not None
+        background = self.recorder.background
+        if not going_on and (background is None or not background.busy):
+            return ""
+        if background is None:  # memory.background is off: left to `consolidate`
+            return ": the conversation is closed and queued; `python -m app consolidate` writes its memory"
+        what = "the conversation that was going on" if going_on else "the conversations already closed"
+        return f": writing the memory of {what} ({said} again to leave it for the next start)"
+
+    def _tell_written(self) -> None:
+        """After a stop that ended the recording: one line on what memory was written and what is left queued."""
+        if not self._recording_stopped or not self.cfg.memory.background:
+            return
+        assert self.recorder is not None
+        try:
+            pending = self.memory.writing.queue_state(self.cfg.memory.attempts)["pending"]
+        except Exception:  # the summary still comes; the queue is intact
+            _LOGGER.exception("reading the memory queue failed")
+            return
+        background = self.recorder.background
+        report = background.report if background is not None else Report()
+        if not report.jobs and not pending:
+            return
+        line = f"written: {_written(report)}" if report.jobs else "no memory written"
+        if pending:
+            line += f"; {_count(pending, 'job')} left queued for the next start (or `python -m app consolidate`)"
+        if background is not None and background.error:
+            line += f" ({background.error})"
+        self._tell(line)
 
     async def _start(self, listen: Listen | None = None, embedder=None, data_dir: Path | None = None) -> None:
         self.state = Lifecycle.STARTING
@@ -217,6 +287,8 @@ class Runtime:
                 await self._stop_part(part)
             except Exception:  # the next part is still stopped
                 _LOGGER.exception("stopping the %s failed", part)
+        if self._leaving is not None:
+            await asyncio.gather(self._leaving, return_exceptions=True)
         self.state = Lifecycle.STOPPED
 
     async def _stop_part(self, part: str) -> None:
@@ -237,6 +309,22 @@ class Runtime:
             await asyncio.to_thread(self._http[2].close)
         elif part == "model":
             await asyncio.to_thread(self.llm.close)
+
+
+def _count(n: int, what: str, plural: str | None = None) -> str:
+    return f"{n} {what if n == 1 else plural or what + 's'}"
+
+
+def _written(report: Report) -> str:
+    """'the memory of 1 conversation (3 new facts, 1 relation, 1 summary) in 2.1 s'."""
+    if not report.sessions:  # day summaries and profiles only
+        return f"{_count(report.jobs, 'memory job')} in {report.seconds:.1f} s"
+    facts = report.actions.get("add", 0) + report.actions.get("supersede", 0)
+    return (
+        f"the memory of {_count(report.sessions, 'conversation')} ({_count(facts, 'new fact')}, "
+        f"{_count(report.relations, 'relation')}, {_count(report.summaries, 'summary', 'summaries')}) "
+        f"in {report.seconds:.1f} s"
+    )
 
 
 def _report_stop(task: asyncio.Task) -> None:

@@ -50,12 +50,19 @@ def cmd_run(args: argparse.Namespace, cfg: Config) -> int:
         listen = serving_address(args, cfg)
         with open_memory(args, cfg, create=True) as memory:
             speaker = serving_speaker(cfg, source) if args.companion else None
-            runtime = Runtime(cfg, memory, models, source, companion=args.companion, speaker=speaker)
+            runtime = Runtime(cfg, memory, models, source, companion=args.companion, speaker=speaker, tell=tell)
             return asyncio.run(runtime.serve(listen, models.text, db_path(args).parent))
     with open_memory(args, cfg, create=True) as memory:
         total = round(source.duration_s or 0, 1) or None
         bar = tqdm(total=total, unit="s", desc=source.name, disable=None, leave=False, file=sys.stderr)
-        runtime = Runtime(cfg, memory, models, source, on_progress=lambda s: bar.update(round(s, 3)))
+        runtime = Runtime(
+            cfg,
+            memory,
+            models,
+            source,
+            on_progress=lambda s: bar.update(round(s, 3)),
+            tell=lambda line: bar.write(line, file=sys.stderr),
+        )
         summary = asyncio.run(runtime.run())
         bar.close()
     out = summary.as_dict()
@@ -135,7 +142,15 @@ async def _companion_run(cfg: Config, memory, models, source, wav: Path | None, 
     source.realtime = True
     speaker = open_speaker(cfg) if source.duration_s is None and wav is None else None
     runtime = Runtime(
-        cfg, memory, models, source, companion=True, speaker=speaker, simulate_echo=echo, keep_tracks=wav is not None
+        cfg,
+        memory,
+        models,
+        source,
+        companion=True,
+        speaker=speaker,
+        simulate_echo=echo,
+        keep_tracks=wav is not None,
+        tell=tell,
     )
     summary = await runtime.run()
     companion, duplex = runtime.companion, runtime.duplex

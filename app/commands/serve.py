@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands import db_path, open_memory
+from app.commands import db_path, open_memory, tell
 from app.config import Config
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ def cmd_serve(args: argparse.Namespace, cfg: Config) -> int:
             source,
             companion=companion,
             speaker=serving_speaker(cfg, source) if companion else None,
+            tell=tell,
         )
         return asyncio.run(runtime.serve(listen, embedder, db_path(args).parent))
 

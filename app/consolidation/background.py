@@ -2,6 +2,10 @@
 and the LLM on one thread at background priority (a dialog request pre-empts it; `load_llm(beside_capture=
 True)` keeps it off the core capture needs). It sleeps until a session is queued, runs the queue, and sleeps
 again. The queue is durable, so stopping it mid-job loses nothing: the job runs again next time.
+
+When the recording is over (`wind_up`) it writes what is queued before it stops: all of it after a replay that
+played to its end; after a stop (Ctrl-C, SIGTERM, the end of serving) the conversation that was going on too, for
+at most STOP_WAIT_S, the rest left queued for the next start (as a second Ctrl-C leaves it: `stop`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from app.store.memory import Memory
 
 _LOGGER = logging.getLogger(__name__)
 IDLE_S = 30.0  # how often the queue is looked at when nothing wakes the writer
+# after a stop, the longest the memory of what was recorded may take before the rest is left queued (s): a session's
+# facts by code take seconds; a day summary or a profile waits for the model; under systemd's 90 s before SIGKILL
+STOP_WAIT_S = 60.0
 
 
 class BackgroundWriter:
@@ -33,6 +40,7 @@ class BackgroundWriter:
         self._llm, self._own_llm = None, shared is None
         self._stop = threading.Event()
         self._draining = False
+        self.busy = False  # writing the queue (or loading the model for it)
         self._wake = threading.Event()
         self.report = Report()
         self.error: str | None = None
@@ -41,6 +49,11 @@ class BackgroundWriter:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def wind_up(self, stopped: bool) -> Report:
+        """The recording is over: write what is queued, then stop — all of it after a replay that played to its
+        end; after a stop, for at most STOP_WAIT_S (the job in flight then is cancelled and stays queued)."""
+        return self.finish(STOP_WAIT_S if stopped else None)
 
     def finish(self, timeout: float | None = None) -> Report:
         """Write everything queued, then stop (a file replay ends: the user wants its memory written)."""
@@ -52,14 +65,16 @@ class BackgroundWriter:
         return self.report
 
     def stop(self) -> Report:
-        """Stop now; a job cut short stays queued (with a shared model, the call in flight is finished)."""
+        """Stop now, from any thread; a job cut short stays queued (with a shared model, the call in flight is
+        finished)."""
         self._stop.set()
         self._wake.set()
-        if self._llm is not None and self._own_llm:
-            self._llm.close()  # cancels the call in flight
+        llm = self._llm
+        if llm is not None and self._own_llm:
+            llm.close()  # cancels the call in flight
         self._thread.join(60)
-        if self._llm is not None and self._on_fault is not None:
-            self._llm.unlisten(self._on_fault)
+        if llm is not None and self._on_fault is not None:
+            llm.unlisten(self._on_fault)
         return self.report
 
     def _run(self) -> None:
@@ -68,7 +83,11 @@ class BackgroundWriter:
             memory = self._main.second()
             while not self._stop.is_set():
                 if memory.writing.next_job(self.cfg.memory.attempts) is not None:
-                    self._write(memory)
+                    self.busy = True
+                    try:
+                        self._write(memory)
+                    finally:
+                        self.busy = False
                     if self.error is not None:
                         return
                 elif self._draining:
