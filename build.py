@@ -38,7 +38,9 @@ VENV = ROOT / ".venv"
 VENV_PY = VENV / "bin" / "python"
 # flite voices the demo and test speech; espeak-ng the s-norm seed cohort; PortAudio serves the microphone
 APT_PACKAGES = ("flite", "espeak-ng", "libportaudio2")
-APT_DEV_PACKAGES = ("chromium", "chromium-driver")  # --dev: the browser tests (tests/test_web.py), headless
+# --dev: Chromium for the browser tests (tests/test_web.py, headless); a PulseAudio server with a null sink for the
+# microphone tests (tests/test_microphone.py: paplay plays into it, ALSA reaches it through libasound2-plugins)
+APT_DEV_PACKAGES = ("chromium", "chromium-driver", "pulseaudio", "pulseaudio-utils", "libasound2-plugins")
 TORCH = "torch==2.13.0"  # CPU build; install first so nothing pulls a CUDA build (export only)
 INSIGHTFACE = "insightface==2.1"  # for its sample group photo only, installed without dependencies
 STAMP = VENV / ".lifemem-install"
@@ -69,10 +71,12 @@ def ensure_system_packages(dev: bool = False) -> None:
     needed = [p for p in missing if p in APT_PACKAGES]
     if needed:
         run([*sudo, "apt-get", "install", "-y", "-q", *needed], env=env)
-    if optional := [p for p in missing if p not in APT_PACKAGES]:  # where Chromium is no .deb, its tests skip
-        log("$ " + " ".join([*sudo, "apt-get", "install", "-y", "-q", *optional]))
-        if subprocess.run([*sudo, "apt-get", "install", "-y", "-q", *optional], env=env, check=False).returncode:
-            log(f"could not install {', '.join(optional)}: the browser tests will skip")
+    if optional := [p for p in missing if p not in APT_PACKAGES]:  # where one is no .deb, its tests skip
+        install = [*sudo, "apt-get", "install", "-y", "-q"]
+        log("$ " + " ".join([*install, *optional]))
+        if subprocess.run([*install, *optional], env=env, check=False).returncode:  # one at a time: which is not
+            failed = [p for p in optional if subprocess.run([*install, p], env=env, check=False).returncode]
+            log(f"could not install {', '.join(failed)}: the tests that need them will skip")
 
 
 def ensure_venv(dev: bool) -> None:
