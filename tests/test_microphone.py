@@ -125,7 +125,7 @@ class App:
         for line in pipe:
             lines.append(line.rstrip("\n"))
 
-    def wait_for(self, condition, what: str) -> None:
+    def wait_for(self, condition, what: str, every_s: float = 0.1) -> None:
         """Poll `condition()` until it holds; the process ending first, or the deadline, fails the test."""
         deadline = time.monotonic() + DEADLINE_S
         while not condition():
@@ -133,7 +133,7 @@ class App:
                 self.proc.kill()
                 self.finish()
                 pytest.fail(f"{what}: not before {'it exited' if self.proc.returncode else 'the deadline'}\n{self}")
-            time.sleep(0.1)
+            time.sleep(every_s)
 
     def said(self, text: str) -> bool:
         return any(text in line for line in self.err)
@@ -259,7 +259,7 @@ def test_a_second_ctrl_c_leaves_it_queued_and_the_next_start_writes_it(recording
     app = App(recording_env, "run", "--source", "mic", *FAST)
     _say_into_the_microphone(app, recording_env, scene)
     app.proc.send_signal(signal.SIGINT)
-    app.wait_for(lambda: app.said("stopped (Ctrl-C)"), "the first Ctrl-C told")
+    app.wait_for(lambda: app.said("stopped (Ctrl-C)"), "the first Ctrl-C told", every_s=0.01)  # before the model loads
     assert app.stop(signal.SIGINT) == 0, app
     assert app.said("Ctrl-C again: what is not written yet stays queued"), app
     assert app.said("left queued for the next start"), app
@@ -289,3 +289,27 @@ def test_no_camera_and_no_microphone_is_one_clear_error(args, tmp_path):
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert done.returncode == 7 and errors and "microphone" in errors[0], done.stderr
     assert not (data_dir() / DB_NAME).exists()
+
+
+def test_a_replay_at_real_time_stops_at_once(scene, cfg):
+    """A stop ends a `--realtime` replay where its clock is, not after the batch of chunks already decoded
+    (seconds of audio): Ctrl-C on a file is as prompt as on the microphone."""
+    from app.frames import AudioChunk
+    from app.recorder.sources import FileSource
+    from tests.conftest import run_async
+
+    source = FileSource(scene, cfg, realtime=True)
+
+    async def play() -> tuple[float, float]:
+        t_s, stopped_at = 0.0, None
+        async for item in source.stream():
+            if isinstance(item, AudioChunk):
+                t_s = item.t_start_s
+            if t_s >= 1.0 and stopped_at is None:
+                source.stop()
+                stopped_at = time.monotonic()
+        assert stopped_at is not None
+        return t_s, time.monotonic() - stopped_at
+
+    last_s, late_s = run_async(play(), 60)
+    assert last_s < 1.5 and late_s < 0.5, (last_s, late_s)

@@ -130,6 +130,8 @@ class FileSource(Stoppable):
         try:
             while not self._stop.is_set() and (batch := await asyncio.to_thread(pull)):
                 for item in batch:
+                    if self._stop.is_set():  # at real time a batch lasts seconds: stop where the clock is
+                        return
                     if self.realtime:
                         t = item.t_start_s if isinstance(item, AudioChunk) else item.t_s
                         delay = start + t - time.monotonic()
