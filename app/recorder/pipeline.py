@@ -166,9 +166,12 @@ class Recorder:
             for pool in self._pools.values():
                 pool.shutdown(wait=True)
             self.summary.wall_s = time.monotonic() - started
-            if self.background is not None:  # a replay that ended gets its memory written; a stop stops
-                ended = self.source.duration_s is not None and not self.source.stopped
-                report = await asyncio.to_thread(self.background.finish if ended else self.background.stop)
+            if self.background is not None:  # what was recorded gets its memory written, after a stop too
+                stopped = self.source.duration_s is None or self.source.stopped  # (bounded: background.py)
+                if self._full:  # the disk filled up: nothing more can be written
+                    report = await asyncio.to_thread(self.background.stop)
+                else:
+                    report = await asyncio.to_thread(self.background.wind_up, stopped)
                 self.summary.memory_jobs, self.summary.memory_s = report.jobs, round(report.seconds, 1)
                 self.summary.memory_error = self.background.error
         return self.summary
