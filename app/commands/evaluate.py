@@ -1,5 +1,5 @@
-"""`eval faces|speakers|sessions|locomo|memorybank|qa|extraction|salience|asr|answers`: measured on real data
-(answers: on the project's own gold questions), a table or `--json`."""
+"""`eval faces|speakers|sessions|conversations|locomo|memorybank|qa|extraction|salience|asr|answers`: measured on
+real data (answers: on the project's own gold questions), a table or `--json`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ DEFAULT_DATA = {
     "faces": [SHARED / "deepface_faces"],
     "speakers": [SHARED / "librispeech_test_other_resemblyzer", SHARED / "fsdd_spoken_digits"],
     "sessions": [SHARED / "librispeech_test_other_resemblyzer"],
+    "conversations": [SHARED / "librispeech_test_other_resemblyzer"],
     "locomo": [SHARED / "locomo" / "locomo10.json"],
     "qa": [SHARED / "locomo" / "locomo10.json"],
     "extraction": [SHARED / "locomo" / "locomo10.json"],
@@ -34,7 +35,13 @@ def register(add) -> None:
     p = add("eval", "evaluate identity, segmentation, recall and answers on real data", cmd_eval)
     p.add_argument("what", choices=tuple(DEFAULT_DATA))
     p.add_argument("--data", type=Path, action="append", help="dataset folder (repeatable; default ../shared/data)")
-    p.add_argument("--out", type=Path, default=Path("eval"), help="folder for the JSON and plots (default ./eval)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for the JSON and plots (default ./eval); conversations: given, also each recording, its gold "
+        "and hypothesis RTTM and words",
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--k", default="1,5,10,20,50", help="locomo: the k of recall@k, comma-separated")
     p.add_argument("--mode", choices=("offline", "online"), default="offline", help="locomo: when questions are asked")
@@ -43,9 +50,11 @@ def register(add) -> None:
         type=int,
         default=None,
         help="locomo: only the first N conversations; qa: N questions (default 200); asr: N spoken digits (default "
-        "40); answers: the first N gold questions",
+        "40); answers: the first N gold questions; conversations: N conversations in all",
     )
-    p.add_argument("--seed", type=int, default=0, help="qa: the seed of the stratified sample")
+    p.add_argument(
+        "--seed", type=int, default=0, help="qa: the seed of the stratified sample; conversations: of the simulation"
+    )
     p.add_argument(
         "--unseen-by",
         type=int,
@@ -71,7 +80,7 @@ def register(add) -> None:
         "--held-out",
         action="store_true",
         help="answers: the held-out questions, written from the transcripts alone and never tuned on; facts: the "
-        "held-out scenes and their facts, written blind to the extraction rules",
+        "held-out scenes and their facts, written blind to the extraction rules; conversations: the held-out readers",
     )
     p.add_argument(
         "--locomo",
@@ -81,13 +90,26 @@ def register(add) -> None:
     )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
+    p.add_argument("--speakers", default="2,3,4", help="conversations: speaker counts, comma-separated (default 2,3,4)")
+    p.add_argument("--per", type=int, default=3, help="conversations: conversations per speaker count (default 3)")
+    p.add_argument("--turns", type=int, default=24, help="conversations: turns per conversation (default 24)")
+    noise = p.add_mutually_exclusive_group()
+    noise.add_argument("--noisy", action="store_true", help="conversations: every one in a reverberant, noisy room")
+    noise.add_argument("--clean", action="store_true", help="conversations: none noisy (default: every third)")
+    p.add_argument("--no-paused", action="store_true", help="conversations: skip the paused twins")
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     data = args.data or DEFAULT_DATA[args.what]
     _check_audio_data(args.what, data)
+    files_out, args.out = args.out, args.out or Path("eval")
     _writable(args.out)
-    if args.what == "answers":
+    if args.what == "conversations":
+        from app.evaluation.conversations import eval_conversations, render
+
+        plan = _conversation_plan(args)
+        result = eval_conversations(cfg, plan, data[0], files_out, lambda line: sys.stderr.write(line + "\n"))
+    elif args.what == "answers":
         from app.evaluation.answers import eval_answers, render
 
         result = eval_answers(cfg, args.limit, args.out, held_out=args.held_out)
@@ -157,6 +179,26 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _conversation_plan(args: argparse.Namespace):
+    from app.evaluation.conversations import Plan
+
+    counts = [c.strip() for c in args.speakers.split(",") if c.strip()]
+    if not counts or not all(c.isdigit() and 2 <= int(c) <= 5 for c in counts):
+        raise ConfigError("--speakers takes speaker counts from 2 to 5, e.g. 2,3,4")
+    if args.per < 1 or args.turns < 2 or (args.limit is not None and args.limit < 1):
+        raise ConfigError("--per and --limit take a positive number of conversations, --turns at least 2")
+    return Plan(
+        speakers=tuple(sorted({int(c) for c in counts})),
+        per=args.per,
+        turns=args.turns,
+        seed=args.seed,
+        group="held-out" if args.held_out else "tuning",
+        noise="all" if args.noisy else "none" if args.clean else "mix",
+        limit=args.limit,
+        paused=not args.no_paused,
+    )
+
+
 def _ks(text: str) -> list[int]:
     parts = [k.strip() for k in text.split(",") if k.strip()]
     if not parts or not all(k.isdigit() and int(k) > 0 for k in parts):
@@ -177,7 +219,7 @@ def _writable(out: Path) -> None:
 
 def _check_audio_data(what: str, data: list[Path]) -> None:
     """The speech datasets' manifests and the clips they list, before any model is loaded."""
-    if what not in ("speakers", "sessions"):
+    if what not in ("speakers", "sessions", "conversations"):
         return
     librispeech, fsdd = ("path", "speaker_id"), ("path", "speaker", "digit", "repetition_index")
     columns = (librispeech, fsdd) if what == "speakers" else (librispeech,)
@@ -186,5 +228,5 @@ def _check_audio_data(what: str, data: list[Path]) -> None:
         rows = read_table(table, "a speech dataset folder with manifest.csv", *columns)
         listed_files(folder, table, [r["path"] for r in rows])
         speakers = {r.get("speaker_id") or r.get("speaker") for r in rows}
-        if len(speakers) < (4 if what == "sessions" else 2):
+        if len(speakers) < {"sessions": 4, "conversations": 4}.get(what, 2):
             raise MediaError(f"{table} lists {len(speakers)} speaker(s): eval {what} needs more")
