@@ -184,6 +184,9 @@ def _pools(scores: dict[str, list[tuple[int, Score]]], counts: tuple[int, ...]) 
     out = {}
     for key, ns in [(str(n), {n}) for n in counts] + [("all", set(counts))]:
         pool = {kind: pooled([s for n, s in pairs if n in ns]) for kind, pairs in scores.items()}
+        pool["oracle_cut"] = {
+            k: v for k, v in pool["oracle_cut"].items() if k in ("conversations", "words", "cpwer", "wer")
+        }
         cp, base = pool["conversational"].get("cpwer"), pool["oracle_cut"].get("cpwer")
         if cp is not None and base:
             pool["cpwer_ratio"] = round(cp / base, 3)
