@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 from urllib.parse import quote
 
 import httpx
@@ -141,13 +140,18 @@ def test_consent_split_merge_and_sweep_from_the_page(demo_text):
     assert client.post(f"/people/{pid}/consent", data={"state": "unknown", "csrf": csrf}).status_code == 303
 
 
-def test_sessions_expire_and_logins_go_only_to_this_site():
+def test_sessions_expire_and_logins_go_only_to_this_site(monkeypatch):
+    from types import SimpleNamespace
+
+    from app.web import sessions as module
     from app.web.sessions import MAX_SESSIONS, WebSessions, local_target
 
+    now = [1000.0]  # the sessions' clock, moved by hand: a busy machine cannot make them idle meanwhile
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
     sessions = WebSessions(idle_s=0.2)
     first = sessions.open()
     assert sessions.get(first.id) is first and sessions.get("forged") is None and sessions.get(None) is None
-    time.sleep(0.3)
+    now[0] += 0.3
     assert sessions.get(first.id) is None  # idle too long
     many = [sessions.open() for _ in range(MAX_SESSIONS + 1)]
     assert sessions.get(many[0].id) is None and sessions.get(many[-1].id) is many[-1]
