@@ -89,7 +89,7 @@ async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndar
     async def asker(n: int) -> None:
         async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as http:
             i = n
-            while time.monotonic() < deadline:
+            while i == n or time.monotonic() < deadline:  # one request at least, however late it got going
                 route = "ask" if i % 2 else "context"
                 started = time.perf_counter()
                 r = await http.post(f"/v1/{route}", json={"question": QUESTIONS[i % len(QUESTIONS)]})
@@ -121,7 +121,7 @@ async def _load(url: str, token: str, seconds: float, clients: int, pcm: np.ndar
             await ws.send(json.dumps({"type": "hello", "stream": "bench", "rate": 16000, "t0": time.time()}))
             json.loads(await ws.recv())
             started, offset = time.monotonic(), 0
-            while time.monotonic() < deadline:
+            while offset == 0 or time.monotonic() < deadline:  # one message at least, however late it connected
                 chunk = pcm[(offset % len(pcm)) : (offset % len(pcm)) + step]
                 sent = time.perf_counter()
                 await ws.send(b"A" + struct.pack("<Q", offset) + chunk.tobytes())
