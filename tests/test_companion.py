@@ -428,16 +428,21 @@ def test_live_microphone_and_speaker_through_the_duplex(cfg, memory, perception,
     need_default_llm()
     m, _ = memory
     question = speech("Hey memory, what is Caroline thinking about studying?", "slt")
-    audio = np.concatenate([np.zeros(16000), question, np.zeros(16000 * 30)]).astype(np.float32)
-    mic = MicSource(cfg, stream_factory=lambda cb: FakeInputStream(cb, audio, 16000, 512, realtime=True))
+    audio = np.concatenate([np.zeros(16000), question, np.zeros(16000)]).astype(np.float32)
+    # then silence for as long as the answer takes: the microphone is stopped once it has been said
+    mic = MicSource(
+        cfg, stream_factory=lambda cb: FakeInputStream(cb, audio, 16000, 512, realtime=True, silence_after=True)
+    )
     played: list[tuple[float, np.ndarray]] = []
     runtime = Runtime(cfg, m, perception, mic, companion=True, speaker=lambda b, t: played.append((t, b.copy())))
 
     async def go():
         task = asyncio.create_task(runtime.run())
-        deadline = time.monotonic() + 40
-        while time.monotonic() < deadline and not (
-            runtime.companion and runtime.companion.replies and not runtime.companion.busy
+        deadline = time.monotonic() + 300  # bounds a hang; a busy machine answers later, never less
+        while (
+            time.monotonic() < deadline
+            and not task.done()
+            and not (runtime.companion and runtime.companion.replies and not runtime.companion.busy)
         ):
             await asyncio.sleep(0.2)
         mic.stop()

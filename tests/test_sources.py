@@ -18,11 +18,20 @@ from tests.conftest import run_async
 
 
 class FakeInputStream:
-    """Stands in for sounddevice.InputStream: calls back from its own thread with blocks of a recording."""
+    """Stands in for sounddevice.InputStream: calls back from its own thread with blocks of a recording (then,
+    with `silence_after`, with silent blocks at real time until it is closed, as a microphone in a quiet room)."""
 
-    def __init__(self, callback, audio: np.ndarray, samplerate: int, block: int, realtime: bool = False):
+    def __init__(
+        self,
+        callback,
+        audio: np.ndarray,
+        samplerate: int,
+        block: int,
+        realtime: bool = False,
+        silence_after: bool = False,
+    ):
         self.callback, self.audio, self.samplerate, self.block = callback, audio, samplerate, block
-        self.realtime = realtime
+        self.realtime, self.silence_after = realtime, silence_after
         self._thread = threading.Thread(target=self._play, daemon=True)
         self.done = threading.Event()
         self._closed = threading.Event()
@@ -35,6 +44,9 @@ class FakeInputStream:
             if self.realtime:
                 time.sleep(self.block / self.samplerate)
         self.done.set()
+        while self.silence_after and not self._closed.is_set():
+            self.callback(np.zeros((self.block, 1), self.audio.dtype), self.block, None, None)
+            time.sleep(self.block / self.samplerate)
 
     def __enter__(self):
         self._thread.start()
