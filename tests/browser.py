@@ -30,7 +30,7 @@ FLAGS = (
 )
 DESKTOP = (1280, 900)
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
-WAIT_S = 30.0
+WAIT_S = 120.0  # longest wait for what a page should show: bounds a hang, never paces
 NAVIGATING = ("does not belong to the document", "document unloaded", "execution context was destroyed")
 
 
