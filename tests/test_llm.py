@@ -202,7 +202,7 @@ def test_forgetting_drops_the_prompts_queued_to_be_kept(llm):
     """After a deletion nothing may keep what was deleted: prompts still queued to be kept ahead are dropped, not
     evaluated, while other queued work runs."""
     running = llm.submit(_ask("Count from one to forty in words.", max_tokens=60), DIALOG)
-    time.sleep(0.3)  # it has begun
+    next(running.tokens(timeout=120))  # it has begun
     kept = [llm.submit(_ask(f"Line {i}: something said.", max_tokens=1, keep=True), BACKGROUND) for i in range(3)]
     other = llm.submit(_ask("Say yes.", max_tokens=2), BACKGROUND)
     llm.forget_prefixes()

@@ -23,6 +23,8 @@ from app.llm import RESTART, Request, SharedLLM, load_llm, model_path
 from app.llm.child import probe
 from tests.conftest import LLM_MODEL, MODELS, need_llm, need_models, run_async
 
+REPLAY_S = 1800.0  # longest the demo's replay with memory writing may take (about 100 s idle): bounds a hang
+
 
 def _cfg(cfg, **llm):
     return replace(cfg, llm=replace(cfg.llm, model=LLM_MODEL, process="child", **llm))
@@ -158,7 +160,7 @@ def test_the_recorder_outlives_a_killed_model_and_writes_memory_once(cfg, percep
     killed: list[int] = []
 
     def killer() -> None:
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + REPLAY_S
         while time.monotonic() < deadline and shared._worker is None:
             time.sleep(0.05)
         if shared._worker is not None:
@@ -168,7 +170,7 @@ def test_the_recorder_outlives_a_killed_model_and_writes_memory_once(cfg, percep
     events: list = []
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
         source = open_source("demo", run_cfg)
-        summary = run_async(Recorder(run_cfg, memory, perception, source, events.append, llm=shared).run(), 900)
+        summary = run_async(Recorder(run_cfg, memory, perception, source, events.append, llm=shared).run(), REPLAY_S)
         shared.close()
         assert killed, "the model's child was never seen generating"
         assert summary.utterances == len(script["turns"]) and summary.unstored == 0
