@@ -53,7 +53,10 @@ def register(add) -> None:
         "40); answers: the first N gold questions; conversations: N conversations in all",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="qa: the seed of the stratified sample; conversations: of the simulation"
+        "--seed",
+        type=int,
+        default=0,
+        help="qa: the seed of the stratified sample; conversations: of the simulation; facts --spoken: of the timing",
     )
     p.add_argument(
         "--unseen-by",
@@ -88,6 +91,13 @@ def register(add) -> None:
         help="facts: two LoCoMo sessions (--data, default ../shared/data/locomo/locomo10.json) against atomic facts "
         "written blind for them",
     )
+    p.add_argument(
+        "--spoken",
+        action="store_true",
+        help="facts: the scenes said aloud in flite voices with conversational timing and heard by the real recorder, "
+        "then written and scored (people by the lines they spoke, lines by time)",
+    )
+    p.add_argument("--paused", action="store_true", help="facts --spoken: 1.2 s between lines, none overlapping")
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
     p.add_argument("--speakers", default="2,3,4", help="conversations: speaker counts, comma-separated (default 2,3,4)")
@@ -113,9 +123,20 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         from app.evaluation.answers import eval_answers, render
 
         result = eval_answers(cfg, args.limit, args.out, held_out=args.held_out)
+    elif args.what == "facts" and args.spoken:
+        from app.evaluation.facts_spoken import eval_facts_spoken
+        from app.evaluation.facts_spoken import render_result as render
+
+        if args.locomo:
+            raise ConfigError("--spoken speaks the gold or held-out scenes; LoCoMo's are text")
+        result = eval_facts_spoken(
+            cfg, args.out, args.held_out, args.paused, args.seed, lambda line: sys.stderr.write(line + "\n")
+        )
     elif args.what == "facts":
         from app.evaluation.facts import eval_facts, render
 
+        if args.paused:
+            raise ConfigError("--paused goes with --spoken")
         locomo = (args.data or DEFAULT_DATA["extraction"])[0] if args.locomo else None
         result = eval_facts(cfg, args.out, held_out=args.held_out, locomo=locomo)
     elif args.what == "asr":
@@ -171,6 +192,8 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
             result = eval_locomo(cfg, data[0], ks, args.mode, args.out, args.limit or 0)
     args.out.mkdir(parents=True, exist_ok=True)
     name = f"locomo_{'memory' if args.with_memory else args.mode}" if args.what == "locomo" else args.what
+    if args.what == "facts" and args.spoken:
+        name = f"facts_spoken_{result['timing']}" + ("_held_out" if args.held_out else "")
     no_plots = unavailable()
     if no_plots:
         result["plot_note"] = no_plots
