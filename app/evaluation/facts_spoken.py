@@ -222,9 +222,17 @@ def _score(memory: Memory, spokens: list[SpokenScene], golds: list[GoldFact], em
             "lines_split": sum(lines_hit.count(keys[(name, p.line)]) > 1 for p in s.lines),
             "utterances_holding_lines": sum(len(ls) > 1 for _, ls in heard),
             "lines_unheard": sum(keys[(name, p.line)] not in lines_hit for p in s.lines),
-            "heard": [
-                {"person": u.person, "lines": sorted(placed[k][1].line for k in ls), "text": u.text} for u, ls in heard
+            "heard": [  # times in seconds from the recording's start, as the lines' are
+                {
+                    "person": u.person,
+                    "start_s": round(u.t_start - s.origin_epoch_s, 2),
+                    "end_s": round(u.t_end - s.origin_epoch_s, 2),
+                    "lines": sorted(placed[k][1].line for k in ls),
+                    "text": u.text,
+                }
+                for u, ls in heard
             ],
+            "lines": [dataclasses.asdict(p) for p in s.lines],
         }
     return out
 
@@ -293,8 +301,11 @@ def pooled(r: dict) -> dict:
     }
 
 
-def _p(v: float) -> str:
-    return f"{100 * v:5.1f}"
+def _scores(s: dict) -> str:
+    """gold, written, recall, precision, kind and date ("-": nothing to count them over)."""
+    cells = [(s["recall"], s["gold"]), (s["precision"], s["written"]), (s["kind_accuracy"], s["recall"])]
+    cells.append((s["date_accuracy"], s["dated_matched"]))
+    return f"{s['gold']:4d} {s['written']:4d} " + " ".join(f"{100 * v:6.1f}" if n else f"{'-':>6s}" for v, n in cells)
 
 
 def render_result(r: dict) -> str:
@@ -308,15 +319,12 @@ def render_result(r: dict) -> str:
     for name, s in r["scenes"].items():
         t = s["timing"]
         lines.append(
-            f"{name:20s} {t['lines']:5d} {s['utterances']:4d} {s['people']:>3d}/{s['speakers']:<2d} {s['gold']:4d} "
-            f"{s['written']:4d} {_p(s['recall']):>6s} {_p(s['precision']):>6s} {_p(s['kind_accuracy']):>6s} "
-            f"{_p(s['date_accuracy']):>6s} {s['about_unnamed']:7d}  {t['overlaps']}, {t['median_offset_s']:.2f} s"
+            f"{name:20s} {t['lines']:5d} {s['utterances']:4d} {s['people']:>3d}/{s['speakers']:<2d} {_scores(s)} "
+            f"{s['about_unnamed']:7d}  {t['overlaps']}, {t['median_offset_s']:.2f} s"
         )
     lines.append(
         f"{'pooled':20s} {'':5s} {sum(s['utterances'] for s in r['scenes'].values()):4d} "
-        f"{r['people_made']:>3d}/{r['speakers']:<2d} {r['gold']:4d} {r['written']:4d} {_p(r['recall']):>6s} "
-        f"{_p(r['precision']):>6s} {_p(r['kind_accuracy']):>6s} {_p(r['date_accuracy']):>6s} "
-        f"{r['about_unnamed']:7d}  ({r['wall_s']:.0f} s in all)"
+        f"{r['people_made']:>3d}/{r['speakers']:<2d} {_scores(r)} {r['about_unnamed']:7d}  ({r['wall_s']:.0f} s in all)"
     )
     for memory, people in r["people"].items():
         who = ", ".join(f"{p} -> {v['speaker'] or 'nobody'} {v['seconds']}" for p, v in people.items())
