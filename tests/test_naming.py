@@ -49,6 +49,12 @@ INTRODUCTIONS = [
     ("nice to meet you i am john and i teach history", "John"),
     ("this is maria speaking", "Maria"),
     ("you can call me al", "Al"),
+    # fast talk and the telephone, as Whisper writes them
+    ("This is Mark.", "Mark"),
+    ("Hi, this is Ana, I'm calling about the flat.", "Ana"),
+    ("Hi, Im Niamh, nice to meet you.", "Niamh"),
+    ("Hi, Imanna, nice to meet you.", "Anna"),
+    ("Hi, Imia, nice to meet you.", "Mia"),
 ]
 
 NOT_INTRODUCTIONS = [
@@ -76,6 +82,8 @@ NOT_INTRODUCTIONS = [
     "i am fine thanks",
     "and i am today that john is my brother",  # "David", misheard
     "hi i'm just checking in",
+    "This is Max, my dog.",
+    "Hi, Imogen, how are you?",
 ]
 
 # What PocketSphinx heard in the eight LJSpeech clips (recorded joined, as tests/test_ljspeech.py does).

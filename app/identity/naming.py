@@ -7,7 +7,9 @@ phrase names its speaker only in the shape of an introduction:
 - "I'm X" / "I am X" right after a greeting ("hi, I'm David") or after "nice to meet you" (to someone:
   "nice to meet you Emily, I am John"), or followed by it ("I'm Sam, nice to meet you"), or opening a turn as a
   sentence of its own ("And I am David. John is my brother…");
-- on the phone: "this is X speaking / calling", or "hi, this is X from …";
+- on the phone or opening a turn: "this is X speaking / calling", "hi, this is X from …", "This is X." (not
+  "This is X, my dog");
+- "Hi, Imanna": Whisper's "I'm Anna" written as one word after a greeting;
 and never in reported speech ("he said, my name is …", inside an open quotation) or after a negation ("don't
 call me …"). X must be a given name (gender-guesser's ~45,000 first names), not a common word that list also
 holds ("I'm lucky", "I'm even more …"), not a possessive ("I'm Chrissie's sister"), not an acronym ("AI"),
@@ -34,8 +36,9 @@ _GREETING = (
     r"(?:[\s,]+(?:there|everyone|everybody|all|guys|folks|again))?"
 )
 _MEET = r"(?:(?:it's|it is)\s+)?(?:(?:very|so|really)\s+)?(?:nice|pleased|glad|good|great|lovely)\s+to\s+meet\s+you"
-_I_AM = r"(?:i'm|i’m|i am)"
+_I_AM = r"(?:i'm|i’m|i am|im)"  # Whisper writes "Hi, Im Niamh" too
 _ADDRESSEE = r"[^\W\d_]+"  # "nice to meet you Emily, I am John"
+_APPOSITION = r"(?:my|our|his|her|their|the|a|an)\b"  # "this is Max, my dog": someone else
 _PATTERNS = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
@@ -48,6 +51,9 @@ _PATTERNS = tuple(
         rf"{_START}{_FILLER}{_I_AM}\s+{_NAME}(?=[\s,.!—–-]+(?:and\s+)?{_MEET})",
         rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$))",  # opening a turn: "And I am David. John is my brother"
         rf"\bthis is\s+{_NAME}(?=,?\s+(?:speaking|calling)\b)",
+        # opening a turn, on the phone or in fast talk: "This is Mark." "Hi, this is Ana, I'm calling about ..."
+        # (not "This is Max, my dog", nor "this is Max's car")
+        rf"^{_FILLER}(?:{_GREETING}[\s,!.]+)?this is\s+{_NAME}(?=\s*(?:[.!;]|$|,(?!\s*{_APPOSITION})))",
         rf"{_START}{_FILLER}{_GREETING}[\s,!.]+this is\s+{_NAME}(?=,?\s+from\b)",
     )
 )
@@ -70,6 +76,8 @@ _REPORTED = re.compile(
 )
 _NEGATED = re.compile(r"\b(?:don't|don’t|do not|never|not|didn't|won't|doesn't)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"[\s,]*([^\W\d_]+)")
+# Whisper sometimes writes "I'm Anna" after a greeting as one word: "Hi, Imanna", "Hi, Imleila", "Hi, Imia"
+_MERGED = re.compile(rf"{_START}{_FILLER}{_GREETING}[\s,!.]+im(?P<rest>[^\W\d_]{{2,}})\b", re.IGNORECASE)
 
 
 @functools.cache
@@ -100,6 +108,20 @@ def _spoken_by_the_speaker(text: str, m: re.Match) -> bool:
     return not (open_quote or _REPORTED.search(sentence) or _NEGATED.search(text[: m.start("name")]))
 
 
+def _merged_introduction(text: str) -> str | None:
+    """"Hi, Imanna": the name in a greeting's "I'm" written as one word with it ("Imanna" -> Anna; "Imia" ->
+    Mia, the "m" said once where too little is left to be a name), unless the word is itself a name ("Hi,
+    Imogen" greets Imogen)."""
+    m = _MERGED.search(text)
+    if m is None or is_given_name("im" + m.group("rest")):
+        return None
+    rest = m.group("rest")
+    for name in (rest, "m" + rest) if len(rest) >= 3 else ("m" + rest,):
+        if name.lower() not in NOT_NAMES and is_given_name(name):
+            return name.capitalize()
+    return None
+
+
 def self_introduction(text: str) -> str | None:
     """The first name a speaker gives for themselves in `text`, capitalised; else None."""
     found = [
@@ -109,5 +131,5 @@ def self_introduction(text: str) -> str | None:
         if _plausible_name(text, m) and _spoken_by_the_speaker(text, m)
     ]
     if not found:
-        return None
+        return _merged_introduction(text)
     return min(found, key=lambda m: m.start("name")).group("name").capitalize()
