@@ -40,6 +40,7 @@ class SpeechSegment:
     t_start_s: float
     t_end_s: float
     final: bool = True
+    speech_probs: np.ndarray | None = None  # the VAD's speech probability of each of its windows, in order
 
     @property
     def duration_s(self) -> float:
@@ -75,3 +76,7 @@ class Utterance:
     audio: np.ndarray | None = None  # the speech itself (16 kHz), kept as raw media within retention
     frame_jpeg: bytes | None = None  # the frame that showed `face`
     frame_faces: tuple[Face, ...] = ()  # every face that frame shows, `face` among them
+    voice: tuple[int, int] | None = None  # (conversation, voice) the turn was heard in (app/identity/diarize.py)
+    overlapped: bool = False  # it began over the end of another voice's speech, or someone spoke over it
+    backchannel: bool = False  # only "mm-hm", "yeah", "right"...: a listener's signal, not a turn of its own
+    whole: bool = True  # the whole stretch of speech, one voice throughout (not cut out of a longer one)

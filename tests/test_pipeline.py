@@ -145,11 +145,11 @@ def test_a_failing_segment_is_logged_and_skipped_the_rest_is_kept(cfg, perceptio
     class Flaky:
         name = real.name
 
-        def __call__(self, audio):
+        def __call__(self, audio, words=False, hotwords=""):
             calls["n"] += 1
             if calls["n"] == 2:
                 raise RuntimeError("decoder fault")
-            return real(audio)
+            return real(audio, words, hotwords)
 
     events, summary = record(cfg, replace(perception, asr=Flaky()), conversation[0], tmp_path / "m.db")
     assert summary.skipped == 1 and summary.utterances == 3 and summary.errors == []

@@ -48,15 +48,26 @@ MARGIN_FRAMES = 100
 
 
 @dataclass(frozen=True)
+class Word:
+    text: str  # as written, with its punctuation
+    start_s: float  # from the start of the audio
+    end_s: float
+
+
+@dataclass(frozen=True)
 class Transcript:
     text: str
     confidence: float  # 0..1
+    words: tuple[Word, ...] = ()  # with their times, when they were asked for and the recognizer gives them
+    looped: bool = False  # the decoder repeated itself and what it heard was dropped: try shorter audio
 
 
 class Recognizer(Protocol):
     name: str
 
-    def __call__(self, audio: np.ndarray) -> Transcript: ...
+    def __call__(self, audio: np.ndarray, words: bool = False, hotwords: str = "") -> Transcript:
+        """`words`: the words' times are wanted; `hotwords`: names to listen for (the recognizers that take them)."""
+        ...
 
 
 def _require(module: str, extra: str) -> None:
@@ -82,7 +93,7 @@ class PocketSphinxAsr:
             raise ModelError(f"cannot load PocketSphinx from {model_dir}: {e}") from e
         self.name = "pocketsphinx-en-us"
 
-    def __call__(self, audio: np.ndarray) -> Transcript:
+    def __call__(self, audio: np.ndarray, words: bool = False, hotwords: str = "") -> Transcript:
         pcm = (np.clip(audio, -1.0, 1.0) * 32767).astype(np.int16).tobytes()
         self._dec.start_utt()
         self._dec.process_raw(pcm, full_utt=True)
@@ -90,9 +101,11 @@ class PocketSphinxAsr:
         hyp = self._dec.hyp()
         if hyp is None or not hyp.hypstr.strip():
             return Transcript("", 0.0)
-        words = [s for s in self._dec.seg() if s.word not in _FILLERS]
-        conf = float(np.mean([min(1.0, max(0.0, s.prob)) for s in words])) if words else 0.0
-        return Transcript(hyp.hypstr.strip(), conf)
+        said = [s for s in self._dec.seg() if s.word not in _FILLERS]
+        conf = float(np.mean([min(1.0, max(0.0, s.prob)) for s in said])) if said else 0.0
+        # frames of 10 ms; a word's alternative pronunciation is written "word(2)"
+        timed = tuple(Word(s.word.split("(")[0], s.start_frame / 100, (s.end_frame + 1) / 100) for s in said)
+        return Transcript(hyp.hypstr.strip(), conf, timed if words else ())
 
 
 class WhisperAsr:
@@ -125,7 +138,7 @@ class WhisperAsr:
         self._window, self._hop = features.nb_max_frames, features.hop_length
         self._min_frames = MIN_WINDOW_FRAMES.get(self.name, self._window)
 
-    def __call__(self, audio: np.ndarray) -> Transcript:
+    def __call__(self, audio: np.ndarray, words: bool = False, hotwords: str = "") -> Transcript:
         audio = audio.astype(np.float32)
         if not len(audio) or float(np.sqrt(np.mean(np.square(audio)))) < SILENT_RMS:
             return Transcript("", 0.0)
@@ -139,13 +152,22 @@ class WhisperAsr:
                 without_timestamps=True,
                 vad_filter=False,
                 condition_on_previous_text=False,
+                word_timestamps=words,  # the alignment costs about a third more (README, Conversations)
+                hotwords=hotwords or None,
             )
-            segments = [s for s in segments if _heard(s)]
+            decoded = list(segments)
+            segments = [s for s in decoded if _heard(s)]
         text = " ".join(s.text.strip() for s in segments).strip()
         if not segments:
-            return Transcript("", 0.0)
+            return Transcript("", 0.0, looped=any(s.compression_ratio > MAX_COMPRESSION for s in decoded))
         logprob = float(np.mean([s.avg_logprob for s in segments]))
-        return Transcript(text, float(min(1.0, math.exp(logprob))))
+        timed = tuple(
+            Word(w.word.strip(), float(w.start), float(w.end))
+            for s in segments
+            for w in (s.words or ())
+            if w.word.strip()
+        )
+        return Transcript(text, float(min(1.0, math.exp(logprob))), timed)
 
 
 def _windowed_whisper():
@@ -219,7 +241,7 @@ class SherpaAsr:
             raise ModelError(f"cannot load sherpa-onnx model {model_dir}: {e}") from e
         self.name = model_dir.name
 
-    def __call__(self, audio: np.ndarray) -> Transcript:
+    def __call__(self, audio: np.ndarray, words: bool = False, hotwords: str = "") -> Transcript:
         stream = self._rec.create_stream()
         stream.accept_waveform(SAMPLE_RATE_HZ, audio.astype(np.float32))
         self._rec.decode_stream(stream)

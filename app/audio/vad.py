@@ -85,13 +85,13 @@ class SpeechSegmenter:
         self._min_speech = round(cfg.min_speech_ms / win_ms)
         self._max_windows = round(cfg.max_segment_s * 1000 / win_ms)
         self._eager_after = max(1, self._pad) if eager else 0  # silent windows after which a tentative is given
-        self._history: collections.deque[np.ndarray] = collections.deque(maxlen=self._pad)
+        self._history: collections.deque[tuple[np.ndarray, float]] = collections.deque(maxlen=self._pad)
         self._windows_seen = 0
         self.origin_s = 0.0  # the stream time of the first window (a live source's clock need not start at 0)
         self._reset_segment()
 
     def _reset_segment(self) -> None:
-        self._current: list[np.ndarray] = []
+        self._current: list[tuple[np.ndarray, float]] = []  # (window, speech probability)
         self._start_index = 0
         self._in_speech = False
         self._silence_run = 0
@@ -103,14 +103,14 @@ class SpeechSegmenter:
         if not self._in_speech:
             if prob >= self.cfg.threshold:
                 self._in_speech = True
-                self._current = [*self._history, window]
+                self._current = [*self._history, (window, prob)]
                 self._start_index = index - len(self._history)
                 self._speech_windows = 1
                 self._history.clear()
             else:
-                self._history.append(window)
+                self._history.append((window, prob))
             return []
-        self._current.append(window)
+        self._current.append((window, prob))
         if prob >= self.cfg.threshold:
             self._silence_run = 0
             self._speech_windows += 1
@@ -143,10 +143,11 @@ class SpeechSegmenter:
             self._history.extend(tail)
         return [segment] if segment is not None else []
 
-    def _segment(self, windows: list[np.ndarray]) -> SpeechSegment:
+    def _segment(self, windows: list[tuple[np.ndarray, float]]) -> SpeechSegment:
         t0 = self.origin_s + self._start_index * self.window / SAMPLE_RATE_HZ
-        audio = np.concatenate(windows)
-        return SpeechSegment(audio, t0, t0 + len(audio) / SAMPLE_RATE_HZ)
+        audio = np.concatenate([w for w, _ in windows])
+        probs = np.array([p for _, p in windows], np.float32)
+        return SpeechSegment(audio, t0, t0 + len(audio) / SAMPLE_RATE_HZ, speech_probs=probs)
 
     def flush(self) -> list[SpeechSegment]:
         """End of stream: close an open segment."""

@@ -78,6 +78,23 @@ class VoiceEncoder:
         raw = partial.mean(axis=0)
         return (raw / np.linalg.norm(raw)).astype(np.float32)
 
+    def windows(self, wav: np.ndarray, window_s: float, hop_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """Unit embeddings of the partials `window_s` long every `hop_s` (the last ending with the audio; one,
+        zero-padded, for shorter audio) and their centres in seconds: the voice over time."""
+        if len(wav) == 0:
+            raise ValueError("empty audio")
+        frames, hop = round(window_s * SAMPLE_RATE_HZ / HOP), max(1, round(hop_s * SAMPLE_RATE_HZ / HOP))
+        mel = self.mel_frames(normalize_volume(wav))
+        if len(mel) < frames:
+            mel = np.pad(mel, ((0, frames - len(mel)), (0, 0)))
+        starts = list(range(0, len(mel) - frames + 1, hop))
+        if starts[-1] != len(mel) - frames:
+            starts.append(len(mel) - frames)
+        out = self._sess.run(None, {"mels": np.stack([mel[i : i + frames] for i in starts])})[0]
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        centres = (np.array(starts) + frames / 2) * HOP / SAMPLE_RATE_HZ
+        return out.astype(np.float32), np.minimum(centres, len(wav) / SAMPLE_RATE_HZ)
+
 
 SHERPA_FRAMEWORKS = ("wespeaker", "3d-speaker", "nemo")
 
@@ -114,6 +131,16 @@ class SherpaVoiceEncoder:
         stream.input_finished()
         raw = np.asarray(self._extractor.compute(stream), np.float32)
         return (raw / max(float(np.linalg.norm(raw)), 1e-12)).astype(np.float32)
+
+    def windows(self, wav: np.ndarray, window_s: float, hop_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """As VoiceEncoder.windows, one call of the model per window."""
+        size, step = round(window_s * SAMPLE_RATE_HZ), max(1, round(hop_s * SAMPLE_RATE_HZ))
+        starts = list(range(0, max(1, len(wav) - size + 1), step))
+        if len(wav) > size and starts[-1] != len(wav) - size:
+            starts.append(len(wav) - size)
+        out = np.stack([self(wav[i : i + size]) for i in starts])
+        centres = (np.array(starts) + min(size, len(wav)) / 2) / SAMPLE_RATE_HZ
+        return out, centres
 
 
 def _sherpa_framework(path: Path) -> str:

@@ -18,6 +18,7 @@ from app.config.capture import (
     ModelsConfig,
     ReplayConfig,
     SessionConfig,
+    TurnsConfig,
     VadConfig,
     VideoConfig,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "ServiceConfig",
     "SessionConfig",
     "StoreConfig",
+    "TurnsConfig",
     "VadConfig",
     "VideoConfig",
     "child_env",

@@ -132,6 +132,34 @@ class IdentityConfig:
 
 
 @dataclass(frozen=True)
+class TurnsConfig:
+    """Speaker turns inside a stretch of speech: where the voice changes, and which voice of the conversation."""
+
+    enabled: bool = opt(True, "look for a change of speaker inside each stretch of speech")
+    window_s: float = opt(1.0, "voice embeddings are taken over sliding windows this long (s)", lo=0.5, hi=1.6)
+    hop_s: float = opt(0.2, "step between the windows (s)", lo=0.05, hi=1.0)
+    min_turn_s: float = opt(
+        1.0, "a stretch of one voice shorter than this is not cut out of its neighbours (s)", lo=0.2, hi=10.0
+    )
+    change_cost: float = opt(
+        0.3,
+        "how much more alike the windows must be on each side of a cut than across it (sum of cosines)",
+        lo=0.0,
+        hi=10.0,
+    )
+    same_voice: float = opt(
+        0.85,
+        "cosine of the mean of 10 windows to a voice of the conversation heard for 80 for it to be that voice "
+        "(fewer on either side need less, calibrated)",
+        lo=0.0,
+        hi=1.0,
+    )
+    switch_cost: float = opt(
+        0.3, "cosine a window must gain by changing voice before its label changes (smoothing)", lo=0.0, hi=5.0
+    )
+
+
+@dataclass(frozen=True)
 class SessionConfig:
     """How the stream is split into conversation sessions (app/identity/sessions.py)."""
 

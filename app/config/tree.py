@@ -15,6 +15,7 @@ from app.config.capture import (
     ModelsConfig,
     ReplayConfig,
     SessionConfig,
+    TurnsConfig,
     VadConfig,
     VideoConfig,
 )
@@ -40,6 +41,7 @@ class Config:
     video: VideoConfig = field(default_factory=VideoConfig)
     face: FaceConfig = field(default_factory=FaceConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
+    turns: TurnsConfig = field(default_factory=TurnsConfig)
     session: SessionConfig = field(default_factory=SessionConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)

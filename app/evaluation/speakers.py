@@ -36,7 +36,7 @@ from app.identity.sessions import Turn
 from app.identity.snorm import AdaptiveSNorm
 from app.identity.speakers import SpeakerAssigner
 from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
-from app.recorder.pipeline import MIN_EMBED_S
+from app.recorder.turns import MIN_EMBED_S
 
 GAP = np.zeros(1600, np.float32)  # 0.1 s between joined clips
 STREAM_PAUSE_S = 1.5  # between the clips of a stream

@@ -109,7 +109,7 @@ def _spoken_by_the_speaker(text: str, m: re.Match) -> bool:
 
 
 def _merged_introduction(text: str) -> str | None:
-    """"Hi, Imanna": the name in a greeting's "I'm" written as one word with it ("Imanna" -> Anna; "Imia" ->
+    """ "Hi, Imanna": the name in a greeting's "I'm" written as one word with it ("Imanna" -> Anna; "Imia" ->
     Mia, the "m" said once where too little is left to be a name), unless the word is itself a name ("Hi,
     Imogen" greets Imogen)."""
     m = _MERGED.search(text)

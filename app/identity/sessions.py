@@ -2,9 +2,11 @@
 
 A stream of speech turns (each with its speaker, or None when too short to tell) is cut where
 - the silence between two turns reaches `gap_s`, or
-- the participants change completely: no voice in the `window` turns after a pause of at least
-  `change_gap_s` sounds like a voice in the `window` turns before it (cosine below `same_voice`, stricter
-  than identity's threshold: telling "someone else" apart matters more here than naming them).
+- the participants change completely: after a pause of at least `change_gap_s`, none of the voices of the
+  `window` turns before it is heard again in any turn after it until the next silence of `gap_s` (cosine
+  below `same_voice`, stricter than identity's threshold: telling "someone else" apart matters more here than
+  naming them). The earlier people must be gone: a conversation that opens with one voice, then goes on with
+  others before that voice speaks again, stays whole.
 A stretch with less than `min_speech_s` of speech, or no voice long enough to tell whose it is, is not a
 conversation (a passing remark, a voice from the next room): its turns belong to no session.
 Sessions are labelled per 80 ms frame like EgoMem's tagger: 0 no dialog, 1 start, 2 in session, 3 end.
@@ -53,14 +55,15 @@ def participants_changed(before: list[Turn], after: list[Turn], same_voice: floa
 def boundary_before(
     turns: list[Turn], i: int, gap_s: float, change_gap_s: float, window: int, same_voice: float = 0.82
 ) -> bool:
-    """Whether a session ends between turns[i - 1] and turns[i]. The turns looked at on each side stop at a
-    silence of gap_s, which ends a session anyway: the people of the next one are not this one's."""
+    """Whether a session ends between turns[i - 1] and turns[i]: `window` turns before against every turn
+    after (those known so far). The turns looked at on each side stop at a silence of gap_s, which ends a
+    session anyway: the people of the next one are not this one's."""
     gap = turns[i].t_start - turns[i - 1].t_end
     if gap >= gap_s:
         return True
     if gap < change_gap_s:
         return False
-    before, after = turns[max(0, i - window) : i], turns[i : i + window]
+    before, after = turns[max(0, i - window) : i], turns[i:]
     while len(before) > 1 and before[1].t_start - before[0].t_end >= gap_s:
         before = before[1:]
     cut = next((k for k in range(1, len(after)) if after[k].t_start - after[k - 1].t_end >= gap_s), len(after))

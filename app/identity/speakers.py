@@ -46,6 +46,7 @@ class Decision:
     person_id: int | None  # None: a new person is to be created (or, with by="none", nobody)
     by: str  # voice | face | face+new-voice (a known face's first voice) | previous | new | none
     voice_score: float  # best cosine similarity to a known voice, -1 when none
+    margin: float = -math.inf  # how far that cosine clears (above 0) or misses (below) that person's bar
 
 
 class KeyBank:
@@ -186,23 +187,34 @@ class SpeakerAssigner:
     def decide(self, utt: Utterance, previous: int | None) -> Decision:
         duration = utt.t_end_s - utt.t_start_s
         long_enough = duration >= self.cfg.min_voice_s
-        score = -1.0
+        score, margin = -1.0, -math.inf
         if utt.voice_embedding is not None:
             pid, score, margin = nearest_voice(utt.voice_embedding, self.voice_keys, self.cfg, duration)
             if margin >= 0:
-                return Decision(pid, "voice", score)
+                return Decision(pid, "voice", score, margin)
             if long_enough:
                 fid = self._known_face(utt)
                 if fid is not None and fid not in self.voice_keys:  # first heard: someone so far only seen
-                    return Decision(fid, "face+new-voice", score)
+                    return Decision(fid, "face+new-voice", score, margin)
                 if margin < -AMBIGUOUS or duration >= NEW_PERSON_S:
-                    return Decision(None, "new", score)
+                    return Decision(None, "new", score, margin)
         fid = self._known_face(utt)
         if fid is not None:
-            return Decision(fid, "face", score)
+            return Decision(fid, "face", score, margin)
         if previous is not None:
-            return Decision(previous, "previous", score)
-        return Decision(None, "none", score)
+            return Decision(previous, "previous", score, margin)
+        return Decision(None, "none", score, margin)
+
+    def sounds_like(self, person_id: int, utt: Utterance, slack: float = 0.0) -> bool:
+        """Whether the utterance's voice clears `person_id`'s calibrated bar less `slack` (False without a voice
+        of either)."""
+        mean, owners, keyed_s = self.voice_keys.means()
+        rows = np.flatnonzero(owners == person_id)
+        if utt.voice_embedding is None or not len(rows):
+            return False
+        i = int(rows[0])
+        bar = voice_threshold(self.cfg, utt.t_end_s - utt.t_start_s, keyed_s[i : i + 1])[0]
+        return float(mean[i] @ utt.voice_embedding) >= bar - slack
 
     def _known_face(self, utt: Utterance) -> int | None:
         return self.known_face(utt.face.embedding) if utt.face is not None else None

@@ -33,10 +33,12 @@ from app.events import (
     VoiceActivity,
 )
 from app.frames import SAMPLE_RATE_HZ, AudioChunk, Face, FaceObservation, SpeechSegment, Utterance, VideoFrame
+from app.identity.diarize import Diarizer, VoiceRun
 from app.identity.tracker import IdentityTracker
 from app.recorder.perception import Perception
 from app.recorder.sources import Source
 from app.recorder.summary import RunSummary
+from app.recorder.turns import MIN_EMBED_S, Heard, turns
 from app.recorder.writer import UtteranceWriter
 from app.store.memory import Memory
 from app.store.retention import sweep
@@ -46,7 +48,6 @@ from app.vision.timeline import FaceTimeline
 
 _LOGGER = logging.getLogger(__name__)
 _END = None  # end-of-stream marker on every queue
-MIN_EMBED_S = 0.5  # segments shorter than this get no voice embedding
 VIDEO_QUEUE = 8
 SEGMENT_QUEUE = 16
 
@@ -97,6 +98,7 @@ class Recorder:
         self._faces = FaceTimeline()
         self._stored_all = asyncio.Event()
         self._full = False  # the disk filled up: nothing more can be stored
+        self._conversation = 0  # which conversation the diarizer's voices belong to (a long silence ends one)
         faces = models.faces
         self.running = False  # between the start and the end of run()
         self.background = None  # memory writing beside the recorder (memory.background), started by run()
@@ -303,45 +305,91 @@ class Recorder:
         self.bus.publish(Speech(seg.t_start_s, round(seg.t_end_s, 3)))
         await self._segment_q.put(seg)
 
-    def _recognize(self, seg: SpeechSegment) -> tuple:
-        transcript = self.models.asr(seg.audio)
-        voice = self.models.voice(seg.audio) if seg.duration_s >= MIN_EMBED_S and transcript.text else None
-        return transcript, voice
+    def _recognize(self, seg: SpeechSegment, diarizer: Diarizer) -> Heard:
+        """The words of a stretch of speech and the runs of the voices in it, as the conversation's voices
+        would have them (they learn nothing yet: see `_learn`). The words' times are asked for only where the
+        voice changes."""
+        runs: tuple[VoiceRun, ...] = (VoiceRun(0.0, seg.duration_s, 0),)
+        windows = None
+        if self.cfg.turns.enabled and seg.duration_s >= MIN_EMBED_S:
+            windows = self.models.voice.windows(seg.audio, self.cfg.turns.window_s, self.cfg.turns.hop_s)
+            runs = tuple(diarizer.copy().runs(*windows, seg.duration_s))
+        hotwords = self.writer.hotwords  # the names known and said so far (the store thread sets them)
+        transcript = self.models.asr(seg.audio, words=len(runs) > 1, hotwords=hotwords)
+        if transcript.looped and len(runs) > 1:  # long speech of several voices can send Whisper round in a loop
+            return Heard(transcript, runs, windows, self._each_run(seg, runs, hotwords))
+        return Heard(transcript, runs, windows)
+
+    def _each_run(self, seg: SpeechSegment, runs: tuple[VoiceRun, ...], hotwords: str) -> tuple[str, ...]:
+        """Each voice's run recognised on its own (when the stretch as a whole looped)."""
+        rate = SAMPLE_RATE_HZ
+        return tuple(
+            self.models.asr(seg.audio[int(r.start_s * rate) : int(r.end_s * rate)], hotwords=hotwords).text
+            for r in runs
+        )
+
+    def _learn(self, seg: SpeechSegment, heard: Heard, diarizer: Diarizer) -> Heard:
+        """A stretch with words, closed: the conversation's voices learn it and give its runs (the same as
+        recognition saw, unless a tentative recognition ran before the stretch before it closed)."""
+        if heard.windows is None:
+            return heard
+        runs = tuple(diarizer.runs(*heard.windows, seg.duration_s))
+        if heard.texts is not None and len(runs) == len(heard.texts):
+            return dataclasses.replace(heard, runs=runs)
+        if len(runs) > 1 and not heard.transcript.words:
+            return Heard(self.models.asr(seg.audio, words=True, hotwords=self.writer.hotwords), runs, heard.windows)
+        return dataclasses.replace(heard, runs=runs)
+
+    def _turns(self, seg: SpeechSegment, heard: Heard) -> list[Utterance]:
+        vad = self.cfg.vad  # a turn is cut where the VAD heard a pause, and ends where its speech does
+        return turns(seg, heard, self._conversation, self.models.voice, vad.neg_threshold, vad.pad_ms / 1000)
 
     async def _asr(self) -> None:
-        ahead: tuple[SpeechSegment, tuple] | None = None  # a tentative segment and what was recognised in it
+        ahead: tuple[SpeechSegment, Heard] | None = None  # a tentative segment and what was recognised in it
+        diarizer, last_end = Diarizer(self.cfg.turns), None
         while (seg := await self._segment_q.get()) is not _END:
+            if seg.final:  # a silence that ends a session ends the conversation's voices
+                if last_end is not None and seg.t_start_s - last_end >= self.cfg.session.gap_s:
+                    diarizer.reset()
+                    self._conversation += 1
+                last_end = seg.t_end_s
             if ahead is not None and seg.final and np.array_equal(ahead[0].audio, seg.audio):
-                (transcript, voice), ahead = ahead[1], None  # the silence lasted: the words are ready
+                heard, ahead = ahead[1], None  # the silence lasted: the words are ready
                 self.summary.eager_used += 1
             else:
                 if ahead is not None:  # the speaker went on after a pause: that recognition was not needed
                     self.summary.eager_wasted += 1
                     ahead = None
                 try:
-                    transcript, voice = await self._in("asr", self._recognize, seg)
+                    heard = await self._in("asr", self._recognize, seg, diarizer)
                 except Exception:
-                    if not seg.final:  # the segment itself will be tried when it closes
-                        continue
-                    _LOGGER.exception("speech recognition failed on the segment at %.1f s; skipped", seg.t_start_s)
-                    self.summary.skipped += 1
-                    self.bus.publish(Skipped(seg.t_start_s, "asr"))
+                    if seg.final:  # a tentative segment will be tried when it closes
+                        self._skip(seg, "speech recognition failed")
                     continue
                 if not seg.final:
-                    ahead = (seg, (transcript, voice))
-                    if self._heard_ahead is not None and transcript.text:
-                        self._tell_ahead(
-                            Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None)
-                        )
+                    ahead = (seg, heard)
+                    if self._heard_ahead is not None and heard.transcript.text:
+                        t = heard.transcript
+                        self._tell_ahead(Utterance(t.text, seg.t_start_s, seg.t_end_s, t.confidence, None, None))
                     continue
-            if not transcript.text:
+            if not heard.transcript.text and not any(heard.texts or ()):
                 self.bus.publish(Skipped(seg.t_start_s, "asr", "no words"))
                 continue
-            _LOGGER.debug("heard %r at %.1f s", transcript.text, seg.t_start_s)
-            await self._utterance_q.put(
-                Utterance(transcript.text, seg.t_start_s, seg.t_end_s, transcript.confidence, voice, None, seg.audio)
-            )
+            _LOGGER.debug("heard %r at %.1f s", heard.transcript.text, seg.t_start_s)
+            try:
+                heard = await self._in("asr", self._learn, seg, heard, diarizer)
+                said = await self._in("asr", self._turns, seg, heard)
+            except Exception:
+                self._skip(seg, "telling its turns apart failed")
+                continue
+            for utt in said:
+                await self._utterance_q.put(utt)
         await self._utterance_q.put(_END)
+
+    def _skip(self, seg: SpeechSegment, what: str) -> None:
+        _LOGGER.exception("%s on the segment at %.1f s; skipped", what, seg.t_start_s)
+        self.summary.skipped += 1
+        self.bus.publish(Skipped(seg.t_start_s, "asr"))
 
     def _tell_ahead(self, utt: Utterance) -> None:
         assert self._heard_ahead is not None

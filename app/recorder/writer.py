@@ -8,8 +8,11 @@ memory only, its words are stored without a speaker, and no raw media or keys of
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,14 +20,29 @@ from app.audio.media import encode_wav
 from app.config import Config
 from app.events import Event, PersonNamed, PersonNew, SessionEnd, SessionSplit, SessionStart, Stored
 from app.frames import Face, Utterance
-from app.identity.naming import AUTO_NAME, self_introduction
+from app.identity.naming import AUTO_NAME, is_given_name, self_introduction
 from app.identity.sessions import Turn, boundary_before
-from app.identity.speakers import Decision, SpeakerAssigner
+from app.identity.speakers import AMBIGUOUS, NEW_PERSON_S, Decision, SpeakerAssigner
 from app.store.memory import Memory
 from app.store.utterances import NewUtterance
 from app.vision.faces import distances
 
 _LOGGER = logging.getLogger(__name__)
+
+
+@dataclass
+class _Voice:
+    """A voice of the open conversation (app/identity/diarize.py) and the person it was given to."""
+
+    person: int | None = None
+    heard: np.ndarray | None = None  # its turns' voice embeddings weighted by their seconds, summed
+    seconds: float = 0.0
+    waiting: list[int] = field(default_factory=list)  # its utterances stored before it was anyone's
+
+
+HOTWORDS = 24  # names the recognizer is told to listen for, at most
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")  # not the first word of a sentence
+_MAPS = ("voice", "new", "face+new-voice")  # decisions by voice: the conversation's voice is that person's
 
 
 class UtteranceWriter:
@@ -56,7 +74,10 @@ class UtteranceWriter:
         self.names: dict[int, str] = {}
         self.consented: set[int] = set()
         self.session: tuple[int, float] | None = None  # (id, end time) of the open session
-        self.recent: list[tuple[int, Turn]] = []  # (utterance id, turn) of the open session's latest turns
+        self.recent: list[tuple[int, Turn]] = []  # (utterance id, turn) of the open session's turns
+        self.voices: dict[tuple[int, int], _Voice] = {}  # the conversations' voices, and whose they are
+        self.said: dict[str, None] = {}  # names said in the open conversation, in order
+        self.hotwords = ""  # the names the recognizer listens for, as a sentence ("Ana, Mia and Tom.")
         self.previous: int | None = None
         self.people_seen: set[int] = set()
         self.new_people = 0
@@ -71,6 +92,7 @@ class UtteranceWriter:
                 _LOGGER.info("consent mode: removed %d keys and media files of people without consent", dropped)
             self.consented = self.memory.people.consented()
         self.names = {p.id: p.name for p in self.memory.people.all()}
+        self._listen_for()
         self.assigner = SpeakerAssigner(
             self.cfg.identity,
             self.memory.people.voice_keys(self.voice_model),
@@ -85,6 +107,7 @@ class UtteranceWriter:
         if self.session is not None and any(s["id"] == self.session[0] for s in self.memory.turns.sessions()):
             self.memory.writing.enqueue("session", self.session[0])
         self.session, self.previous, self.recent = None, None, []
+        self.voices = {}
         self.load()
         self.people_seen &= set(self.names)
 
@@ -98,16 +121,87 @@ class UtteranceWriter:
         if decision.by not in ("new", "voice", "face+new-voice") or utt.voice_embedding is None:
             return []
         pid, keys = decision.person_id, []
-        if self.assigner.adds_voice_key(decision, utt):
+        if self._clearly_theirs(decision, utt) and self.assigner.adds_voice_key(decision, utt):
             keys.append(("voice", utt.voice_embedding, utt.t_end_s - utt.t_start_s))
         face = utt.face
         if face is not None and not face.defect and self.assigner.face_is_new_key(pid, face.embedding):
             keys.append(("face", face.embedding, face.quality))
         return keys
 
-    def _start_session(self) -> None:
-        """Transient identities last one session."""
+    def _clearly_theirs(self, decision: Decision, utt: Utterance) -> bool:
+        """Whether the utterance's voice may become a key of the person it was given to: nobody spoke over it,
+        it is no mere "mm-hm", and it sounds like them (unless it is their first voice)."""
+        if utt.overlapped or utt.backchannel:
+            return False
+        assert self.assigner is not None and utt.voice_embedding is not None
+        if decision.by in ("new", "face+new-voice") or decision.person_id not in self.assigner.voice_keys:
+            return True
+        return self.assigner.sounds_like(decision.person_id, utt)
+
+    def _decide(self, utt: Utterance) -> Decision:
+        """Who said it: the person its conversation's voice was given to, unless the turn's own voice (long
+        enough to tell) clearly says someone else known — clearing their bar by the ambiguity margin and missing
+        that person's by it — or, for a whole stretch of one voice, clearly nobody known (the conversation took
+        two alike voices for one). A voice not yet anyone's is given by the first turn long enough to tell (to
+        someone the conversation already heard as another voice only by the ambiguity margin), else judged on
+        all of it heard so far (calibrated; README, Identity). A voice heard too little to tell, or that said
+        only "mm-hm", makes nobody: its words wait without a speaker until the voice is someone's."""
         assert self.assigner is not None
+        if utt.voice is None:  # no conversation's voice (turns off, or too short to have one)
+            return self.assigner.decide(utt, self.previous)
+        voice = self.voices.setdefault(utt.voice, _Voice())
+        long_enough = utt.t_end_s - utt.t_start_s >= self.cfg.identity.min_voice_s
+        own = None
+        if utt.voice_embedding is not None and long_enough and not utt.backchannel:
+            own = self.assigner.decide(utt, None)
+        if voice.person is not None:
+            if own is not None and not self.assigner.sounds_like(voice.person, utt, AMBIGUOUS):
+                if own.by == "voice" and own.person_id != voice.person and own.margin >= AMBIGUOUS:
+                    return own
+                if own.by == "new" and utt.whole:
+                    return own
+            return Decision(voice.person, "voice", -1.0)
+        if own is not None and own.by in _MAPS:
+            taken = {v.person for k, v in self.voices.items() if k != utt.voice and v.person is not None}
+            if own.by != "voice" or own.person_id not in taken or own.margin >= AMBIGUOUS:
+                return own
+            if utt.t_end_s - utt.t_start_s >= NEW_PERSON_S:  # the conversation heard that person as another voice
+                return Decision(None, "new", own.voice_score, own.margin)
+        if utt.voice_embedding is not None and not utt.backchannel:
+            seconds = utt.t_end_s - utt.t_start_s
+            weighted = utt.voice_embedding * seconds
+            voice.heard = weighted if voice.heard is None else voice.heard + weighted
+            voice.seconds += seconds
+        if voice.heard is None:
+            heard = dataclasses.replace(utt, voice_embedding=None)
+        else:
+            mean = voice.heard / max(float(np.linalg.norm(voice.heard)), 1e-12)
+            heard = dataclasses.replace(utt, voice_embedding=mean, t_start_s=0.0, t_end_s=voice.seconds)
+        decision = self.assigner.decide(heard, None)
+        if decision.by == "new" and utt.backchannel:
+            return Decision(None, "none", decision.voice_score)
+        return decision
+
+    def _listen_for(self) -> None:
+        """The names the recognizer is told to listen for: the people heard in this recording, the names said in
+        this conversation, then everyone else known by name (HOTWORDS at most). Whisper takes them as text said
+        before: a punctuated sentence, so that it goes on punctuating (README, Conversations)."""
+        named = {pid: n for pid, n in self.names.items() if pid > 0 and not AUTO_NAME.fullmatch(n)}
+        ordered = [named[p] for p in self.people_seen if p in named] + list(self.said) + list(named.values())
+        names = list(dict.fromkeys(ordered))[:HOTWORDS]
+        self.hotwords = (", ".join(names[:-1]) + " and " if len(names) > 1 else "") + (f"{names[-1]}." if names else "")
+
+    def _heard_names(self, text: str) -> None:
+        """Given names said in the conversation ("my daughter Mia") are listened for in the rest of it."""
+        new = [w for w in _CAPITALISED.findall(text) if w not in self.said and is_given_name(w)]
+        if new:
+            self.said.update(dict.fromkeys(new))
+            self._listen_for()
+
+    def _start_session(self) -> None:
+        """Transient identities, the voices of a conversation and the names said in it last one session."""
+        assert self.assigner is not None
+        self.voices, self.said = {}, {}
         for pid in [p for p in self.assigner.voice_keys if p < 0]:
             self.assigner.voice_keys.pop(pid, None)
             self.assigner.face_keys.pop(pid, None)
@@ -122,7 +216,7 @@ class UtteranceWriter:
             self._split_closing_session()
             self._start_session()
         closed = self.session[0] if new_session and self.session is not None else None
-        decision = self.assigner.decide(utt, self.previous)
+        decision = self._decide(utt)
         keys = self._new_keys(decision, utt)
         cap = self.cfg.identity.max_keys
         with self.memory.batch():
@@ -150,8 +244,13 @@ class UtteranceWriter:
                     self.asr_name,
                     utt.face is not None,
                     embedding,
+                    utt.overlapped,
                 )
             )
+            if keeps and utt.voice is not None and decision.by in _MAPS:
+                voice = self.voices[utt.voice]
+                if voice.waiting:  # the voice's earlier words are theirs now
+                    self.memory.turns.give(pid, voice.waiting)
             if keeps:
                 for kind, key, quality in keys:
                     model = self.voice_model if kind == "voice" else self.face_model
@@ -163,16 +262,12 @@ class UtteranceWriter:
             self._publish(SessionStart(utt.t_start_s, session))
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
         self._name_from_speech(utt, pid)
-        self._split_if_participants_changed(
-            Turn(
-                t0,
-                t1,
-                pid if decision.by != "previous" else None,
-                utt.voice_embedding if utt.t_end_s - utt.t_start_s >= 1.0 else None,
-            ),
-            uid,
-            new_session,
-        )
+        self._heard_names(utt.text)
+        if new_session:
+            self.recent = []
+        if not utt.backchannel:  # a listener's "mm-hm" is no turn in who takes part
+            voiced = utt.voice_embedding if utt.t_end_s - utt.t_start_s >= 1.0 else None
+            self.recent.append((uid, Turn(t0, t1, pid if decision.by not in ("previous", "none") else None, voiced)))
 
     def close(self) -> None:
         """The source ended: the open session is closed and queued for memory writing."""
@@ -223,26 +318,20 @@ class UtteranceWriter:
         _LOGGER.debug("%s is %s", self.names[pid], name)
         self._publish(PersonNamed(utt.t_start_s, self.names[pid], name))
         self.names[pid] = name
-
-    def _split_if_participants_changed(self, turn: Turn, uid: int, new_session: bool) -> None:
-        """A complete change of participants is known only `window` turns later: then the turns after the
-        boundary move to a session of their own."""
-        s = self.cfg.session
-        self.recent = [(uid, turn)] if new_session else [*self.recent, (uid, turn)][-2 * s.window_turns :]
-        k = len(self.recent) - s.window_turns
-        turns = [t for _, t in self.recent]
-        if k >= 1 and boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
-            self._split_at(k)
+        self._listen_for()
 
     def _split_closing_session(self) -> None:
-        """The session is closing: a change of participants fewer than `window` turns before its end, which
-        no later turn will confirm, is judged on the turns it has."""
+        """The session is closing: wherever its participants changed completely across a pause (the earlier
+        people never heard again in it), the turns after move to a session of their own."""
         s = self.cfg.session
-        turns = [t for _, t in self.recent]
-        for k in range(max(1, len(turns) - s.window_turns + 1), len(turns)):
+        k = 1
+        while k < len(self.recent):
+            turns = [t for _, t in self.recent]
             if boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
                 self._split_at(k)
-                return
+                k = 1
+            else:
+                k += 1
 
     def _split_at(self, k: int) -> None:
         """The open session's turns from recent[k] on move to a session of their own."""
@@ -271,8 +360,16 @@ class UtteranceWriter:
             self._publish(PersonNew(utt.t_start_s, self.names[pid], "speech"))
         for kind, key, quality in keys:
             self.assigner.remember(kind, pid, key, self.cfg.identity.max_keys, quality)
+        if utt.voice is not None:
+            voice = self.voices[utt.voice]
+            if pid is not None and decision.by in _MAPS:  # the latest clear word on whose voice it is
+                voice.person, voice.waiting = pid, []
+            elif pid is None:
+                voice.waiting.append(uid)
         if pid is not None:
-            self.people_seen.add(pid)
+            if pid not in self.people_seen:
+                self.people_seen.add(pid)
+                self._listen_for()
             self.previous = pid
         self.utterances += 1
         self._publish(Stored(utt.t_start_s, uid, self.names.get(pid), decision.by, self._keeps(pid)))

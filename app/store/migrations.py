@@ -337,6 +337,11 @@ def _m010_frame_faces(con) -> None:
     )
 
 
+def _m011_overlapped(con) -> None:
+    """People talk over each other: an utterance another voice spoke over keeps that as a fact of it."""
+    _script(con, "ALTER TABLE utterances ADD COLUMN overlapped INTEGER NOT NULL DEFAULT 0;")
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
@@ -348,6 +353,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (8, "typed bi-temporal facts, fact strength, summary kinds, the consolidation queue", _m008_memory_writing),
     (9, "utterances addressed to the companion", _m009_addressed),
     (10, "the faces each kept frame shows", _m010_frame_faces),
+    (11, "utterances spoken over", _m011_overlapped),
 ]
 
 

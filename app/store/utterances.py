@@ -34,6 +34,7 @@ class NewUtterance:
     asr_model: str
     face_seen: bool
     embedding: np.ndarray  # text embedding, float32 unit vector
+    overlapped: bool = False  # another voice spoke over it (its start or a listener's "mm-hm")
 
 
 class Utterances(Repository):
@@ -97,7 +98,7 @@ class Utterances(Repository):
         with self._m.batch():
             cur = self.con.execute(
                 "INSERT INTO utterances(session_id, person_id, text, t_start, t_end, ingested_at, "
-                "asr_confidence, asr_model, face_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "asr_confidence, asr_model, face_seen, overlapped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     u.session_id,
                     u.person_id,
@@ -108,6 +109,7 @@ class Utterances(Repository):
                     u.asr_confidence,
                     u.asr_model,
                     int(u.face_seen),
+                    int(u.overlapped),
                 ),
             )
             uid = int(cur.lastrowid)
@@ -118,6 +120,17 @@ class Utterances(Repository):
             turn = Turn(u.session_id, u.person_id, u.t_start)
             self._m.after_commit(lambda: self._m.dense.added(uid, u.embedding, turn))
         return uid
+
+    def give(self, person_id: int, utterance_ids: list[int]) -> None:
+        """Utterances stored without a speaker (their voice was not yet anyone's) are `person_id`'s, with their
+        media (the move is logged for the dense index by a trigger, as a split's)."""
+        marks = ",".join("?" * len(utterance_ids))
+        args = [person_id, *utterance_ids]
+        with transaction(self.con):
+            self.con.execute(f"UPDATE utterances SET person_id = ? WHERE person_id IS NULL AND id IN ({marks})", args)
+            self.con.execute(
+                f"UPDATE media SET person_id = ? WHERE person_id IS NULL AND utterance_id IN ({marks})", args
+            )
 
     def utterances(self, ids: list[int]) -> dict[int, StoredUtterance]:
         if not ids:

@@ -1,0 +1,188 @@
+"""Speaker turns inside a stretch of speech: where the voice changes (app/identity/diarize.py) and what each
+turn becomes (app/recorder/turns.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.audio.asr import Transcript, Word
+from app.config import TurnsConfig
+from app.frames import SpeechSegment
+from app.identity.diarize import Diarizer, VoiceRun, change_points, viterbi
+from app.recorder.turns import Heard, is_backchannel, turns
+
+
+def _voices(rng, n: int, dim: int = 32) -> np.ndarray:
+    v = rng.normal(size=(n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _noisy(centre: np.ndarray, n: int, rng, noise: float = 0.08) -> np.ndarray:
+    w = centre + noise * rng.normal(size=(n, len(centre))).astype(np.float32)
+    return w / np.linalg.norm(w, axis=1, keepdims=True)
+
+
+def test_the_cut_falls_where_the_voice_changes_and_nowhere_else():
+    rng = np.random.default_rng(0)
+    a, b = _voices(rng, 2)
+    windows = np.vstack([_noisy(a, 23, rng), _noisy(b, 17, rng)])
+    assert change_points(windows, change_cost=0.3, min_windows=5) == [0, 23]
+    assert change_points(_noisy(a, 40, rng), change_cost=0.3, min_windows=5) == [0]
+    assert change_points(windows[:8], change_cost=0.3, min_windows=5) == [0]  # too short to hold two runs
+
+
+def test_viterbi_pays_for_every_change_of_label():
+    scores = np.array([[1.0, 0.0], [0.4, 0.6], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    assert viterbi(scores, switch_cost=0.3).tolist() == [0, 0, 0, 1, 1]  # one blip is not worth two changes
+    assert viterbi(scores, switch_cost=0.0).tolist() == [0, 1, 0, 1, 1]
+
+
+def test_a_conversation_keeps_its_voices_from_one_stretch_to_the_next():
+    rng = np.random.default_rng(1)
+    a, b, c = _voices(rng, 3)
+    d = Diarizer(TurnsConfig())
+    first = np.vstack([_noisy(a, 20, rng), _noisy(b, 20, rng)])
+    runs = d.runs(first, np.arange(40) * 0.2 + 0.5, 9.0)
+    assert [r.voice for r in runs] == [0, 1] and abs(runs[1].start_s - (19.5 * 0.2 + 0.5)) < 0.5
+    second = np.vstack([_noisy(b, 12, rng), _noisy(c, 15, rng), _noisy(a, 12, rng)])
+    assert [r.voice for r in d.runs(second, np.arange(39) * 0.2 + 0.5, 8.5)] == [1, 2, 0]
+    copy = d.copy()
+    copy.runs(_noisy(_voices(rng, 1)[0], 12, rng), np.arange(12) * 0.2 + 0.5, 3.0)
+    assert copy.voices == 4 and d.voices == 3  # a copy learns, the original does not
+    d.reset()
+    assert d.voices == 0
+
+
+def test_two_real_voices_without_a_pause_are_two_runs(speech, perception):
+    """flite's slt answered by rms with no silence between them: the change is found within half a second."""
+    first, second = (
+        speech("I moved to Lisbon last spring for the new job.", "slt"),
+        speech("Oh nice, I have always wanted to see the old town there.", "rms"),
+    )
+    audio = np.concatenate([first, second])
+    cfg = TurnsConfig()
+    windows, centres = perception.voice.windows(audio, cfg.window_s, cfg.hop_s)
+    runs = Diarizer(cfg).runs(windows, centres, len(audio) / 16000)
+    assert [r.voice for r in runs] == [0, 1]
+    assert abs(runs[1].start_s - len(first) / 16000) < 0.5
+
+
+def _segment(seconds: float, quiet_at: list[float] = ()) -> SpeechSegment:
+    probs = np.full(int(seconds / 0.032), 0.9, np.float32)
+    for t in quiet_at:
+        probs[int(t / 0.032)] = 0.1
+    return SpeechSegment(np.zeros(int(seconds * 16000), np.float32), 10.0, 10.0 + seconds, speech_probs=probs)
+
+
+def _words(*timed: tuple[str, float, float]) -> tuple[Word, ...]:
+    return tuple(Word(w, a, b) for w, a, b in timed)
+
+
+def test_a_stretch_is_cut_at_the_pause_between_words_and_each_turn_takes_its_words():
+    words = _words(
+        ("Where", 0.1, 0.4),
+        ("were", 0.4, 0.6),
+        ("you?", 0.6, 1.0),
+        ("At", 1.3, 1.5),
+        ("home,", 1.5, 1.9),
+        ("with", 2.0, 2.2),
+        ("Mia.", 2.2, 2.8),
+    )
+    heard = Heard(
+        Transcript("Where were you? At home, with Mia.", 0.9, words), (VoiceRun(0, 1.4, 0), VoiceRun(1.4, 3.0, 1))
+    )
+    out = turns(_segment(3.0, quiet_at=[1.15]), heard, 7, lambda a: np.ones(4, np.float32), 0.35, 0.0)
+    assert [(u.text, u.voice, round(u.t_start_s, 2), u.overlapped, u.whole) for u in out] == [
+        ("Where were you?", (7, 0), 10.0, False, False),
+        ("At home, with Mia.", (7, 1), 11.16, False, False),  # after the pause, not at the run's 1.4 s
+    ]
+    no_pause = turns(_segment(3.0), heard, 7, lambda a: np.ones(4, np.float32), 0.35, 0.0)
+    assert [u.overlapped for u in no_pause] == [False, True]  # the second voice began over the first
+
+
+def test_a_listeners_mm_hm_inside_a_turn_is_no_turn_of_its_own():
+    words = _words(
+        ("I", 0.1, 0.3), ("started", 0.3, 0.8), ("Mm-hmm.", 1.6, 1.9), ("a", 2.4, 2.5), ("bakery.", 2.5, 3.2)
+    )
+    runs = (VoiceRun(0, 1.5, 0), VoiceRun(1.5, 2.1, 1), VoiceRun(2.1, 3.5, 0))
+    out = turns(_segment(3.5), Heard(Transcript("", 0.9, words), runs), 0, lambda a: np.ones(4, np.float32), 0.35, 0.0)
+    assert [(u.text, u.voice, u.overlapped, round(u.t_end_s - u.t_start_s, 1)) for u in out] == [
+        ("I started a bakery.", (0, 0), True, 3.5)
+    ]
+
+
+def test_what_is_a_backchannel():
+    assert all(is_backchannel(t) for t in ("Mm-hmm.", "Yeah, right.", "Oh, okay", "uh-huh", "Yes."))
+    assert not any(
+        is_backchannel(t) for t in ("Yes, I moved to Lisbon.", "Right after lunch", "", "Okay okay okay sure")
+    )
+
+
+def _fast_talk(speech, lines: list[tuple[str, str]], gap_s: float = 0.2) -> np.ndarray:
+    """Lines said one after another with `gap_s` between them (negative: overlapping), as people talk."""
+    out = np.zeros(16000, np.float32)
+    for voice, text in lines:
+        said = speech(text, voice)
+        loud = np.flatnonzero(np.abs(said) > 0.02 * np.abs(said).max())
+        said = said[loud[0] : loud[-1] + 1]  # flite's own silence before and after the words
+        at = len(out) + int(gap_s * 16000)
+        out = np.concatenate([out, np.zeros(max(0, at + len(said) - len(out)), np.float32)])
+        out[at : at + len(said)] += said
+    return np.concatenate([out, np.zeros(16000, np.float32)])
+
+
+def test_introductions_in_fast_talk_name_the_right_people(cfg, perception, speech, tmp_path):
+    """Two people introduce themselves a fifth of a second apart (one stretch of speech for the VAD): each
+    turn is theirs, and each is named by their own introduction."""
+    from app.audio.media import write_media
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+    from tests.conftest import record
+
+    lines = [
+        ("slt", "Hi, I'm Emily. I work as a nurse at the city hospital."),
+        ("rms", "And I'm John. I teach history at the high school."),
+        ("slt", "Oh nice, my daughter loves history."),
+        ("rms", "That is good to hear, it is my favourite subject."),
+    ]
+    write_media(tmp_path / "fast.wav", _fast_talk(speech, lines))
+    events, summary = record(cfg, perception, tmp_path / "fast.wav", tmp_path / "m.db")
+    assert [e.kind for e in events].count("speech") < len(lines)  # the VAD heard fewer stretches than turns
+    named = sorted(e.detail["person"] for e in events if e.kind == "person_named")
+    assert named == ["Emily", "John"] and summary.people == 2
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
+        said = [(u.person, u.text) for u in memory.turns.all_utterances()]
+    speakers = [p for p, text in said]
+    assert speakers[0] == "Emily" and "John" in speakers
+    assert all(("history at the high school" in t) == (p == "John") for p, t in said if "high school" in t)
+    assert all(p == "Emily" for p, t in said if "nurse" in t)
+
+
+def test_a_stretch_whisper_loops_on_is_recognised_voice_by_voice(cfg, perception, speech, tmp_path):
+    """When Whisper goes round in a loop on a long stretch of several voices, what it heard is dropped: each
+    voice's run is then recognised on its own. Whisper's loops cannot be called up at will, so this double of
+    the recognizer (the real one inside) reports one for any audio longer than 5 s."""
+    from dataclasses import replace
+
+    from app.audio.media import write_media
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+    from tests.conftest import record
+
+    real = perception.asr
+
+    class Looping:
+        name = real.name
+
+        def __call__(self, audio, words=False, hotwords=""):
+            if len(audio) > 5 * 16000:
+                return Transcript("", 0.0, looped=True)
+            return real(audio, words, hotwords)
+
+    lines = [("slt", "I moved to Lisbon last spring for the new job."), ("rms", "Oh nice, I have always wanted to go.")]
+    write_media(tmp_path / "loop.wav", _fast_talk(speech, lines))
+    record(cfg, replace(perception, asr=Looping()), tmp_path / "loop.wav", tmp_path / "m.db")
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
+        said = [(u.person, u.text) for u in memory.turns.all_utterances()]
+    assert len(said) == 2 and said[0][0] != said[1][0]
+    assert "new job" in said[0][1] and "always wanted" in said[1][1]
