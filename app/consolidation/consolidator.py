@@ -136,7 +136,7 @@ class Consolidator:
                         chunk[-1].t_start,
                         result.summary,
                         vector,
-                        utterances=[ln.id for ln in chunk],
+                        utterances=[i for ln in chunk for i in ln.ids],
                         session_id=job.ref,
                     )
                     self.report.summaries += 1
@@ -175,7 +175,7 @@ class Consolidator:
         pid = item.line.person_id if item.line.person == item.who else m.writing.mentioned_person(item.who)
         if item.kind is FactKind.RELATION:
             other = item.line.person_id if item.line.person == item.other else m.writing.mentioned_person(item.other)
-            _, new = m.writing.write_relation(pid, item.what.lower(), other, [item.line.id], item.valid_from)
+            _, new = m.writing.write_relation(pid, item.what.lower(), other, list(item.line.ids), item.valid_from)
             self.report.relations += new
             return pid
         decision = decide(item, vector, m.writing.held_facts(pid), self.cfg.memory.duplicate, self.cfg.memory.related)
@@ -186,7 +186,7 @@ class Consolidator:
             longer = len(item.what) > len(decision.fact.value)
             m.writing.restate_fact(
                 decision.fact.id,
-                [item.line.id],
+                list(item.line.ids),
                 item.line.t_start,
                 round_,
                 item.what if longer else None,
@@ -199,7 +199,7 @@ class Consolidator:
             item.key,
             item.what,
             item.polarity,
-            [item.line.id],
+            list(item.line.ids),
             item.valid_from,
             item.line.t_start,
             round_,

@@ -101,17 +101,43 @@ _TOLD_THEN_ASKED = re.compile(  # a statement, a dash, then a question
 )
 
 
+# A sentence cut off before its end states nothing whole ("Luke is moving to Lisbon in...", "Bruno has got news
+# to"): it trails off, or ends on a word that needs another after it. Speech recognition over people who talk
+# over each other writes such sentences.
+_TRAILING = ("...", "…", "-", "—", "–")
+_NEEDS_MORE = frozenset(
+    "a an the to in on at of for from with by about into onto my your his her our their its and or but because if "
+    "than as".split()
+)
+_LAST_WORD = re.compile(r"([A-Za-z']+)\W*$")
+
+
+def fragment(sentence: str) -> bool:
+    """Whether a sentence was cut off before its end."""
+    s = sentence.strip()
+    if s.endswith(_TRAILING):
+        return True
+    last = _LAST_WORD.search(s)
+    return last is not None and last.group(1).lower() in _NEEDS_MORE
+
+
 def statement(text: str) -> str:
-    """What a line states, without its questions, greetings, reactions and bracketed asides ("Thanks,
-    Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase - want to
-    see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
+    """What a line states, without its questions, greetings, reactions, bracketed asides and sentences cut off
+    ("Thanks, Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase
+    - want to see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
     kept = []
     text = ASIDE.sub("", text)
     for sentence in sentences(text.strip()):
         rest = _LEAD.sub("", sentence.strip()).strip()
         if rest.endswith("?") and (told := _TOLD_THEN_ASKED.match(rest)):
             rest = told.group(1) + "."  # "I finished another pottery project - want to see a pic?"
-        if rest and not rest.endswith("?") and not _REACTION.match(rest) and len(keywords(rest)) >= 2:
+        if (
+            rest
+            and not rest.endswith("?")
+            and not _REACTION.match(rest)
+            and not fragment(rest)
+            and len(keywords(rest)) >= 2
+        ):
             kept.append(rest[:1].upper() + rest[1:])
     return " ".join(kept).strip(" ,.!")
 

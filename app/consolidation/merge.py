@@ -73,13 +73,18 @@ def decide(item: Item, embedding: np.ndarray, held: list[HeldFact], duplicate: f
             or (best.polarity and item.polarity and best.polarity != item.polarity)
         )
         if changed:  # facts of one line are siblings, never replacements
-            return Decision(ADD) if item.line.id in best.sources else Decision(SUPERSEDE, best)
+            return Decision(ADD) if _cited(item, best.sources) else Decision(SUPERSEDE, best)
         other_day = None not in (best.valid_from, item.valid_from) and abs(best.valid_from - item.valid_from) >= DAY_S
         if score >= duplicate and (best.kind == item.kind or not {best.kind, item.kind} & _ONE_OFF) and not other_day:
-            news = item.line.id not in best.sources or len(item.what) > len(best.value)
+            news = not _cited(item, best.sources) or len(item.what) > len(best.value)
             return Decision(UPDATE if news else NOOP, best)
     if item.key in item.kind.single_keys:  # a new job, home, age or name
-        same_key = [f for f in held if f.key == item.key and f.kind == item.kind and item.line.id not in f.sources]
+        same_key = [f for f in held if f.key == item.key and f.kind == item.kind and not _cited(item, f.sources)]
         if same_key:
             return Decision(SUPERSEDE, same_key[-1])
     return Decision(ADD)
+
+
+def _cited(item: Item, sources) -> bool:
+    """Whether the item's turn is among a fact's sources (the same turn's facts are siblings)."""
+    return any(i in sources for i in item.line.ids)

@@ -8,14 +8,17 @@ twice. This is `Memory.writing`.
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from app.facts import FactKind
 from app.store.db import transaction, vector_blob
 from app.store.repository import Repository
+
+TURN_GAP_S = 3.0  # a speaker's utterances closer than this, with no one else between, are one turn
 
 
 @dataclass(frozen=True)
@@ -28,13 +31,20 @@ class QueuedJob:
 
 @dataclass(frozen=True)
 class Line:
-    """One utterance of a transcript, as extraction reads it."""
+    """One turn of a transcript, as extraction reads it: an utterance, and those of the same speaker that
+    followed it without anyone else speaking between (`also`)."""
 
     id: int
     person_id: int | None
     person: str | None
     text: str
     t_start: float
+    also: tuple[int, ...] = ()
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """Every utterance the turn is made of: what is written from it cites them all."""
+        return (self.id, *self.also)
 
 
 @dataclass
@@ -150,12 +160,24 @@ class Writing(Repository):
 
     # reading what to write from
     def transcript(self, session_id: int) -> list[Line]:
+        """The session's turns in order: a speaker's utterances one after the other, with no one else between and
+        less than TURN_GAP_S apart, are one turn (the recorder cuts speech at pauses, not at the end of what a
+        person says)."""
         rows = self.con.execute(
-            "SELECT u.id, u.person_id, p.name, u.text, u.t_start FROM utterances u "
+            "SELECT u.id, u.person_id, p.name, u.text, u.t_start, u.t_end FROM utterances u "
             "LEFT JOIN people p ON p.id = u.person_id WHERE u.session_id = ? ORDER BY u.t_start, u.id",
             (session_id,),
         )
-        return [Line(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+        lines: list[Line] = []
+        end = -math.inf
+        for uid, pid, name, text, t0, t1 in rows:
+            last = lines[-1] if lines else None
+            if last is not None and pid is not None and pid == last.person_id and t0 - end < TURN_GAP_S:
+                lines[-1] = replace(last, text=f"{last.text} {text}", also=(*last.also, int(uid)))
+            else:
+                lines.append(Line(int(uid), pid, name, text, t0))
+            end = max(end, t1)
+        return lines
 
     def refused_names(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT name FROM people WHERE consent = 'refused'")}
