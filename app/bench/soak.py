@@ -3,13 +3,20 @@ silence, resident memory with every perception model loaded.
 
 The stream loops real recordings (../shared/data: the LibriSpeech readers one after another, the LJSpeech
 clips, the JFK clip; else the demo recording) into one long replay through the real recorder and a temporary
-encrypted memory. Memory writing by the LLM is off: it is measured by `bench llm`. Reported:
+encrypted memory. With `conversational`, the loop is simulated conversations instead (app/evaluation/simulate.py:
+the LibriSpeech readers of both groups taking turns, 2-4 at a time, with real turn-taking: gaps of a fifth of a
+second, overlaps, backchannels), joined by CONVERSATION_GAP_S of silence, shorter than a session's gap, so the
+recorder hears one long session and finds the speaker turns inside each stretch of speech. Memory writing by the
+LLM is off: it is measured by `bench llm`. Reported:
 - the real-time factor and what one hour of audio costs, the process's CPU per audio second, and how long
-  each stage was busy (its share of the wall time: stages run side by side, so the shares need not sum to 1);
+  each stage was busy (its share of the wall time: stages run side by side, so the shares need not sum to 1),
+  and its parts: recognition with and without the words' times, the sliding voice windows, the voice of each
+  turn, the identity poll's voice, the rest of the turn finding, text embedding, the rest of storing;
 - resident memory after loading and along the replay (its growth per hour of audio);
 - per-utterance cost (speech recognition, voice embedding, storing) in each tenth of the replay: a cost that
   grows with the memory's size would show here;
-- the people the recorder created against the voices in the loop;
+- the people the recorder created against the voices in the loop (conversational: the readers heard in the
+  replay);
 - the recorder's CPU on `--idle` seconds of silence at real time (goal: ≤ 2 % of one core).
 """
 
@@ -22,9 +29,11 @@ import resource
 import secrets
 import statistics
 import tempfile
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,6 +41,8 @@ from app.audio.media import read_audio
 from app.bench.pipeline import _demo
 from app.config import Config
 from app.errors import MediaError
+from app.evaluation.simulate import conversation
+from app.evaluation.voices import GROUPS, Voices
 from app.frames import SAMPLE_RATE_HZ, AudioChunk
 from app.recorder.perception import load_perception
 from app.recorder.pipeline import Recorder
@@ -43,6 +54,10 @@ SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 CHUNK_S = 0.256
 GAP_S = 1.5  # between clips of one speaker
 TURN_GAP_S = 4.0  # between speakers
+CONVERSATION_GAP_S = 3.0  # between simulated conversations: under session.gap_s, so the session goes on
+CONVERSATION_SEEDS = (0, 1, 2)
+CONVERSATION_SPEAKERS = (2, 3, 4)
+CONVERSATION_TURNS = 24
 MIN_GROWTH_H = 0.5  # of audio after the first tenth: shorter runs report no growth per hour
 
 
@@ -84,6 +99,34 @@ def real_loop(data: Path = SHARED) -> tuple[np.ndarray, int]:
     return np.concatenate(parts), voices
 
 
+def conversational_loop(
+    data: Path = SHARED, models_dir: Path | None = None, threads: int = 2
+) -> tuple[np.ndarray, list[tuple[float, tuple[str, ...]]]]:
+    """One pass of simulated conversations (each seed, each group of readers, 2-4 speakers, clean) and where
+    each starts with who speaks in it (s, readers)."""
+    readers = data / "librispeech_test_other_resemblyzer"
+    if not (readers / "manifest.csv").is_file():
+        raise MediaError(
+            f"--conversational needs the LibriSpeech readers: {readers / 'manifest.csv'} not found (../shared/data)"
+        )
+    voices = Voices(readers, models_dir, threads=threads)
+    parts, starts, at = [], [], 0.0
+    for seed in CONVERSATION_SEEDS:
+        for group in GROUPS:
+            for speakers in CONVERSATION_SPEAKERS:
+                conv = conversation(voices, seed, speakers, group, CONVERSATION_TURNS)[0]
+                starts.append((at, conv.speakers))
+                parts += [conv.audio, _silence(CONVERSATION_GAP_S)]
+                at += conv.duration_s + CONVERSATION_GAP_S
+    return np.concatenate(parts), starts
+
+
+def heard_voices(starts: list[tuple[float, tuple[str, ...]]], loop_s: float, duration_s: float) -> int:
+    """How many readers speak in the first `duration_s` of the loop replayed (the loop repeats)."""
+    heard = {s for at, who in starts if at < duration_s for s in who}
+    return len(heard) if duration_s < loop_s else len({s for _, who in starts for s in who})
+
+
 class LoopSource(Stoppable):
     """A recording looped to `duration_s`, replayed as fast as the recorder takes it (or at real time)."""
 
@@ -117,25 +160,49 @@ class LoopSource(Stoppable):
             yield AudioChunk(samples, at / SAMPLE_RATE_HZ)
 
 
-class Timed:
-    """A model (or any callable) whose calls are counted, with their thread CPU time and wall time."""
+class Call(NamedTuple):
+    """One timed call: the audio it covered, its thread's CPU and wall time, which thread, and what it was."""
 
-    def __init__(self, inner) -> None:
+    audio_s: float  # 0 for what is not audio
+    cpu_s: float
+    wall_s: float
+    thread: str  # the recorder's pool ("asr", "identity", "store", "vad") or the thread's name
+    what: str  # "call", "words" (a recognition asked for the words' times) or the method's name
+
+
+class Timed:
+    """A model (or any callable) whose calls, and those of the named `methods`, are counted with their thread
+    CPU time and wall time."""
+
+    def __init__(self, inner, methods: tuple[str, ...] = ()) -> None:
         self._inner = inner
-        self.calls: list[tuple[float, float, float]] = []  # (stream seconds covered, cpu s, wall s)
+        self._methods = methods
+        self.calls: list[Call] = []
 
     def __getattr__(self, name: str):
-        return getattr(self._inner, name)
+        attr = getattr(self._inner, name)
+        if name in self._methods:
+            return lambda *args, **kw: self._timed(attr, name, *args, **kw)
+        return attr
 
-    def __call__(self, audio: np.ndarray, *args, **kw):
+    def __call__(self, audio, *args, **kw):
+        return self._timed(self._inner, "words" if kw.get("words") else "call", audio, *args, **kw)
+
+    def _timed(self, fn: Callable, what: str, audio, *args, **kw):
         cpu, wall = time.thread_time(), time.perf_counter()
-        out = self._inner(audio, *args, **kw)
-        self.calls.append((len(audio) / SAMPLE_RATE_HZ, time.thread_time() - cpu, time.perf_counter() - wall))
+        out = fn(audio, *args, **kw)
+        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+        seconds = len(audio) / SAMPLE_RATE_HZ if isinstance(audio, np.ndarray) else 0.0
+        self.calls.append(Call(seconds, cpu, wall, threading.current_thread().name.split("_")[0], what))
         return out
+
+    def busy(self, what: str | None = None, thread: str | None = None) -> float:
+        """Wall seconds in the calls of one kind (all: None) on one thread (any: None)."""
+        return sum(c.wall_s for c in self.calls if what in (None, c.what) and thread in (None, c.thread))
 
     @property
     def busy_s(self) -> float:
-        return sum(w for _, _, w in self.calls)
+        return self.busy()
 
 
 def _recorder(cfg: Config, memory, models, source, on_progress=None):
@@ -143,13 +210,33 @@ def _recorder(cfg: Config, memory, models, source, on_progress=None):
 
     class TimedRecorder(Recorder):
         stored: list[tuple[float, float, float]] = []  # (stream time, cpu s, wall s)
+        steps: dict[str, float] = {}  # wall s in each of the recognition thread's steps and the identity tracking
 
         def _write(self, utt) -> None:
             cpu, wall = time.thread_time(), time.perf_counter()
             super()._write(utt)
             self.stored.append((utt.t_start_s, time.thread_time() - cpu, time.perf_counter() - wall))
 
-    TimedRecorder.stored = []
+        def _step(self, name: str, fn: Callable, *args):
+            wall = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                self.steps[name] = self.steps.get(name, 0.0) + time.perf_counter() - wall
+
+        def _recognize(self, *args):
+            return self._step("recognize", super()._recognize, *args)
+
+        def _learn(self, *args):
+            return self._step("learn", super()._learn, *args)
+
+        def _turns(self, *args):
+            return self._step("turns", super()._turns, *args)
+
+        def _track(self, *args):
+            return self._step("track", super()._track, *args)
+
+    TimedRecorder.stored, TimedRecorder.steps = [], {}
     return TimedRecorder(cfg, memory, models, source, on_progress=on_progress)
 
 
@@ -180,30 +267,67 @@ def _tenths(values: list[float]) -> list[float]:
     return [round(1000 * statistics.median(p), 1) if p else 0.0 for p in parts]
 
 
-def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHARED) -> dict:
+def _parts(timed: dict[str, Timed], steps: dict[str, float], store_s: float) -> dict[str, float]:
+    """Wall seconds busy in each part of the work (see the module's docstring)."""
+    asr, voice = timed["asr"], timed["voice"]
+    turns_s = voice.busy("call", "asr")
+    thread_s = sum(steps.get(k, 0.0) for k in ("recognize", "learn", "turns"))
+    text_s = timed["text"].busy()
+    return {
+        "asr_plain": asr.busy("call"),
+        "asr_words": asr.busy("words"),
+        "voice_windows": voice.busy("windows"),
+        "voice_turns": turns_s,
+        "voice_poll": voice.busy("call", "identity"),
+        "turns_rest": max(0.0, thread_s - asr.busy() - voice.busy("windows") - turns_s),
+        "identity_track": steps.get("track", 0.0),
+        "text_embedding": text_s,
+        "store_rest": max(0.0, store_s - text_s),
+        "vad": timed["vad"].busy(),
+    }
+
+
+def bench_soak(
+    cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHARED, conversational: bool = False
+) -> dict:
     cfg = _perception_alone(cfg)
+    duration = hours * 3600
     rss_start = rss_mb()
     models = load_perception(cfg)
     rss_loaded = rss_mb()
-    try:
-        audio, voices = real_loop(data)
-        recording = "real recordings"
-    except MediaError:
-        audio, voices, recording = _demo(cfg)[0], 3, "the demo"
-    timed = {"vad": Timed(models.vad), "asr": Timed(models.asr), "voice": Timed(models.voice)}
+    if conversational:  # no fallback: the point is the turn-taking
+        audio, starts = conversational_loop(data, cfg.models_dir, cfg.device.threads)
+        voices = heard_voices(starts, len(audio) / SAMPLE_RATE_HZ, duration)
+        recording = f"simulated conversations ({len(starts)}, 2-4 readers each)"
+    else:
+        try:
+            audio, voices = real_loop(data)
+            recording = "real recordings"
+        except MediaError:
+            audio, voices, recording = _demo(cfg)[0], 3, "the demo"
+    timed = {
+        "vad": Timed(models.vad),
+        "asr": Timed(models.asr),
+        "voice": Timed(models.voice, ("windows",)),
+        "text": Timed(models.text),
+    }
     models = dataclasses.replace(models, **timed)
     result: dict = {
         "device": cfg.device.kind,
         "threads": cfg.device.threads,
         "asr": models.asr.name,
-        "loop": {"recording": recording, "minutes": round(len(audio) / SAMPLE_RATE_HZ / 60, 2), "voices": voices},
+        "loop": {
+            "recording": recording,
+            "conversational": conversational,
+            "minutes": round(len(audio) / SAMPLE_RATE_HZ / 60, 2),
+            "voices": voices,  # conversational: the readers heard in the replay
+        },
         "rss_mb": {"before_models": round(rss_start), "models_loaded": round(rss_loaded)},
     }
     if idle_s > 0:
         result["idle"] = _idle(cfg, models, idle_s)
         for t in timed.values():
             t.calls.clear()
-    duration = hours * 3600
     rss: list[tuple[float, float]] = []  # (stream time, MB), 50 samples along the replay
     heard = [0.0]
 
@@ -226,8 +350,9 @@ def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHA
         people = len(memory.people.all())
         db_mb = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file()) / 1e6
     rss.append((duration, rss_mb()))
-    busy = {name: t.busy_s for name, t in timed.items()}
+    busy = {name: timed[name].busy_s for name in ("vad", "asr", "voice")}
     busy["store"] = sum(w for _, _, w in recorder.stored)
+    parts = _parts(timed, recorder.steps, busy["store"])
     first, last = rss[len(rss) // 10][1], rss[-1][1]  # after the first tenth: caches and the index have warmed
     span_h = (duration - rss[len(rss) // 10][0]) / 3600
     result.update(
@@ -238,12 +363,20 @@ def bench_soak(cfg: Config, hours: float, idle_s: float = 30.0, data: Path = SHA
             "one_hour_takes_min": round(60 * wall / duration, 2),
             "cpu_real_time_factor": round(cpu / duration, 4),
             "stage_busy_share": {k: round(v / max(wall, 1e-9), 3) for k, v in busy.items()},
+            "part_busy_share": {k: round(v / max(wall, 1e-9), 3) for k, v in parts.items()},
+            "calls": {
+                "asr_plain": sum(c.what == "call" for c in timed["asr"].calls),
+                "asr_words": sum(c.what == "words" for c in timed["asr"].calls),
+                "voice_windows": sum(c.what == "windows" for c in timed["voice"].calls),
+                "voice_turns": sum(c.what == "call" and c.thread == "asr" for c in timed["voice"].calls),
+                "voice_poll": sum(c.what == "call" and c.thread == "identity" for c in timed["voice"].calls),
+            },
             "utterances": summary.utterances,
             "people": people,
             "errors": summary.errors,
             "database_mb": round(db_mb, 1),
             "by_tenth": {  # medians in each tenth of the replay: flat when nothing grows with the memory
-                "asr_ms_per_speech_s": _tenths([w / max(s, 0.1) for s, _, w in timed["asr"].calls]),
+                "asr_ms_per_speech_s": _tenths([c.wall_s / max(c.audio_s, 0.1) for c in timed["asr"].calls]),
                 "store_ms_per_utterance": _tenths([w for _, _, w in recorder.stored]),
             },
         }
@@ -268,7 +401,11 @@ def render(r: dict) -> str:
         f"{'end to end':26s} {r['wall_s']:.0f} s: real-time factor {r['real_time_factor']:.3f} — one hour of audio "
         f"takes {r['one_hour_takes_min']:.1f} min (goal ≤ 6); CPU {r['cpu_real_time_factor']:.3f} s per audio s",
         f"{'stage busy, share of wall':26s} " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in share.items()),
-        f"{'utterances / people':26s} {r['utterances']} / {r['people']} (voices in the loop: {r['loop']['voices']})",
+        f"{'  parts':26s} "
+        + ", ".join(f"{k.replace('_', ' ')} {100 * v:.1f}%" for k, v in r["part_busy_share"].items()),
+        f"{'  calls':26s} " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in r["calls"].items()),
+        f"{'utterances / people':26s} {r['utterances']} / {r['people']} (voices "
+        f"{'heard' if r['loop'].get('conversational') else 'in the loop'}: {r['loop']['voices']})",
         f"{'resident memory':26s} {rss['models_loaded']} MB with the models loaded (goal ≤ 1,500), max {rss['max']}, "
         + (
             f"growth {rss['growth_mb_per_hour']:+.1f} MB per hour of audio"

@@ -43,6 +43,9 @@ def register(add) -> None:
     p.add_argument("--passages", type=int, default=1, help="companion: passages read aloud alone (echo)")
     p.add_argument("--hours", type=float, default=6.0, help="soak: hours of looped real recordings to replay")
     p.add_argument("--idle", type=float, default=30.0, help="soak: seconds of silence at real time (0: skip)")
+    p.add_argument(
+        "--conversational", action="store_true", help="soak: loop simulated conversations (real turn-taking)"
+    )
     p.add_argument("--json", action="store_true")
 
 
@@ -96,7 +99,7 @@ def cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
 
         if args.hours <= 0 or args.idle < 0:
             raise ConfigError("--hours takes a positive number and --idle seconds (0: skip)")
-        result = bench_soak(cfg, args.hours, args.idle)
+        result = bench_soak(cfg, args.hours, args.idle, conversational=args.conversational)
     elif args.what == "llm":
         from app.bench.llm import bench_llm, render
 
