@@ -68,6 +68,19 @@ def test_whisper_base_reads_the_utterance_in_a_window_of_15_s_not_30(speech):
     assert encoded[:6] == [1500, 3000] * 3 and 1700 < encoded[6] < 3000
 
 
+def test_words_times_add_no_words(speech):
+    """Asked for its words' times, faster-whisper decodes again from the last word's end and makes something of
+    the pause there ("... this is my first visit. it."): only the first pass's words are kept, with their times."""
+    need_models("whisper-base")
+    asr = load_recognizer("whisper-base", MODELS)
+    two = np.concatenate(
+        [speech("Good morning, my name is Olivia and I'll be your guide.", "slt"), speech("Thanks, I'm Henry.", "awb")]
+    )
+    plain, timed = asr(two), asr(two, words=True)
+    assert timed.text == plain.text and " ".join(w.text for w in timed.words) == plain.text
+    assert all(0 <= w.start_s <= w.end_s <= len(two) / 16000 for w in timed.words)
+
+
 @pytest.mark.parametrize("name", ["whisper-base", "whisper-tiny.en"])
 def test_silence_and_noise_give_no_words(name):
     """Whisper makes words up in silence and noise ("you"); whether one CPU's kernels push a made-up segment past

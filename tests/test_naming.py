@@ -55,6 +55,8 @@ INTRODUCTIONS = [
     ("Hi, Im Niamh, nice to meet you.", "Niamh"),
     ("Hi, Imanna, nice to meet you.", "Anna"),
     ("Hi, Imia, nice to meet you.", "Mia"),
+    ("Hi Peter, I'm Susan, the landlord.", "Susan"),
+    ("Thanks, I'm Henry, and this is my first visit.", "Henry"),
 ]
 
 NOT_INTRODUCTIONS = [

@@ -156,6 +156,8 @@ class WhisperAsr:
                 hotwords=hotwords or None,
             )
             decoded = list(segments)
+            if words and decoded:  # with words' times faster-whisper decodes again from the last word's end:
+                decoded = [s for s in decoded if s.seek == decoded[0].seek]  # what it makes of that pad is made up
             segments = [s for s in decoded if _heard(s)]
         text = " ".join(s.text.strip() for s in segments).strip()
         if not segments:

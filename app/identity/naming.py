@@ -46,7 +46,8 @@ _PATTERNS = tuple(
         r"|(?:they|people|everyone|everybody|friends|most people) calls? me"
         rf"|(?:you can|you may|please|just) call me)\s+{_NAME}",
         rf"{_START}{_FILLER}call me\s+{_NAME}",
-        rf"{_START}{_FILLER}{_GREETING}[\s,!.]+{_I_AM}\s+{_NAME}",
+        # after a greeting or thanks, maybe to someone by name: "Hi Peter, I'm Susan", "Thanks, I'm Henry"
+        rf"{_START}{_FILLER}(?:{_GREETING}|thanks|thank you)(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_I_AM}\s+{_NAME}",
         rf"\b{_MEET}(?:\s+too)?(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_FILLER}{_I_AM}\s+{_NAME}",
         rf"{_START}{_FILLER}{_I_AM}\s+{_NAME}(?=[\s,.!—–-]+(?:and\s+)?{_MEET})",
         rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$))",  # opening a turn: "And I am David. John is my brother"
