@@ -60,8 +60,10 @@ class Lifecycle(StrEnum):
 class Runtime:
     """`models`: the recorder's Perception (None to serve the memory without recording); `companion`: the voice
     companion listens and talks through the source (a `DuplexSource` around it); `speaker` plays its voice
-    (the glasses' stream for ingest); `simulate_echo`, `keep_tracks`: replays and the benchmark; `tell` says one
-    line to the user (what a stop does, and what it wrote; the commands write it to stderr)."""
+    (the glasses' stream for ingest); `simulate_echo`, `keep_tracks`: replays and the benchmark; `hold`: a
+    replayed file's clock stands still while the companion works out what to say (`run --companion --hold`: a
+    test on a loaded machine; never a bench, whose latencies would leave the thinking out); `tell` says one line
+    to the user (what a stop does, and what it wrote; the commands write it to stderr)."""
 
     def __init__(
         self,
@@ -74,6 +76,7 @@ class Runtime:
         speaker: Callable[[np.ndarray, float], None] | None = None,
         simulate_echo: EchoPath | None = None,
         keep_tracks: bool = False,
+        hold: bool = False,
         on_event: Callable[[Event], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
         tell: Callable[[str], None] | None = None,
@@ -90,6 +93,7 @@ class Runtime:
         self.recorder: Recorder | None = None
         self.summary: RunSummary | None = None
         self._speaker, self._echo, self._keep_tracks = speaker, simulate_echo, keep_tracks
+        self._hold = hold and source is not None and source.duration_s is not None  # a live source cannot wait
         self._on_progress = on_progress
         self._with_companion = companion and source is not None
         self._recording: asyncio.Task | None = None
@@ -136,6 +140,8 @@ class Runtime:
             self.models.vad.window_samples / SAMPLE_RATE_HZ,
         )
         duplex.busy = lambda: self.companion is not None and self.companion.busy
+        if self._hold:
+            duplex.hold = lambda: self.companion is not None and self.companion.thinking
         return duplex
 
     def _build_recorder(self) -> None:

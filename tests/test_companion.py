@@ -24,6 +24,9 @@ from app.events import EventKind
 from app.frames import AudioChunk
 
 PHRASES = wake_phrases("hey memory, okay memory, hey computer")
+# longest the companion scene may take with the demo remembered first: 100 s idle, 760 s with both cores loaded (the
+# model, niced, waits for the CPU: each answer ~90 s, the memory written ~220 s); bounds a hang
+SCENE_S = 1800
 
 
 def machine(**kw) -> TurnTaking:
@@ -215,11 +218,49 @@ def test_duplex_plays_aligned_with_the_microphone_and_hears_the_reply_out():
     np.testing.assert_allclose(items[0].samples, 0.1 + 0.5 * said[:1024], atol=1e-6)  # no canceller: as heard
 
 
+def test_a_held_replay_stands_its_clock_still_at_a_pause_while_the_companion_thinks():
+    """`hold` (`run --companion --hold`): while the companion thinks, the replay stops before the next chunk that
+    does not go on from speech, and goes on where it stood (the same times, only later); it is never asked inside
+    speech. Without it (the default: benches) nothing waits."""
+    import asyncio
+    import time
+
+    speech, quiet = np.full(1024, 0.1, np.float32), np.zeros(1024, np.float32)
+    looks: list[float] = []  # the clock each time the replay asked whether to hold
+
+    def run(hold: bool):
+        duplex = DuplexSource(_Chunks([speech, speech, quiet, speech]), Playback(), tail_s=0.0)
+
+        def thinking() -> bool:  # from just after the first chunk, for three more looks
+            looks.append(duplex.clock_s)
+            return duplex.clock_s > 0.05 and len(looks) <= 4
+
+        if hold:
+            duplex.hold = thinking
+
+        async def drain():
+            return [item async for item in duplex.stream()]
+
+        started = time.monotonic()
+        items = asyncio.run(drain())
+        return [round(i.t_start_s, 3) for i in items], time.monotonic() - started, duplex
+
+    times, _, _ = run(False)
+    assert times == [0.0, 0.064, 0.128, 0.192] and looks == []
+    held_times, wall_s, duplex = run(True)
+    assert held_times == times  # the same stream, later
+    assert looks == [0.0, 0.128, 0.128, 0.128, 0.128, 0.192]  # never at 0.064, inside the speech
+    assert 0.03 <= duplex.held_s <= wall_s and duplex.duration_s == pytest.approx(0.256)
+
+
+@pytest.mark.timeout(SCENE_S)
 def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp_path, monkeypatch):
     """`run --source demo --companion` with the real models: the demo is remembered first (its memory written
     by the default model), then the scene the day after is replayed at real time through a simulated echo path:
     David says his name and is greeted from what he said yesterday, Emily's questions are answered aloud with
-    citations, and the companion's voice coming back through the microphone is never stored."""
+    citations, and the companion's voice coming back through the microphone is never stored. `--hold`: the replay
+    stands still (at a pause) while the companion works out what to say, so a loaded machine replays the scene as a
+    fast one would, not with the next line cutting off an answer not yet begun."""
     import contextlib
     import io
     import json
@@ -234,7 +275,7 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     wav = tmp_path / "companion.wav"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["run", "--source", "demo", "--companion", "--echo", "--speak-to", str(wav), "--json"])
+        code = main(["run", "--source", "demo", "--companion", "--echo", "--hold", "--speak-to", str(wav), "--json"])
     assert code == 0
     run = json.loads(out.getvalue())
     # the five lines of the scene (David's first may be cut in two at the pause after its question), none of the
@@ -245,6 +286,9 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     assert [g["person"] for g in greetings] == ["David"]  # Emily wears the glasses: never greeted
     assert greetings[0]["first_audio_ms"] is not None and greetings[0]["citations"]
     assert "paris" in greetings[0]["text"].lower()
+    # David goes on over his greeting (it comes as he says his name): a barge-in stops it, held replay or not
+    assert greetings[0]["interrupted"]
+    assert any(b["was"] == "speaking" and b["items_stopped"] for b in run["companion"]["barge_ins"])
     allergy = next(r for r in replies if r["kind"] == "answer" and "allergic" in r["question"])
     assert "peanut" in allergy["text"].lower() and allergy["known"]
     assert [c["person"] for c in allergy["citations"]] == ["David"]  # the line it was read from
@@ -255,7 +299,7 @@ def test_companion_scene_greets_answers_aloud_and_never_stores_its_own_voice(tmp
     frames = pcm[: len(pcm) // 320 * 320, 1].reshape(-1, 320)  # 20 ms each
     voiced = np.sqrt((frames**2).mean(axis=1)) > 0.01
     # seconds of the companion's voice: three short answers ("peanuts", "history", "Monday 18 May 2026") and the
-    # greeting, which Emily's first question may cut short (3.5 s in all on this machine)
+    # greeting, which David cuts short as he goes on (a barge-in; 3.5 s in all on this machine)
     assert voiced.sum() * 0.02 > 1.5
     spoken = np.abs(pcm[:, 1]) > 0.01
     assert np.abs(pcm[spoken, 0]).max() > 0.01  # its echo is in the microphone channel, and was cancelled

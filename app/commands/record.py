@@ -29,6 +29,12 @@ def register(add) -> None:
     p.add_argument(
         "--echo", action="store_true", help="with --companion on a file: simulate the speaker-to-microphone echo"
     )
+    p.add_argument(
+        "--hold",
+        action="store_true",
+        help="with --companion on a file: the replay stands still while the companion works out what to say (a "
+        "slow machine replays it as a fast one would; for tests, not timings)",
+    )
 
     add_serving(p)
 
@@ -115,7 +121,7 @@ def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
         if scene and not memory.turns.has_source("demo"):  # the scene is the day after the demo: remember it first
             sys.stderr.write("recording the demo conversation first (the companion scene is the day after it)\n")
             asyncio.run(Runtime(cfg, memory, models, open_source("demo", cfg)).run())
-        run = asyncio.run(_companion_run(cfg, memory, models, source, wav, echo))
+        run = asyncio.run(_companion_run(cfg, memory, models, source, wav, echo, args.hold))
     out = run.as_dict()
     if args.json:
         print_json(out)
@@ -133,9 +139,10 @@ def cmd_companion(args: argparse.Namespace, cfg: Config) -> int:
     return run.summary.exit_code  # type: ignore[attr-defined]
 
 
-async def _companion_run(cfg: Config, memory, models, source, wav: Path | None, echo):
+async def _companion_run(cfg: Config, memory, models, source, wav: Path | None, echo, hold: bool = False):
     """Record `source` with the companion listening and talking; a replay is paced at real time (the companion
-    talks on the clock of what it hears) and, with `wav`, what was heard and said is written there."""
+    talks on the clock of what it hears), with `hold` it stands still while the companion thinks, and, with
+    `wav`, what was heard and said is written there."""
     from app.companion.session import CompanionRun, open_speaker, write_wav
     from app.runtime import Runtime
 
@@ -150,6 +157,7 @@ async def _companion_run(cfg: Config, memory, models, source, wav: Path | None, 
         speaker=speaker,
         simulate_echo=echo,
         keep_tracks=wav is not None,
+        hold=hold,
         tell=tell,
     )
     summary = await runtime.run()

@@ -239,6 +239,12 @@ class Companion:
         """Thinking or speaking (a replay keeps its clock running while this is so)."""
         return not self._idle.is_set() or self.turns.state is not State.LISTENING or self.playback.busy
 
+    @property
+    def thinking(self) -> bool:
+        """A reply, greeting or line it has taken up is being worked out, nothing of it ready to play yet (a replay
+        run with `--hold` stands its clock still while this is so; an answer worked out ahead is not taken up)."""
+        return self.turns.state is State.THINKING and not self.playback.busy
+
     def say(self, text: str) -> bool:
         """Say `text` (a reminder, or the API's `say`) when nothing else is being said; False when busy."""
         with self._lock:

@@ -7,12 +7,18 @@ companion's output (to a speaker, and to the tracks a replay writes as WAV), add
 echo when asked (`EchoPath`, for replays and the benchmark), and hands the recorder the microphone with the
 echo cancelled. After a file ends it keeps the clock running on silence while the companion still has
 something to say, so a replay hears the last answer out.
+
+With `hold` (`run --companion --hold`: a test's replay on a loaded machine) the replay's clock stands still, at a
+pause, while the companion works out what to say (nothing is played meanwhile): the file goes on where it stood once
+there is something to play, so a slow machine replays the scene as a fast one would, a line still talking over what
+is being said. The latencies it reports then leave out the thinking.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -23,7 +29,11 @@ import numpy as np
 from app.frames import SAMPLE_RATE_HZ, AudioChunk, VideoFrame
 from app.recorder.sources import Source
 
+_LOGGER = logging.getLogger(__name__)
 TAIL_CHUNK_S = 0.064
+HOLD_MAX_S = 300.0  # the longest one hold lasts: guards a hang, nothing else (an answer took 100 s on 2 busy cores)
+HOLD_POLL_S = 0.02  # how often a held replay looks whether it may go on
+QUIET_PEAK = 0.003  # a replayed chunk that peaks below this (-50 dBFS) holds no speech
 
 
 @dataclass(eq=False)
@@ -127,9 +137,13 @@ class DuplexSource:
         busy: Callable[[], bool] = lambda: False,
         tail_s: float = 30.0,
         keep_tracks: bool = False,
+        hold: Callable[[], bool] | None = None,
+        hold_max_s: float = HOLD_MAX_S,
     ) -> None:
         self.source, self.playback, self.canceller, self.echo_path = source, playback, canceller, echo_path
         self.speaker, self.busy, self.tail_s = speaker, busy, tail_s
+        self.hold, self.hold_max_s = hold, hold_max_s  # a replay's clock stands still while `hold()` (None: never)
+        self.held_s = 0.0  # seconds (wall) it stood still
         self.clock_s = 0.0  # stream time of the end of the last chunk through
         self.tracks: dict[str, list[np.ndarray]] | None = (
             {"mic": [], "played": [], "echo": [], "heard": []} if keep_tracks else None
@@ -185,7 +199,8 @@ class DuplexSource:
         return AudioChunk(heard.astype(np.float32, copy=False), chunk.t_start_s)
 
     async def stream(self) -> AsyncIterator[AudioChunk | VideoFrame]:
-        async for item in self.source.stream():
+        items = self.source.stream() if self.hold is None else self._held(self.hold)
+        async for item in items:
             yield self.through(item) if isinstance(item, AudioChunk) else item
         if self.source.duration_s is None or self.source.stopped:
             return
@@ -194,11 +209,50 @@ class DuplexSource:
         tail_end = self.clock_s + self.tail_s
         started = time.monotonic() - self.clock_s
         while (self.busy() or self.playback.busy) and self.clock_s < tail_end:
+            if self.hold is not None:
+                started += await self._still_while(self.hold)
             delay = started + self.clock_s - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
             yield self.through(AudioChunk(np.zeros(n, np.float32), self.clock_s))
         self.duration_s = self.clock_s
+
+    async def _held(self, hold: Callable[[], bool]) -> AsyncIterator[AudioChunk | VideoFrame]:
+        """The source's items, the clock standing still while `hold()` before a chunk that does not go on from
+        speech (never inside a word); paced here at real time from where it stood (the source's own pacing would
+        rush what comes after)."""
+        origin: float | None = None  # monotonic time of stream time 0
+        voiced_before = False
+        async for item in self.source.stream():
+            t_s = item.t_start_s if isinstance(item, AudioChunk) else item.t_s
+            if origin is None:
+                origin = time.monotonic() - t_s
+            if isinstance(item, AudioChunk):
+                voiced = item.samples.size > 0 and float(np.abs(item.samples).max()) >= QUIET_PEAK
+                if not (voiced and voiced_before):
+                    origin += await self._still_while(hold)
+                voiced_before = voiced
+            if self.source.realtime:
+                delay = origin + t_s - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            yield item
+
+    async def _still_while(self, hold: Callable[[], bool]) -> float:
+        """Wait while `hold()`, at most `hold_max_s` and never past a stop: the seconds waited (in `held_s`)."""
+        if not hold():
+            return 0.0
+        started, held = time.monotonic(), True
+        while held and not self.source.stopped and time.monotonic() - started < self.hold_max_s:
+            await asyncio.sleep(HOLD_POLL_S)
+            held = hold()
+        waited = time.monotonic() - started
+        self.held_s += waited
+        if held and not self.source.stopped:
+            _LOGGER.warning("the replay held its clock %.0f s at %.1f s; it goes on", waited, self.clock_s)
+        else:
+            _LOGGER.info("the replay held its clock %.1f s at %.1f s", waited, self.clock_s)
+        return waited
 
     def track(self, name: str) -> np.ndarray:
         assert self.tracks is not None, "made without keep_tracks"
