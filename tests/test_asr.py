@@ -70,7 +70,8 @@ def test_whisper_base_reads_the_utterance_in_a_window_of_15_s_not_30(speech):
 
 def test_words_times_add_no_words(speech):
     """Asked for its words' times, faster-whisper decodes again from the last word's end and makes something of
-    the pause there ("... this is my first visit. it."): only the first pass's words are kept, with their times."""
+    the pause there ("... this is my first visit. it."), which it judges no speech itself: that pass is dropped (a
+    later pass where the first stopped early, over speech, is kept: the eval's tail "Serve in a chafing dish...")."""
     need_models("whisper-base")
     asr = load_recognizer("whisper-base", MODELS)
     two = np.concatenate(

@@ -206,3 +206,20 @@ def test_a_folder_without_the_readers_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "manifest.csv not found" in err[0]
     assert main(["eval", "conversations", "--speakers", "2,9", "--out", str(tmp_path / "out")]) == 2
+
+
+def test_names_given_to_the_recognizer_never_cost_words(voices):
+    """A 20-s stretch of two readers from a tuning conversation, with the names said so far ("San Francisco" read as
+    two given names) given to Whisper as text said before: Whisper once kept only "The Pacific." of it. The reading
+    with the names must hold the words (at least 2 a second), with their times, as the one without does."""
+    need_models("whisper-base")
+    from app.audio.asr import load_recognizer
+    from app.evaluation.simulate import conversation
+
+    conv, _ = conversation(voices, 0, 2, "tuning", 24, noisy=False)
+    stretch = conv.audio[int(20.576 * 16000) : int(40.576 * 16000)]
+    asr = load_recognizer("whisper-base", MODELS)
+    plain = asr(stretch, words=True)
+    named = asr(stretch, words=True, hotwords="San and Francisco.")
+    assert len(plain.text.split()) >= 40
+    assert len(named.text.split()) >= 40 and len(named.words) == len(named.text.split())

@@ -208,3 +208,15 @@ def test_memorybank_users_are_named_from_their_introductions_and_nothing_else(sh
     assert introductions == 17
     assert found["named wrongly"] == 0
     assert found["named right"] >= 0.9 * 2 * introductions
+
+
+def test_given_names_said_are_listened_for_but_not_a_word_of_a_place():
+    """The names said in a conversation go to the recognizer as hotwords: "my daughter Mia" is one, "San Francisco"
+    is none (as "San and Francisco." they once made Whisper drop 20 s of speech), nor a sentence's first word."""
+    from app.recorder.writer import given_names_in
+
+    assert given_names_in("I went there with my daughter Mia and Tom.") == ["Mia", "Tom"]
+    assert given_names_in("Thanks Mia. Then Anna left.") == ["Mia", "Anna"]
+    assert given_names_in("Those who come to San Francisco from the East.") == []
+    assert given_names_in("And that was Leo Smith, with Ana.") == ["Ana"]
+    assert given_names_in("Maria said so.") == []

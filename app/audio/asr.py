@@ -34,6 +34,13 @@ _FILLERS = {"<s>", "</s>", "<sil>", "[NOISE]", "[BREATH]", "[COUGH]", "[UM]", "[
 # kernels cross and another's do not; this one leaves a margin of 0.25 in log-probability on each side.
 NO_SPEECH_PROB = 0.6
 NO_SPEECH_LOGPROB = -0.8
+# with words' times faster-whisper decodes again from the last word's end; what it hears in that pad ("it.", "Thanks
+# for watching.", a name) it judges no speech at 0.42-0.55, a first pass's early stop it goes on with at 0.07
+LATER_PASS_NO_SPEECH = 0.35
+# a reading with the names given that has fewer words than this per second of a stretch this long is read again
+# without them (people say 2-3 words a second; a stretch the VAD found is mostly speech)
+SPARSE_MIN_S = 4.0
+SPARSE_WORDS_PER_S = 0.5
 MAX_COMPRESSION = 2.4  # a segment that compresses better than this repeats itself: a decoding loop
 SILENT_RMS = 3e-4  # below -70 dBFS there is nothing to hear: no decoding at all
 # Whisper's encoder is most of its cost, and faster-whisper pads every clip to a 30-s window (3000 frames of
@@ -142,6 +149,17 @@ class WhisperAsr:
         audio = audio.astype(np.float32)
         if not len(audio) or float(np.sqrt(np.mean(np.square(audio)))) < SILENT_RMS:
             return Transcript("", 0.0)
+        heard = self._decode(audio, words, hotwords)
+        seconds = len(audio) / SAMPLE_RATE_HZ
+        if hotwords and seconds >= SPARSE_MIN_S and len(heard.text.split()) < SPARSE_WORDS_PER_S * seconds:
+            # names as text said before can make Whisper skip most of a long stretch ("San and Francisco." left
+            # "The Pacific." of 20 s of speech): the names never cost words, the fuller reading stands
+            plain = self._decode(audio, words, "")
+            if len(plain.text.split()) > len(heard.text.split()):
+                return plain
+        return heard
+
+    def _decode(self, audio: np.ndarray, words: bool, hotwords: str) -> Transcript:
         frames = math.ceil(len(audio) / self._hop) + MARGIN_FRAMES
         with self._lock:  # the window belongs to this call until its segments are decoded
             self._model.frames = min(self._window, max(self._min_frames, frames))
@@ -156,8 +174,9 @@ class WhisperAsr:
                 hotwords=hotwords or None,
             )
             decoded = list(segments)
-            if words and decoded:  # with words' times faster-whisper decodes again from the last word's end:
-                decoded = [s for s in decoded if s.seek == decoded[0].seek]  # what it makes of that pad is made up
+            if decoded:  # a later pass (words' times) over the pad after the last word: what it hears there is made up
+                first = decoded[0].seek
+                decoded = [s for s in decoded if s.seek == first or s.no_speech_prob < LATER_PASS_NO_SPEECH]
             segments = [s for s in decoded if _heard(s)]
         text = " ".join(s.text.strip() for s in segments).strip()
         if not segments:

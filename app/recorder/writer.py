@@ -42,7 +42,17 @@ class _Voice:
 
 HOTWORDS = 24  # names the recognizer is told to listen for, at most
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")  # not the first word of a sentence
+_PROPER_RUN = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b"
+)  # "San Francisco", "Alan Newberg": no given name said
 _MAPS = ("voice", "new", "face+new-voice")  # decisions by voice: the conversation's voice is that person's
+
+
+def given_names_in(text: str) -> list[str]:
+    """The given names said inside sentences of `text` ("with my daughter Mia"), not a word of a longer proper name
+    ("San Francisco": Francisco is no one here) nor a sentence's first word."""
+    alone = _PROPER_RUN.sub(lambda m: "x" * len(m.group()), text)
+    return [w for w in _CAPITALISED.findall(alone) if is_given_name(w)]
 
 
 class UtteranceWriter:
@@ -193,7 +203,7 @@ class UtteranceWriter:
 
     def _heard_names(self, text: str) -> None:
         """Given names said in the conversation ("my daughter Mia") are listened for in the rest of it."""
-        new = [w for w in _CAPITALISED.findall(text) if w not in self.said and is_given_name(w)]
+        new = [w for w in given_names_in(text) if w not in self.said]
         if new:
             self.said.update(dict.fromkeys(new))
             self._listen_for()
