@@ -186,3 +186,39 @@ def test_a_stretch_whisper_loops_on_is_recognised_voice_by_voice(cfg, perception
         said = [(u.person, u.text) for u in memory.turns.all_utterances()]
     assert len(said) == 2 and said[0][0] != said[1][0]
     assert "new job" in said[0][1] and "always wanted" in said[1][1]
+
+
+def test_scraps_of_a_voice_make_no_person_until_there_is_enough_of_it(cfg, perception, speech, tmp_path):
+    """The writer, with real voices: a conversation voice heard only in short turns (often two voices at once)
+    makes a person only with 3 s of it, and that person's first voice key comes from a turn long enough to tell,
+    never from a scrap (a person made from scraps once drew the turns of six readers to their thin key). The scraps'
+    words wait and are given to the person when the voice is theirs."""
+    from app.frames import Utterance
+    from app.recorder.writer import UtteranceWriter
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    def turn(text, voice, start, label, whole=False):
+        audio = speech(text, voice)
+        loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
+        audio = audio[loud[0] : loud[-1] + 1]  # flite's own silence before and after the words
+        end = start + len(audio) / 16000
+        return Utterance(text, start, end, 0.9, perception.voice(audio), None, audio, voice=(0, label), whole=whole)
+
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
+        writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
+        writer.load()
+        a = turn("I have been working at the hospital for many years now, mostly at night.", "slt", 0.0, 0)
+        scraps = [turn(t, "rms", a.t_end_s + 1.2 * k, 1) for k, t in enumerate(("Really?", "Oh, I see.", "Is it?"))]
+        seconds = [s.t_end_s - s.t_start_s for s in scraps]  # each too short to tell, together 1.5-3 s
+        assert max(seconds) < cfg.identity.min_voice_s <= sum(seconds) < 3.0, seconds
+        b = turn("I teach history at the high school, and I have done so for a long time.", "rms", 9.0, 1, True)
+        for utt in [a, *scraps, b]:
+            writer.write(utt)
+        said = [(u.person, u.text) for u in memory.turns.all_utterances()]
+        assert len({p for p, _ in said}) == 2 and said[0][0] != said[-1][0]
+        assert [p for p, _ in said[1:]] == [said[-1][0]] * 4  # the scraps' words are the second person's
+        b_id = next(pid for pid, name in writer.names.items() if name == said[-1][0])
+        assert [round(s, 1) for s in memory.people.voice_key_seconds(cfg.models.voice)[b_id]] == [
+            round(b.t_end_s - b.t_start_s, 1)
+        ]

@@ -140,10 +140,18 @@ class UtteranceWriter:
 
     def _clearly_theirs(self, decision: Decision, utt: Utterance) -> bool:
         """Whether the utterance's voice may become a key of the person it was given to: nobody spoke over it,
-        it is no mere "mm-hm", and it sounds like them (unless it is their first voice)."""
+        it is no mere "mm-hm", and it sounds like them (unless it is their first voice); a person made from a
+        conversation's voice heard only in short turns takes their first key from a turn long enough to tell (their
+        turns are theirs by that voice meanwhile)."""
         if utt.overlapped or utt.backchannel:
             return False
         assert self.assigner is not None and utt.voice_embedding is not None
+        if (
+            decision.by == "new"
+            and utt.voice is not None
+            and utt.t_end_s - utt.t_start_s < self.cfg.identity.min_voice_s
+        ):
+            return False  # made from scraps of a conversation's voice: a scrap's key would draw anyone to them
         if decision.by in ("new", "face+new-voice") or decision.person_id not in self.assigner.voice_keys:
             return True
         return self.assigner.sounds_like(decision.person_id, utt)
@@ -168,8 +176,8 @@ class UtteranceWriter:
             if own is not None and not self.assigner.sounds_like(voice.person, utt, AMBIGUOUS):
                 if own.by == "voice" and own.person_id != voice.person and own.margin >= AMBIGUOUS:
                     return own
-                if own.by == "new" and utt.whole:
-                    return own
+                if own.by == "new" and utt.whole and voice.person in self.assigner.voice_keys:
+                    return own  # clearly nobody known, this person's voice among them
             return Decision(voice.person, "voice", -1.0)
         if own is not None and own.by in _MAPS:
             taken = {v.person for k, v in self.voices.items() if k != utt.voice and v.person is not None}
@@ -188,7 +196,9 @@ class UtteranceWriter:
             mean = voice.heard / max(float(np.linalg.norm(voice.heard)), 1e-12)
             heard = dataclasses.replace(utt, voice_embedding=mean, t_start_s=0.0, t_end_s=voice.seconds)
         decision = self.assigner.decide(heard, None)
-        if decision.by == "new" and utt.backchannel:
+        if decision.by == "new" and (utt.backchannel or voice.seconds < NEW_PERSON_S):
+            # a new person from scraps of a voice (often two voices at once) needs as much of it as a new person
+            # from a turn of someone the conversation already heard
             return Decision(None, "none", decision.voice_score)
         return decision
 
