@@ -110,23 +110,18 @@ def turns(
     if heard.texts is not None and len(heard.texts) == len(runs):  # each run heard on its own: its words
         transcript = Transcript(" ".join(t for t in heard.texts if t), conf, _spread(runs, heard.texts))
         heard = Heard(transcript, heard.runs, heard.windows)
+
+    def utterance(said: str, cut_start: float, cut_end: float, **fields) -> Utterance:
+        """The turn said in [cut_start, cut_end) of the stretch, over the part of it that is speech."""
+        start, end = _voiced(seg, cut_start, cut_end, pause_threshold, lead_s)
+        audio = seg.audio[int(start * SAMPLE_RATE_HZ) : int(end * SAMPLE_RATE_HZ)]
+        embedding = embed(audio) if end - start >= MIN_EMBED_S else None
+        start_s, end_s = seg.t_start_s + start, seg.t_start_s + end
+        return Utterance(said, start_s, end_s, conf, embedding, None, audio, backchannel=is_backchannel(said), **fields)
+
     if len(runs) <= 1 or not heard.transcript.words:
         voice = (conversation, runs[0].voice) if runs and heard.windows is not None else None
-        start, end = _voiced(seg, 0.0, seg.duration_s, pause_threshold, lead_s)
-        audio = seg.audio[int(start * SAMPLE_RATE_HZ) : int(end * SAMPLE_RATE_HZ)]
-        return [
-            Utterance(
-                text,
-                seg.t_start_s + start,
-                seg.t_start_s + end,
-                conf,
-                embed(audio) if end - start >= MIN_EMBED_S else None,
-                None,
-                audio,
-                voice=voice,
-                backchannel=is_backchannel(text),
-            )
-        ]
+        return [utterance(text, 0.0, seg.duration_s, voice=voice)]
     words = heard.transcript.words
     bounds = [0.0, *(_cut(r.start_s, words) for r in runs[1:]), seg.duration_s]
     pieces = []  # [start, end, voice, words, overlapped]
@@ -150,27 +145,8 @@ def turns(
             before[1], before[3], before[4] = after[1], before[3] + after[3], True
             del pieces[k : k + 2]
         k -= 1
-    out = []
-    for cut_start, cut_end, voice, said, overlapped in pieces:
-        if not said:
-            continue  # nothing recognised in it: no turn
-        start, end = _voiced(seg, cut_start, cut_end, pause_threshold, lead_s)
-        a, b = int(start * SAMPLE_RATE_HZ), int(end * SAMPLE_RATE_HZ)
-        audio = seg.audio[a:b]
-        said_text = " ".join(w.text for w in said)
-        out.append(
-            Utterance(
-                said_text,
-                seg.t_start_s + start,
-                seg.t_start_s + end,
-                conf,
-                embed(audio) if end - start >= MIN_EMBED_S else None,
-                None,
-                audio,
-                voice=(conversation, voice),
-                overlapped=overlapped,
-                backchannel=is_backchannel(said_text),
-                whole=False,
-            )
-        )
-    return out
+    return [  # a piece with nothing recognised in it is no turn
+        utterance(" ".join(w.text for w in said), start, end, voice=(conversation, voice), overlapped=over, whole=False)
+        for start, end, voice, said, over in pieces
+        if said
+    ]
