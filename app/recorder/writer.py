@@ -344,12 +344,11 @@ class UtteranceWriter:
         """The session is closing: wherever its participants changed completely across a pause (the earlier
         people never heard again in it), the turns after move to a session of their own."""
         s = self.cfg.session
-        k = 1
-        while k < len(self.recent):
-            turns = [t for _, t in self.recent]
+        k, turns = 1, [t for _, t in self.recent]
+        while k < len(turns):
             if boundary_before(turns, k, s.gap_s, s.change_gap_s, s.window_turns, s.same_voice):
-                self._split_at(k)
-                k = 1
+                self._split_at(k)  # the open session is now the turns from k on
+                k, turns = 1, turns[k:]
             else:
                 k += 1
 
