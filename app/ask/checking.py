@@ -4,10 +4,10 @@
   a line's speaker for a who-question, a list item by item — and whether the people, relation words and topic
   words of the question are there too; an answer to when must say a time (a date in figures, one a line says),
   one to how many a number. Where a question is about countries, US states or continents, a line also says
-  those its places lie in (app/text/places.py: "Canada" is held by "we visited Banff").
+  those its places lie in (app/text/places.py: "Spain" is held by "Maria moved here from Madrid").
 - `held_items`: of a list read, the items that lines hold.
 - `answers_alone`: whether the best line holds all a question asks about in itself, so it is read alone.
-- `bearing`: the lines a guess ("would Melanie enjoy ...?") rests on, which are its citations.
+- `bearing`: the lines a guess ("would Sarah enjoy ...?") rests on, which are its citations.
 
 The lines come from app/ask/grounding.py; words are compared as app/ask/comparing.py makes them, whose they are
 (the speaker's, the listener's, someone else's) is read in app/ask/whose.py, and whom a line only addresses and which
@@ -66,7 +66,7 @@ _NUMERIC_DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")  # "3/8/2023"
 # "job" ~ "work" 0.77, "meat" ~ "chicken" 0.69; "breakfast" ~ "food" 0.59-0.61, "shellfish" ~ "peanut" 0.24)
 SIMILAR = 0.65
 
-# what a guess asks with, not what it is about: "would Caroline enjoy a ski trip?" is not borne on by "she loves
+# what a guess asks with, not what it is about: "would Emily enjoy a ski trip?" is not borne on by "she loves
 # tennis balls"
 _GUESSING = frozenset(
     canonical(w)
@@ -122,13 +122,13 @@ def holding(
     """The lines that hold `answer`, fewest first (none: it is not grounded in them). Its own words — those the question
     did not bring, less the verbs any answer is phrased with ("took", "made": `GENERIC`) when it says more — must be
     held by one line (all but one in four of them; a list, item by item), outside the questions it asks its listener
-    about themselves ("What made you decide to learn Spanish?") unless what was asked is asked; a who-question's answer
+    about themselves ("What made you decide to teach history?") unless what was asked is asked; a who-question's answer
     may be a line's speaker; the one of an "A or B?" question's options it picks, by the words only that option has
     (`grounding.option_picked`); a bare yes or no to a yes/no question is held by the first line that is about what was
     asked; an answer to when says a time, one to how many a number. The people the question names must be in the lines
     that hold it (or in `joined`, the lines that relate them: "my colleague Emily"; or, when the line's speaker is named
-    too, among those who heard it: "what did Caroline recommend to Melanie?"), and so must its relation words (or in the
-    line a holder goes on from about someone: "Deborah's mom loved cooking", then "she would bake pineapple cakes") and
+    too, among those who heard it: "what did Emily recommend to John?"), and so must its relation words (or in the
+    line a holder goes on from about someone: "Ana's grandmother loved cooking", then "she would make apple pie") and
     what it asks about (`_enough` of its topic words — in those lines, in another line that says the answer too, in one
     of `lines` their speaker said just before them, to which they point back, or in another's question a holder answers
     (`Line.asked`) when that question alone asks them —, and for a yes or a no all of them in one line, each said or,
@@ -139,24 +139,24 @@ def holding(
     Answers). The verb of telling a question asks what someone said with is none of its topic words: "what did I ask
     everyone to remember?" is held by "Please remember that the meeting ..."."""
     if ASKS_WHEN.search(question) and not _WHEN_ANSWER.search(answer):
-        return []  # "Concert" is no answer to "When did Dave see Aerosmith perform live?"
+        return []  # "Concert" is no answer to "When did Tom see his favorite band play live?"
     if ASKS_COUNT.search(question) and not _COUNT_ANSWER.search(answer):
-        return []  # nor "Pottery" to "How many times has Melanie been to the beach?"
+        return []  # nor "Swimming" to "How many times has John been to the lake?"
     if any(not any(d in x.shown for x in lines) for d in _NUMERIC_DATE.findall(answer)):
         return []  # "3/8/2023": lines say their days in words, so a date in figures is the model's own
     if _ASKS_PLACE_OR_THING.match(question) and _only_time_or_number(answer, question):
-        return []  # "Over the mountain range in June 2023" is no answer to "Where did Tim take the picture?"
+        return []  # "By the lake in June 2026" is no answer to "Where did John take the picture of the lake?"
     asked = {canonical(w) for w in keywords(question)}
     own = own_words(answer, question)
-    own = [w for w in own if w not in GENERIC] or own  # "took his kids to a memorial": its memorial, not "took"
+    own = [w for w in own if w not in GENERIC] or own  # "took her daughter to a museum": its museum, not "took"
     if own and set(own) <= VAGUE and not ASKS_COUNT.search(question):
-        return []  # "Several places" is no answer to "What places has Joanna submitted her work to?"
+        return []  # "Several cities" is no answer to "What cities has Maria lived in?"
     if own and set(own) <= _BARE_VERBS and not YES_NO.match(question):
-        return []  # nor "Took" (what is left of "Joanna took a road trip") to "Where did Joanna go for a road trip?"
+        return []  # nor "Took" (what is left of "David took a trip") to "Where did David go for his trip?"
     topic = topic_words(question, named)
     if told := ASKS_WHAT_TOLD.search(question):  # "what did I ask everyone to remember?": a request says it
         topic = [w for w in topic if w != canonical(told[1].lower())]
-    if picked := option_picked(answer, question):  # "the beach or the mountains?": the words of the one picked
+    if picked := option_picked(answer, question):  # "the lake or the pool?": the words of the one picked
         mine, other = ({canonical(w) for w in keywords(o)} for o in picked)
         own, topic = sorted(mine - other), [w for w in topic if w not in other - mine]
     enough = _enough(topic)
@@ -165,7 +165,7 @@ def holding(
     needed = len(own) - len(own) // 4
     regional = _regional(question, answer)
     if own:
-        told = TELLING.search(question)  # "what did Tim ask John?": what a line asks is what it tells
+        told = TELLING.search(question)  # "what did Emily ask John?": what a line asks is what it tells
         said = {
             line.id: _words(as_said(line if told else _not_asked_of_listener(line), answer), regional)
             | word_set(line.person or "")
@@ -179,7 +179,7 @@ def holding(
         whose = not (_ASKS_WHO.match(question) or TELLING.search(question))
         for line in sorted((x for x in lines if hits[x.id]), key=lambda x: (-len(hits[x.id]), -naming[x.id])):
             if whose and said_of_listener(line, hits[line.id], topic, named):
-                continue  # "What motivated Melanie?" is not her "your dedication to helping others"
+                continue  # "What motivated Emily?" is not her "your love of teaching history"
             if hits[line.id] - covered:  # a line that adds nothing the others hold is not cited
                 holders.append(line)
                 covered |= hits[line.id]
@@ -195,11 +195,11 @@ def holding(
     else:
         return []
     context = [*holders, *joined]
-    # a relation word may be in the line a holder goes on from about someone ("Deborah's mom had a passion for
-    # cooking", then "I loved it when she would bake pineapple birthday cakes"); the people named may not
+    # a relation word may be in the line a holder goes on from about someone ("Ana's grandmother had a passion for
+    # cooking", then "I loved it when she would make apple pie on Sundays"); the people named may not
     kin = [x for x in lines if any(goes_on(x, h, POINTS_TO_SOMEONE) for h in holders)]
-    # one who heard a holder say the answer of its listener is there, though only called ("Hey Dave! Congrats on
-    # being picked for the workshop")
+    # one who heard a holder say the answer of its listener is there, though only called ("Hey Ben! Congrats on
+    # getting the teaching job")
     heard = {
         n for n in named for h in holders if n.lower() in h.heard_by and said_to_listener(h, hits.get(h.id, set()))
     }
@@ -207,11 +207,11 @@ def holding(
         return []
     # what is asked about may be in what a line read with it states (a question asks, it does not say: "What's
     # your favorite movie?"), when it goes on from that line (`goes_on`), pointing back to a thing or to people
-    # ("It really made an impact on my kids", then "They were awestruck and humbled")
+    # ("The history museum amazed my children", then "They want to go back next month")
     going_on = [replace(x, shown=stated(x.shown)) for x in lines if any(goes_on(x, h, POINTS_BACK) for h in holders)]
 
-    # a name the question says must be said, not only meant, in a line read ("Her name is Shadow!" may follow "I
-    # just adopted this cute pup")
+    # a name the question says must be said, not only meant, in a line read ("We call her Bella!" may follow "We
+    # got a kitten for Lucy")
     plainly = topic_held([w for name in proper for w in name], lines, None, regional) if proper else set()
 
     def covered(by: list[Line]) -> bool:
@@ -219,16 +219,16 @@ def holding(
 
     if covered([*context, *going_on]):
         return holders
-    # a line said in answer to another's question that asks what the question asks ("How long are you planning
-    # to stay in Japan?" - "I'm gonna be in Japan for a few months"); one that only shares a word with it lends
-    # nothing ("Did you discover any interesting places?" for what Joanna discovered at a museum)
+    # a line said in answer to another's question that asks what the question asks ("How long will you stay
+    # in Paris?" - "We'll be in Paris for a week"); one that only shares a word with it lends
+    # nothing ("Did you find a good restaurant?" for what David found at the market)
     if any(h.asked and covered([replace(h, shown=h.asked)]) for h in holders):
         return holders
-    # another line that says the answer as well may hold the rest of what is asked: "When did Jolene adopt her
-    # snake Susie?" - "Jolene adopted her two years ago (around 2021)" and "It's Susie! Jolene has had her for two
-    # years now (since around 2021)"; for a list asked for, a line that says one of its things in full ("What
-    # habits does Jolene practice to feel balanced?" - "I'm trying to do more yoga and meditation ... any calming
-    # habits that you practice to feel balanced?")
+    # another line that says the answer as well may hold the rest of what is asked: "When did Nina adopt her
+    # cat Bella?" - "Nina adopted her two years ago (around 2024)" and "It's Bella! Nina has had her for two
+    # years now (since around 2024)"; for a list asked for, a line that says one of its things in full ("What
+    # habits does Rosa keep to sleep well?" - "I'm trying to read more and stretch before bed ... any evening
+    # habits that you keep to sleep well?")
     several = asks_for_several(question)
 
     def says_an_item(x: Line) -> bool:  # one of the things a list names, with words of its own, in full
@@ -266,10 +266,10 @@ _BARE_COUNT = re.compile(rf"^\s*(\d+|{'|'.join(NUMBERS)})(?:\s+times)?\W*$", re.
 
 
 def _counted(answer: str, question: str, lines: list[Line], named: list[str], similar, regional: bool) -> list[Line]:
-    """For a how-many question answered by a bare count that no line says ("2" to "How many times has Melanie
-    gone to the beach?"): that many of the lines, each by or about every person the question names and holding
-    enough of its topic words on its own, and the things counted ("How many Prius has Evan owned?": each line
-    says a Prius; none: the count is not what the lines say)."""
+    """For a how-many question answered by a bare count that no line says ("2" to "How many times has Emily
+    played tennis in the park?"): that many of the lines, each by or about every person the question names and holding
+    enough of its topic words on its own, and the things counted ("How many bicycles has David owned?": each line
+    says a bicycle; none: the count is not what the lines say)."""
     asked, m = _HOW_MANY.search(question), _BARE_COUNT.match(answer)
     count = int(NUMBERS.get(m[1].lower(), m[1])) if asked and m else 0
     if not 2 <= count <= len(lines):
@@ -300,8 +300,8 @@ _TO_LISTENER = re.compile(r"\b(?:you|your|you're|you've|yourself)\b", re.I)
 
 
 def _not_asked_of_listener(line: Line) -> Line:
-    """`line` without the questions it asks its listener about themselves: "Learning German has been tough. What
-    made you decide to learn Spanish?" does not say which language its speaker learns."""
+    """`line` without the questions it asks its listener about themselves: "Night shifts at the hospital are
+    tiring. What made you decide to teach history?" does not say which subject its speaker teaches."""
     kept = [s for s in sentences(line.shown) if not (is_question(s) and _TO_LISTENER.search(s))]
     return replace(line, shown=" ".join(kept))
 
@@ -309,8 +309,8 @@ def _not_asked_of_listener(line: Line) -> Line:
 def _only_time_or_number(answer: str, question: str) -> bool:
     """Whether all an answer says of its own (`own_words`) is a time ("in June 2023", "2022") or a number ("one"):
     no answer to where, who, what, why or how, unless the question asks for a time or, for a number, an amount ("What
-    was the highest number of points John scored?": "40"). A word is a time as it is said, not as it is compared:
-    "Marching event" is no March."""
+    was the highest score John got in the quiz?": "40"). A word is a time as it is said, not as it is compared:
+    "Marching band" is no March."""
     own = [w for w in _own_as_said(answer, question) if w not in ("in", "on", "at")]
     if not own or not all(w.isdigit() or w in NUMBERS or singular(w) in _TIME for w in own):
         return False
@@ -331,7 +331,7 @@ def answers_alone(question: str, line: Line, named: list[str] = (), similar=None
 
 def _regional(question: str, answer: str) -> bool:
     """Whether a question asks which country, US state or continent, or names one, or its answer names one and it
-    does not ask who ("Jordan" answers "who did Maria meet?" as a person, whatever town a line names)."""
+    does not ask who ("Jordan" answers "who did Maria meet in Madrid?" as a person, whatever town a line names)."""
     if places.asked_kind(question) is not None or places.names_region(question):
         return True
     return not _ASKS_WHO.search(question) and places.names_region(answer)
@@ -339,7 +339,7 @@ def _regional(question: str, answer: str) -> bool:
 
 def _words(line: Line, regional: bool = False) -> set[str]:
     """The words `line` says as compared (`word_set`); with `regional`, also the countries, US states and
-    continents its places lie in ("we drove to Banff" says Canada: `places.regions_of`)."""
+    continents its places lie in ("we flew to Madrid" says Spain: `places.regions_of`)."""
     words = word_set(line.shown)
     if regional:
         people = (line.person or "", *line.heard_by)  # no town: "Victoria" who heard it
@@ -361,7 +361,7 @@ def topic_held(topic: list[str], lines: list[Line], similar, regional: bool = Fa
 
 
 def list_items(answer: str) -> list[str]:
-    """The items of a list answer: "Oliver, Luna and Bailey" → Oliver, Luna, Bailey."""
+    """The items of a list answer: "Paris, Boston and Madrid" → Paris, Boston, Madrid."""
     return [p.strip() for p in re.split(r",|;|\band\b", answer) if keywords(p)]
 
 
@@ -379,21 +379,21 @@ def _held_items(answer: str, asked: set[str], lines: list[Line], regional: bool 
 
 
 def _each_part_held(answer: str, asked: set[str], lines: list[Line], regional: bool = False) -> bool:
-    """A list ("Oliver, Luna and Bailey") may be read from several lines: each of its items from one of them."""
+    """A list ("Paris, Boston and Madrid") may be read from several lines: each of its items from one of them."""
     parts, kept = _held_items(answer, asked, lines, regional)
     return len(parts) >= 2 and len(kept) == len(parts)
 
 
 def held_items(answer: str, question: str, lines: list[Line]) -> str:
-    """The items of a list that a line holds, the rest left out ("Winning a championship, being known" → "Winning
-    a championship" when no line says "known"); "" when the answer is no list or no item is held. What is left
+    """The items of a list that a line holds, the rest left out ("Teaching history, coaching tennis" → "Teaching
+    history" when no line says "coaching"); "" when the answer is no list or no item is held. What is left
     is an answer to check again (`holding`)."""
     asked = {canonical(w) for w in keywords(question)}
     parts, kept = _held_items(answer, asked, lines, _regional(question, answer))
     return ", ".join(kept) if len(parts) >= 2 and kept else ""
 
 
-# what a question asks with, not what about: "what does the smartwatch help Sam with?" is about the smartwatch,
+# what a question asks with, not what about: "what does the new bicycle help David with?" is about the bicycle,
 # whatever line says "it helps me" (words that only ask, "do", "get", "make", are no topic words at all:
 # grounding.ASKING)
 GENERIC = frozenset(
@@ -412,8 +412,8 @@ def _covered(said: set[str], topic: list[str], enough: int) -> bool:
 
 def _named_things(question: str, topic: list[str]) -> list[set[str]]:
     """The names a question says with capitals, past its first word — a place, a title, a person who never spoke —
-    as the topic words of each, one of which the lines must say, not only mean ("a trip to Barcelona" is not held by
-    "a trip to Rome"; "LeBron James" is by "LeBron")."""
+    as the topic words of each, one of which the lines must say, not only mean ("a trip to Paris" is not held by
+    "a trip to Madrid"; "Serena Williams" is by "Serena")."""
     names = re.findall(r"(?<=\s)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", question)
     said = ({canonical(w.lower()) for w in name.split()} & set(topic) for name in names)
     return [words for words in said if words]
@@ -423,8 +423,8 @@ def _enough(topic: list[str]) -> int:
     """How many of a question's topic words the lines an answer is read from must hold: at least half. All but
     one in three refused more (LoCoMo, 200 questions: adversarial 0.825 but F1 0.175); half keeps adversarial
     questions at 0.725 with F1 0.210 (README, Answers). None when all of them are verbs any question is phrased with
-    (`GENERIC`: "Which hobby did Sam take up?", "What state did Joanna visit?": the people it names and the
+    (`GENERIC`: "Which hobby did Tom take up?", "What city did Nina visit?": the people it names and the
     answer's own words are what a line must hold). Leaving those verbs out of the count for every question was
     measured and not kept: on LoCoMo seed 1 it answered two more right and one adversarial question wrong ("what
-    did John start learning ...?", from John's "Impressive you're learning German")."""
+    did John start learning ...?", from John's "Great that you're learning the piano, Emily")."""
     return -(-len(topic) // 2) if any(w not in GENERIC for w in topic) else 0

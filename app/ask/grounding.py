@@ -5,8 +5,8 @@
   and for "my colleagues" the asker's colleagues' lines (the line that made them colleagues joins the
   citations); requests to the companion are never evidence. They are ranked by the retriever's score plus
   whether they mention those people and hold the question's topic words (a line that answers another's
-  question holds the words that question asked with: "Which pizza do you love the most?" — "Pepperoni, of
-  course!" holds "pizza"), less the share of them that asks
+  question holds the words that question asked with: "Which sport do you love the most?" — "Tennis, of
+  course!" holds "sport"), less the share of them that asks
   instead of stating and, for a question that asks when, whether they say no time. Each is shown as "who:
   what" in the third person, with its time words resolved against the day it was said ("on Monday" → "on
   Monday (Monday 18 May 2026)"), so a date is read off the line, never worked out by a model, and the day a
@@ -48,11 +48,11 @@ FACT_SOURCES = 18  # facts matched per question whose source lines join the cand
 # added to a line's retrieval score: it mentions the people the question names (all of them: the whole weight),
 # it holds the question's topic words (all: the whole weight), a matching fact was read from it
 MENTION_WEIGHT, TOPIC_WEIGHT, FACT_WEIGHT = 1.0, 0.5, 0.2
-# taken from a line's score: by the share of it that asks instead of stating ("Have you thought about the steps
-# you can take?" holds no answer), and, for a question that asks when, when it says no time (measured on LoCoMo's
+# taken from a line's score: by the share of it that asks instead of stating ("Have you thought about what to bring
+# to the party?" holds no answer), and, for a question that asks when, when it says no time (measured on LoCoMo's
 # 1,535 questions of categories 1-4: the annotated line among the best two 952 -> 985 times; README, Answers)
 ASKS_WEIGHT, UNTIMED_WEIGHT = 0.2, 0.2
-# "When Dave was a child, what did he do?" asks what
+# "When David was a boy in Boston, what did he play?" asks what
 ASKS_WHEN = re.compile(
     r"^\s*(?:when|what\s+(?:year|month|day|date|time))\b(?!.*,\s*(?:what|who|where|which|how|why)\b)|\bhow\s+long\s+ago\b",
     re.I,
@@ -65,7 +65,7 @@ ASKING = frozenset(
     "nobody anybody everyone whose whom mention mentioned describe described regarding according "
     "currently now nowadays lately presently main reason intention".split()
 )
-# the kind of answer a question wants ("what sport", "which city"), with an adjective before it ("what new activity")
+# the kind of answer a question wants ("what sport", "which city"), with an adjective before it ("what new sport")
 _KIND = re.compile(
     r"\b(?:what|which|whose|how many|how much)\s+(?:(new|other|main|specific|particular|different)\s+)?([a-z]+)", re.I
 )
@@ -81,9 +81,9 @@ _AUXILIARY = r"(?:are|were|is|was|do|does|did|has|have|had|can|could|will|would)
 
 def asks_for_several(question: str) -> bool:
     """Whether `question` asks for several things, each perhaps said in a line of its own: a plural it asks
-    about ("what books has Melanie read?", "what types of pottery have they made?", "what are her pets' names?";
-    not "what kind of cookies did she bake?"), what someone has done ("where has Melanie camped?", "what has she
-    painted?"), or how many."""
+    about ("what books has Emily read?", "what kinds of pasta have they cooked?", "what are her children's names?";
+    not "what kind of pasta does she love?"), what someone has done ("where has Sarah played tennis?", "what has she
+    cooked?"), or how many."""
     q = question.strip().lower()
     if re.match(r"how many\b|(?:what|where)\s+(?:has|have)\b|what\s+(?:are|were)\b", q):
         return True
@@ -91,7 +91,7 @@ def asks_for_several(question: str) -> bool:
     if kind is None:
         return False
     words = kind.group(1).split()
-    head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]  # "what kind of cookies": one kind
+    head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]  # "what kind of pasta": one kind
     return any(_plural(w) for w in head.split("/"))
 
 
@@ -100,30 +100,30 @@ _REPORTED = re.compile(r"\b(?:say|says|said|tell|tells|told|promised|decided|agr
 
 
 def asks_for_a_guess(question: str) -> bool:
-    """Whether `question` asks what is likely, not what was said: "would Melanie enjoy a national park or a theme
-    park?", "what might John's financial status be?", "is it likely that Nate has friends besides Joanna?" ("what
+    """Whether `question` asks what is likely, not what was said: "would Emily enjoy a ski trip or a beach
+    holiday?", "what might John's favorite subject be?", "is it likely that David has friends besides John?" ("what
     did Emily say she would bring?" asks what was said)."""
     return any(not _REPORTED.search(question[: m.start()]) for m in _GUESS.finditer(question))
 
 
-_LEAD = re.compile(  # the words before an option that are not it: "going to a national park" → "a national park"
+_LEAD = re.compile(  # the words before an option that are not it: "going to a ski resort" → "a ski resort"
     r"^(?:(?:to|in|on|at|of|for|by|with|near|from|into|going|visiting|playing|working|living)\s+)*", re.I
 )
 
 
 def options(question: str) -> tuple[str, str] | None:
-    """The two things an "A or B?" question offers to choose from, as it says them: "Does Deborah live close to
-    the beach or the mountains?" → ("the beach", "the mountains"), "Which pet did Jolene adopt first - Susie or
-    Seraphim?" → ("Susie", "Seraphim"); the first is what follows a comma or a dash before "or", else as many words
+    """The two things an "A or B?" question offers to choose from, as it says them: "Does Emily live close to
+    the lake or the park?" → ("the lake", "the park"), "Which city did Maria live in first - Madrid or
+    Paris?" → ("Madrid", "Paris"); the first is what follows a comma or a dash before "or", else as many words
     as the second has after it, up to the question's end. None for yes or no ("Answer yes or no"), a list
-    ("classes or groups has Audrey joined") or a second clause ("has John been to or is planning to go to?")."""
+    ("classes or clubs has Nina joined") or a second clause ("cities Sarah has visited or is planning to visit?")."""
     m = re.search(r"\s(?:-\s+)?(\S+(?:\s+\S+){0,5}?)\s+or\s+((?:\S+\s+){0,5}?\S+?)\s*[?.]?\s*$", question)
     if not m or re.search(r"\b(?:yes|no|is|are|was|were|has|have|do|does|did|will)\b", m.group(2), re.I):
         return None
     second = _LEAD.sub("", m.group(2))
     words = m.group(1).split()
     at = max(len(words) - len(second.split()), 0)
-    while at > 0 and words[at][:1].isupper() and words[at - 1][:1].isupper():  # "C. S. Lewis or John Greene"
+    while at > 0 and words[at][:1].isupper() and words[at - 1][:1].isupper():  # "H. G. Wells or Jane Austen"
         at -= 1
     cut = [i + 1 for i, w in enumerate(words) if w.endswith(",") or w in ("-", "–", "—")]
     at = cut[-1] if cut else at  # "Which is first, the meeting with the bank or the trip to Paris?"
@@ -135,12 +135,12 @@ def options(question: str) -> tuple[str, str] | None:
 
 def option_picked(answer: str, question: str) -> tuple[str, str] | None:
     """The option of an "A or B?" question (`options`) that `answer` names, and the other: the answer says a word
-    only that option has ("the beach" and "the mountains": "Yes, Deborah lives close to the beach" picks the
-    beach), and none only the other has. None: the question offers no choice, or the answer picks neither or
+    only that option has ("the lake" and "the park": "Yes, Emily lives close to the lake" picks the
+    lake), and none only the other has. None: the question offers no choice, or the answer picks neither or
     both, or says "not"."""
     offered = options(question)
     if offered is None or re.search(r"\b(?:not|never|neither|nor)\b|n['’]t\b", answer, re.I):
-        return None  # "not the beach" picks nothing
+        return None  # "not the lake" picks nothing
     own = [{canonical(w) for w in keywords(o)} for o in offered]
     said = word_set(answer)
     picks = [bool((mine - other) & said) for mine, other in ((own[0], own[1]), (own[1], own[0]))]
@@ -245,7 +245,7 @@ def gather(
         pool.setdefault(uid, 0.0)
     named = retriever.people_named(question)[0]
     if about and not named:  # "what am I allergic to?" is held only by a line by or about the asker ("what should
-        named = [about[0]]  # I get Jon?" is about Jon)
+        named = [about[0]]  # I get Lucy?" is about Lucy)
     for name in named:  # lines that mention someone the question names, who may never have spoken
         for uid, _ in memory.search.bm25_search(keywords(name), limit):
             pool.setdefault(uid, 0.0)
@@ -290,7 +290,7 @@ def gather(
 
 def asked_before(memory: Memory, rows: dict) -> dict[int, str]:
     """For each of `rows` (utterance id → row) said just after another speaker's question, what that question asked
-    (`asked_in`): an answer often leaves out what it answers ("Which one do you love the most?" — "Pepperoni!").
+    (`asked_in`): an answer often leaves out what it answers ("Which sport do you love the most?" — "Tennis!").
     The ranking counts its words as the line's; the check only when it asks, alone, what is asked
     (`checking.holding`). On LoCoMo's 1,535 questions of categories 1-4 it put the annotated line among the best
     two 989 -> 1,020 times, better in every conversation (README, Answers)."""
@@ -309,7 +309,7 @@ _ASKING = frozenset(canonical(w) for w in ASKING)
 
 
 RELATION_WORDS = frozenset(singular(w) for w in (*FAMILY, *SOCIAL))
-# a relation word said of someone's own age, a time and no relative of theirs: "what did Calvin listen to when he
+# a relation word said of someone's own age, a time and no relative of theirs: "what did David play when he
 # was a kid?", "as a child"
 AGE = re.compile(
     r"\b(?:as|when|since|while)\s+(?:(?:he|she|i|they|we|you)\s+(?:was|were)\s+)?(?:an?\s+)?"
@@ -319,9 +319,9 @@ AGE = re.compile(
 
 
 def told_who(question: str, named: list[str]) -> set[str]:
-    """The relation words a question says just before a name it says ("Tim shows his friend John": they tell who
-    that is, and the name is what a line must hold) or of those with someone it names ("John and his friends",
-    "Jolene and her partner": who was there too, which a line says as "we", so no line need say the relation;
+    """The relation words a question says just before a name it says ("Emily meets her colleague John": they tell
+    who that is, and the name is what a line must hold) or of those with someone it names ("John and his friends",
+    "Sarah and her colleagues": who was there too, which a line says as "we", so no line need say the relation;
     left among the topic words, where it counts as one: measured on LoCoMo, README, Answers)."""
     said = {singular(w.lower()) for n in named for w in re.findall(rf"\b(\w+)\s+{re.escape(n)}\b", question)}
     said |= {
@@ -334,19 +334,19 @@ def told_who(question: str, named: list[str]) -> set[str]:
 
 def topic_words(question: str, named: list[str] = ()) -> list[str]:
     """What a question asks about: its content words without the people it names, the words it asks with
-    (`ASKING`: "the main reason"), the kind of answer it wants ("what sport", "which city", "what new activity"),
+    (`ASKING`: "the main reason"), the kind of answer it wants ("what sport", "which city", "what new sport"),
     when it asks about ("in summer 2021": the time filter's, not the line's words; "when he was a kid": `AGE`),
     "others" (a stopword's plural), asked whether someone tried something, "tried" ("has
-    Deborah tried surfing?" is held by "her love for surfing") and, asked what two did together, "together" (the
-    two it names say it: "Let's plan a painting session", said by Sam to Evan)."""
+    Sarah tried skiing?" is held by "her love for skiing") and, asked what two did together, "together" (the
+    two it names say it: "Let's book a tennis court", said by Emily to Sarah)."""
     kind = {m.lower() for found in _KIND.findall(question) for m in found if m}
     kind |= {m.lower() for m in re.findall(r"\bhow\s+(many|much|often|long|old|far)\b", question, re.I)}
     names = {w for n in named for w in keywords(n)}
     skip = names | kind | told_who(question, named)
     if re.match(r"\s*(?:has|have|had|did|does|do)\b", question, re.I):
-        skip |= {"try", "tried", "tries"}  # "has Deborah tried surfing?" asks whether she surfs
+        skip |= {"try", "tried", "tries"}  # "has Sarah tried skiing?" asks whether she skis
     if re.search(r"\band\b.+\btogether\b", question, re.I):
-        skip.add("together")  # "what do Evan and Sam plan to do together?": the two named say it ("let's paint")
+        skip.add("together")  # "what do Emily and Sarah plan to do together?": the two named say it ("let's play")
     return [
         c
         for w in keywords(AGE.sub(" ", question))
@@ -360,9 +360,9 @@ def topic_words(question: str, named: list[str] = ()) -> list[str]:
 
 def with_turns_beside(memory: Memory, lines: list[Line], which: str, when_said: bool = False) -> list[Line]:
     """`lines` with, beside each (`which`: all, or the first), its speaker's turns just before and after it in
-    its conversation (the other's turn between them skipped), in the order they were said: "Caroline: How did
-    the kids handle the accident?" — "Melanie: They were scared but we reassured them" follows the line that
-    names the accident. A request to the companion is never one of them."""
+    its conversation (the other's turn between them skipped), in the order they were said: "Emily: How did
+    the kids handle the storm?" — "Nina: They were frightened but we calmed them down" follows the line that
+    names the storm. A request to the companion is never one of them."""
     if which == "off" or not lines:
         return lines
     near = lines[:1] if which == "first" else lines

@@ -30,6 +30,11 @@ GUESS = (
     "question. Guess only from what the lines say about them. When the lines say nothing that bears on the "
     f"question, answer exactly: {UNKNOWN}"
 )
+CHANGE = (
+    "You tell what changed from the lines given, which are in the order they were said: what it was before and what "
+    "it is now, in a few words each, exactly as: before: ...; now: ... Use only what the lines say. When the lines "
+    f"do not say that it changed, answer exactly: {UNKNOWN}"
+)
 GUESS_KINDS = {
     "yes or no": ": yes or no",
     "choice": ": the one of the choices offered that is likelier",
@@ -70,16 +75,16 @@ def select_messages(question: str, lines: list[Line], most: int = 1) -> tuple[di
 
 
 def guess_kind(question: str) -> str:
-    """What a guess asked for is: one of the choices the question offers ("a national park or a theme park?",
-    "which would he prefer, walking tours or camping?"), yes or no, or a thing."""
+    """What a guess asked for is: one of the choices the question offers ("a ski trip or a beach holiday?",
+    "which would he prefer, tennis or swimming?"), yes or no, or a thing."""
     if re.search(r"\bor\b", question, re.I):
         return "choice"
     return "yes or no" if YES_NO.match(question) else "what"
 
 
-def read_messages(question: str, lines: list[Line], guess: bool = False) -> tuple[dict, ...]:
+def read_messages(question: str, lines: list[Line], guess: bool = False, change: bool = False) -> tuple[dict, ...]:
     shown = "\n".join(line.render() for line in lines)
-    system = GUESS.format(kind=GUESS_KINDS[guess_kind(question)]) if guess else READ
+    system = GUESS.format(kind=GUESS_KINDS[guess_kind(question)]) if guess else CHANGE if change else READ
     if not guess and YES_NO.match(question) and (offered := options(question)):
         question = f"{question} Answer with one of: {offered[0]}; {offered[1]}."  # not "No" to "history or math?"
     return {"role": "system", "content": system}, {"role": "user", "content": f"{shown}\n\nQuestion: {question}"}

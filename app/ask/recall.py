@@ -109,7 +109,7 @@ class Retriever:
     """Ranks a memory's utterances for a query.
 
     People named in the query are taken out of its text (a name says whose words to look at, not what they
-    were about: every turn of Caroline's would otherwise match "Caroline") and their utterances are
+    were about: every turn of Emily's would otherwise match "Emily") and their utterances are
     boosted instead, as are the people related to them. Dense and BM25 candidates are scored together
     (`fuse`).
     """

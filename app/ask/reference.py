@@ -1,6 +1,6 @@
-"""What a line refers to beyond its own words (app/ask/checking.py): the names it only addresses ("Thanks, Maria!"),
-the earlier line of its speaker it goes on from ("I'm organizing one next month" after "we always plan a gaming
-night"), and whether the people and relation words a question names are in the lines an answer is read from."""
+"""What a line refers to beyond its own words (app/ask/checking.py): the names it only addresses ("Thanks, David!"),
+the earlier line of its speaker it goes on from ("I'm hosting one next month" after "we always have a big family
+dinner"), and whether the people and relation words a question names are in the lines an answer is read from."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from app.text.words import keywords, singular
 
 _TO_SOMETHING = r"there|then|it|this|these|those"  # words that point back to what was said
 _TO_SOMEONE = r"she|he|her|him|they|them"  # and to whom
-POINTS_TO_SOMEONE = re.compile(rf"\b(?:{_TO_SOMEONE})\b", re.I)  # "when she would bake ..."
-POINTS_BACK = re.compile(rf"\b(?:one|{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)  # "I'm organizing one", "They were"
+POINTS_TO_SOMEONE = re.compile(rf"\b(?:{_TO_SOMEONE})\b", re.I)  # "when she would make ..."
+POINTS_BACK = re.compile(rf"\b(?:one|{_TO_SOMETHING}|{_TO_SOMEONE})\b", re.I)  # "I'm hosting one", "They were"
 
 
 def goes_on(x: Line, h: Line, points_back: re.Pattern) -> bool:
     """Whether `h` goes on from `x`: its speaker said `x` just before in that conversation and `h` points back to
-    it (`points_back`: "Me and my siblings always plan a gaming night", then "I'm organizing one next month") or
-    answers the other's question about it ("I bought a metal detector", "Already found something?", "Mostly just
-    bottle caps"), or they were read beside each other (`with_turns_beside`: "We saw the Perseid meteor shower",
-    then "It made me feel tiny")."""
+    it (`points_back`: "My brother and I always have a big family dinner", then "I'm hosting one next month") or
+    answers the other's question about it ("I bought a new bicycle", "Been anywhere nice on it?", "Mostly just
+    to work and back"), or they were read beside each other (`with_turns_beside`: "We watched the sunset over
+    Paris", then "It made me feel so calm")."""
     if x.id == h.beside or x.beside == h.id:
         return True
     return (
@@ -38,8 +38,8 @@ def people_held(
 ) -> bool:
     """Whether the `context` lines hold every person `question` names and they or `kin` its relation words
     ("Emily's husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by
-    someone the question names to them, in a conversation they spoke in ("what book did Caroline recommend to
-    Melanie?")."""
+    someone the question names to them, in a conversation they spoke in ("what book did Emily recommend to
+    John?")."""
     text = " ".join(f"{x.person or ''} {unaddressed(x.shown, named)}" for x in context).lower()
     told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
@@ -56,11 +56,11 @@ _INTERJECTION = r"(?:wow|woah|whoa|oh|aw+|yay|omg|haha|yeah|yes|cool|nice|awesom
 
 def unaddressed(text: str, names: list[str]) -> str:
     """`text` without the names it addresses: "Nice to meet you Emily, John teaches history" is not about Emily,
-    nor is "Thanks, Maria!", "Wow, Maria, that's so cool" or "Emily, have you heard?". A name in a list ("Emily,
+    nor is "Thanks, David!", "Wow, Sarah, that's so kind" or "Emily, have you heard?". A name in a list ("Emily,
     John and I"), after "my sister," or said to the one it is about ("Emily, you are allergic") is a mention."""
     for name in names:
         n = re.escape(name)
-        # "Wow, Maria, that's ...", and at a line's start "Wow Maria, that's ..."
+        # "Wow, Sarah, that's ...", and at a line's start "Wow Sarah, that's ..."
         greeted = rf"\b{_GREETING},?\s+{n}\b|\b{_INTERJECTION},\s+{n}\s*(?=[,!.])|^\W*{_INTERJECTION}\s+{n}\s*(?=,)"
         first = rf"^\s*{n}\s*[,!](?!\s*(?:{_LISTED}|and\b|who\b|you\b|you['’]re\b|your\b))"
         last = rf",\s*{n}\s*(?=[.!?]|$)"
@@ -77,8 +77,8 @@ def unaddressed(text: str, names: list[str]) -> str:
 
 def as_said(line: Line, answer: str) -> Line:
     """`line` without the names it only addresses of those who heard it that `answer` says: "Thanks, John. When I
-    was younger, our aunt helped us" does not hold "John" for who helped, nor "Hey Andrew, we adopted Pixie!" for
-    where Pixie came from."""
+    was younger, our aunt helped us" does not hold "John" for who helped, nor "Hey Ben, we adopted Milo!" for
+    where Milo came from."""
     called = [w for w in re.findall(r"\b[A-Z][a-z]+\b", answer) if w.lower() in line.heard_by]
     return replace(line, shown=unaddressed(line.shown, called)) if called else line
 

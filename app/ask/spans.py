@@ -1,13 +1,13 @@
 """How long between two things, or since one, and which of two came first: code counts the days between the days
 the memory dates them.
 
-"How many months passed between Andrew adopting Toby and Buddy?" is asked as two questions, "When was Andrew
-adopting Toby?" and "When was Andrew adopting Buddy?", each answered and checked like any other (app/ask/answer.py);
+"How many months passed between Nina adopting Milo and Bella?" is asked as two questions, "When was Nina
+adopting Milo?" and "When was Nina adopting Bella?", each answered and checked like any other (app/ask/answer.py);
 the span between the days their answers name, in the unit asked for, is the answer ("Three months"), cited by
-the lines of both. "How long ago was Caroline's 18th birthday?" and "How long has it been since Andrew adopted
-his first pet, as of November 2023?" count from one day to now, or to the day the question names. A model
-never does the sums: the 1.5B read "1 month" from two lines three months apart. "Which pet did Jolene adopt first -
-Susie or Seraphim?" is asked the same way, "When did Jolene adopt Susie?" and "… Seraphim?", and the option with the
+the lines of both. "How long ago was David's trip to Paris?" and "How long has it been since Nina adopted
+her first cat, as of June 2026?" count from one day to now, or to the day the question names. A model
+never does the sums: the 1.5B read "1 month" from two lines three months apart. "Which cat did Nina adopt first -
+Milo or Bella?" is asked the same way, "When did Nina adopt Milo?" and "… Bella?", and the option with the
 earlier day is the answer.
 """
 
@@ -74,7 +74,7 @@ def span_asked(question: str, now: datetime) -> SpanAsked | None:
     if m := _SINCE.match(question):
         until = now
         if m["until"] and (window := time_window(f"in {m['until']}", now)):
-            until = window[0].start + (window[0].end - window[0].start) / 2  # "as of November 2023": its middle
+            until = window[0].start + (window[0].end - window[0].start) / 2  # "as of June 2026": its middle
         return SpanAsked((_when(m["event"]),), m["unit"] and m["unit"].lower(), until)
     return None
 
@@ -98,8 +98,8 @@ class OrderAsked:
 
 
 def order_asked(question: str) -> OrderAsked | None:
-    """ "Which pet did Jolene adopt first - Susie or Seraphim?" → OrderAsked(("Susie", "Seraphim"), ("When did
-    Jolene adopt Susie?", "When did Jolene adopt Seraphim?"), True); "Which is first, the meeting with the bank or
+    """ "Which cat did Nina adopt first - Milo or Bella?" → OrderAsked(("Milo", "Bella"), ("When did
+    Nina adopt Milo?", "When did Nina adopt Bella?"), True); "Which is first, the meeting with the bank or
     the trip to Paris?" → "When is the meeting with the bank?", …. None: no two options, or no order asked."""
     offered, m = options(question), _ORDER.match(question)
     if offered is None or m is None:
@@ -111,8 +111,8 @@ def order_asked(question: str) -> OrderAsked | None:
 
 
 def _both(first: str, second: str) -> tuple[str, str]:
-    """The two things of "between A and B" said in full: "Andrew adopting Toby and Buddy" is Andrew adopting Buddy
-    too, "Sam's first and second doctor's appointment" Sam's first doctor's appointment."""
+    """The two things of "between A and B" said in full: "Nina adopting Milo and Bella" is Nina adopting Bella
+    too, "Lucy's first and second piano lesson" Lucy's first piano lesson."""
     words, others = first.split(), second.split()
     doing = next(
         (
@@ -123,15 +123,15 @@ def _both(first: str, second: str) -> tuple[str, str]:
         None,
     )
     if doing is not None and doing + 1 < len(words) and not _GERUND.search(second.lower()):
-        return first, " ".join([*words[: doing + 1], *others])  # "Andrew adopting" + "Buddy"
+        return first, " ".join([*words[: doing + 1], *others])  # "Nina adopting" + "Bella"
     if len(words) <= 2 and _ORDINAL.fullmatch(words[-1].lower()) and len(others) > 1:
-        return " ".join([*words, *others[1:]]), " ".join([*words[:-1], *others])  # "Sam's first" + "doctor's ..."
+        return " ".join([*words, *others[1:]]), " ".join([*words[:-1], *others])  # "Lucy's first" + "piano ..."
     return first, second
 
 
 def _when(event: str) -> str:
-    """The when-question of a thing: "When was Caroline's 18th birthday?", "When was it that Andrew adopted his
-    first pet?"."""
+    """The when-question of a thing: "When was David's trip to Paris?", "When was it that Nina adopted her
+    first cat?"."""
     event = event.strip().rstrip("?.")
     return f"When was it that {event}?" if past_tense(event) else f"When was {event}?"
 

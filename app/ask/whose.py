@@ -1,6 +1,6 @@
-"""Whose a line's words are (app/ask/checking.py): the speaker's own, their listener's ("your dedication", "congrats
-on being picked"), or someone else's the line names ("my wife Sarah is a doctor"), and the verbs a question asks with
-about what someone told another ("what did Caroline recommend?", "what did I ask everyone to remember?")."""
+"""Whose a line's words are (app/ask/checking.py): the speaker's own, their listener's ("your patience", "congrats
+on getting the job"), or someone else's the line names ("my wife Sarah is a doctor"), and the verbs a question asks
+with about what someone told another ("what did Emily recommend?", "what did I ask everyone to remember?")."""
 
 from __future__ import annotations
 
@@ -29,20 +29,20 @@ TELLING = re.compile(
     r"opinion)\w*|remind(?:s|ed|ing)?\b(?!\s+\w+\s+of\b))",  # not a reminder, nor what "reminds her of" a trip
     re.I,
 )
-# a part of a line about its listener: theirs ("your store"), what they are or did ("you found", "congrats on"), what
-# they showed ("That slow cooker meal looks yum!"); not "you" as anyone ("find something that motivates you")
+# a part of a line about its listener: theirs ("your classroom"), what they are or did ("you found", "congrats on"),
+# what they showed ("That pasta looks great!"); not "you" as anyone ("find a hobby that relaxes you")
 _OF_YOU = re.compile(
     r"\b(?:your|yours|yourself)\b|\byou(?:['’](?:re|ve)|\s+(?:are|were|have|had|did|got|found|made|went|won)\b)|"
     r"\bfor\s+you(?:\s+(?:guys|two|all))?\b|"  # "Must have been scary for you guys"
-    r"^\W*(?:do|did|does|are|were|have|had|can|could|will|would)\s+you\b|"  # "Do you make jewelry to sell?"
+    r"^\W*(?:do|did|does|are|were|have|had|can|could|will|would)\s+you\b|"  # "Do you teach history too?"
     r"^\W*(?:congrats|congratulations)\b|"
-    r"^\W*(?:(?:wow|oh|ooh|aw+|omg|yeah|yes|nice|cool|great)\W+)?"  # "Wow, that spot looks gorgeous"
-    r"that\s+(?:[\w'-]+\s+){1,4}(?:looks|looked|sounds|sounded|seems|seemed)\b|"  # "That meal looks yum!"
-    r"\bmust(?:['’]ve|\s+have)?\s+(?:be|been|feel|have)\b",  # a guess at their doings: "Growing up there must have
-    # been so peaceful", "Max must be having so much fun"
+    r"^\W*(?:(?:wow|oh|ooh|aw+|omg|yeah|yes|nice|cool|great)\W+)?"  # "Wow, that park looks lovely"
+    r"that\s+(?:[\w'-]+\s+){1,4}(?:looks|looked|sounds|sounded|seems|seemed)\b|"  # "That pasta looks great!"
+    r"\bmust(?:['’]ve|\s+have)?\s+(?:be|been|feel|have)\b",  # a guess at their doings: "Growing up in Boston must
+    # have been fun", "Lucy must be so excited for school"
     re.I,
 )
-# the verb of telling a question asks with ("what did I ask everyone to remember?", "what did John suggest?"): a line
+# the verb of telling a question asks with ("what did I ask everyone to remember?", "what did Sarah suggest?"): a line
 # that asks, suggests or tells is said that way without the verb ("Please remember that ...", "You should ...")
 ASKS_WHAT_TOLD = re.compile(
     r"\b(?:did|does|do|has|have|had)\s+(?:[\w']+\s+){1,2}?"
@@ -50,24 +50,24 @@ ASKS_WHAT_TOLD = re.compile(
     re.I,
 )
 _OF_ME = re.compile(r"\bI\b|\b(?i:me|my|mine|myself|we|us|our|ours)\b")
-# "I" only as the one who hears of or takes to what the listener did: "I hear the class you're taking ...", "I love
-# how it shows the togetherness you were talking about"
+# "I" only as the one who hears of or takes to what the listener did: "I hear the course you're taking ...", "I love
+# how it shows the patience you were talking about"
 _REACTING = re.compile(
     r"\bI\s+(?:really\s+|just\s+|also\s+)?(?:hear|heard|love|loved|like|liked|think|bet|guess|see|saw|know|hope|mean|"
     r"remember|admire|appreciate)\b"
 )
 _PART_END = re.compile(r"(?<=[.!?;])\s+|\s+-\s+")
-_YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your dance studio"
+_YOURS = re.compile(r"\byour\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.I)  # "your history class"
 
 
 def said_of_listener(line: Line, held_words: set[str], topic: list[str], named: list[str]) -> bool:
     """Whether `line`, said by someone a question asks about (and not about its listener), says the answer's
-    words only where it speaks of its listener and not of the speaker ("It's inspiring to see your dedication to
-    helping others", said by Melanie, is Caroline's dedication; "Congrats on being picked for the car mod
-    workshop" is the listener's workshop; "I hear the class you're taking is packed with healthy recipes" is the
-    listener's class, the "I" only hearing of it), or says what the question asks about only as the listener's
-    ("Can't wait to see your dance studio done") or in asking them ("Anything you're excited for in the adoption
-    process?")."""
+    words only where it speaks of its listener and not of the speaker ("It's inspiring to see your patience with
+    the children", said by John, is Emily's patience; "Congrats on getting the teaching job at the high
+    school" is the listener's job; "I hear the course you're taking is full of Italian recipes" is the
+    listener's course, the "I" only hearing of it), or says what the question asks about only as the listener's
+    ("Can't wait to see your new garden finished") or in asking them ("Anything you're excited for on the trip
+    to Paris?")."""
     names = {n.lower() for n in named}
     if not line.person or line.person.lower() not in names or names & line.heard_by:
         return False
@@ -90,8 +90,8 @@ def _only_in(words: Iterable[str], these: list[set[str]], others: list[set[str]]
 
 
 def said_to_listener(line: Line, held_words: set[str]) -> bool:
-    """Whether `line` says some of the answer's words where it speaks of its listener ("Hey Dave! Congrats on being
-    picked for the car mod workshop"): then it is about them, though it only calls their name."""
+    """Whether `line` says some of the answer's words where it speaks of its listener ("Hey Ben! Congrats on getting
+    the teaching job"): then it is about them, though it only calls their name."""
     yours, _ = _parts(line)
     return _in(held_words, yours)
 

@@ -44,16 +44,16 @@ def resolve_times(text: str, said: float) -> str:
     """`text` with each time expression it uses followed by the date it means, counted from when it was said:
     "the meeting is on Monday" said on Thursday 14 May 2026 → "the meeting is on Monday (Monday 18 May 2026)",
     and in a sentence that tells what happened, the day before ("I twisted my ankle on Friday": Friday 8 May);
-    and since when something has gone on for years or months ("I've had them for 3 years now" said in 2022:
-    "for 3 years now (since around 2019)")."""
+    and since when something has gone on for years or months ("I've had my bicycle for 3 years now" said in 2026:
+    "for 3 years now (since around 2023)")."""
     day = datetime.fromtimestamp(said, timezone.utc)
     pieces = _pieces(text, day)
     return "".join(f"{piece} ({meant})" if window else _since(piece, day) for piece, window, meant in pieces)
 
 
 def times_named(text: str, said: float) -> list[TimeWindow]:
-    """The spans of time `text` names, read as `resolve_times` reads them, counted from when it was said ("My
-    mom and I made dinner last night", said on 4 May 2023: the night of 3 May)."""
+    """The spans of time `text` names, read as `resolve_times` reads them, counted from when it was said ("Sarah
+    and I made dinner last night", said on 14 May 2026: the night of 13 May)."""
     return [window for _, window, _ in _pieces(text, datetime.fromtimestamp(said, timezone.utc)) if window]
 
 
@@ -75,7 +75,7 @@ def _pieces(text: str, day: datetime, depth: int = 3) -> list[tuple[str, TimeWin
 _SENTENCE_END = re.compile(r"((?<=[.!?])\s+)")
 
 
-_LASTING = re.compile(  # "I've had them for 3 years now", "she has been playing for just under a year"
+_LASTING = re.compile(  # "I've had my bicycle for 3 years now", "she has been playing for just under a year"
     r"\b(?:I['’]ve|we['’]ve|you['’]ve|they['’]ve|have|has)\s+(?:[\w'’-]+\s+){0,6}?for\s+"
     r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|just\s+under\s+|just\s+over\s+|more\s+than\s+)?"
     r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)\s+(year|month)s?"
@@ -104,8 +104,8 @@ _AGO = re.compile(rf"\b(\d+|{_COUNT})\s+(week|month|year)s?\s+ago\b")
 def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> tuple[int, int, str] | None:
     """Where in `text` the time expression `plan_window` found stands (start, end) and the day it means in
     words; None when there is none. A week or a weekend before or after the day it was `said`, and weeks, months
-    or years ago, are said by that day ("last week" said on 27 June 2023: "the week before 27 June 2023"; "two
-    weeks ago": "two weeks before 27 June 2023"; "five years ago": "around 2018"), as people date what they were
+    or years ago, are said by that day ("last week" said on 14 May 2026: "the week before 14 May 2026"; "two
+    weeks ago": "two weeks before 14 May 2026"; "five years ago": "around 2021"), as people date what they were
     told, not as the span of days a search for it looks in (from Monday, or the seven days before? give or take
     half a year?)."""
     at = text.lower().find(found[0].expression) if found else -1
@@ -126,7 +126,7 @@ def _meant(text: str, found: tuple[TimeWindow, str] | None, said: datetime) -> t
     return at, at + len(window.expression), meant
 
 
-_BY_THE_DAY = re.compile(  # what `_meant` says by the day a line was said: "(the week before 27 June 2023)"
+_BY_THE_DAY = re.compile(  # what `_meant` says by the day a line was said: "(the week before 14 May 2026)"
     r"\(((?:the (?:week|weekend)|[\w ]+? (?:weeks?|months?|years?)) (?:before|after) (\d{1,2} [A-Z][a-z]+ \d{4}))\)"
 )
 
@@ -137,11 +137,11 @@ _DEICTIC = r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|eve
 
 def dated_answer(answer: str, line: Said) -> str:
     """The answer with the day its time words mean, counted from when `line`, which holds it, was said, back
-    when the line tells what happened ("Last summer" → "Last summer (summer 2023)"); as it was when
+    when the line tells what happened ("Last summer" → "Last summer (summer 2025)"); as it was when
     it already says a year or a date, names a bare month or weekday ("April", "Friday"), or a habit ("on Friday
     nights", "every Monday"). "Tomorrow", "yesterday" or "today" of the day it was said is given as that day
-    alone ("Tomorrow (Tuesday 20 June 2023)" → "Tuesday 20 June 2023"): heard later, it means another day. The
-    day the line was said, read out of "the week before 27 June 2023", is never the answer: it is said with what
+    alone ("Tomorrow (Friday 15 May 2026)" → "Friday 15 May 2026"): heard later, it means another day. The
+    day the line was said, read out of "the week before 14 May 2026", is never the answer: it is said with what
     it is before or after."""
     dated = _dated_answer(answer, line)
     undated = _undated(dated)
@@ -154,9 +154,9 @@ _ASKS_WEEKDAY = re.compile(r"\bday\s+of\s+the\s+week\b|\bweekdays?\b|\bwhich\s+d
 
 def weekdays_near(answer: str, question: str, now: datetime, said: list[str]) -> str:
     """`answer` with the weekday only of the days near `now`, as people say them: from a week before to a month
-    ahead ("Monday 18 May 2026 at 10:00" for a plan, "Friday 14 July 2023" for last Friday); a day further off is
-    its date alone ("28 January 2023", not "Saturday 28 January 2023"), unless the question asks for the day of
-    the week or a line it was read from (`said`) names that weekday ("last Friday": "Friday 7 October 2022")."""
+    ahead ("Monday 18 May 2026 at 10:00" for a plan, "Friday 8 May 2026" for last Friday); a day further off is
+    its date alone ("28 January 2026", not "Wednesday 28 January 2026"), unless the question asks for the day of
+    the week or a line it was read from (`said`) names that weekday ("last Friday": "Friday 3 October 2025")."""
     if _ASKS_WEEKDAY.search(question) or not _NAMED_DAY.search(answer):
         return answer  # most answers name no day: the lines need not be read for weekdays
     today = now.replace(tzinfo=None).date()
@@ -176,7 +176,7 @@ def weekdays_near(answer: str, question: str, now: datetime, said: list[str]) ->
 
 def _undated(answer: str) -> str:
     """`answer` without the word for a day counted from when it was said, where the day it means follows it
-    ("Tonight (Monday 19 June 2023)" → "The night of Monday 19 June 2023")."""
+    ("Tonight (Thursday 14 May 2026)" → "The night of Thursday 14 May 2026")."""
 
     def day(m: re.Match) -> str:
         part = {"tonight": "night"}.get(m[1].lower(), m[1].lower().removeprefix("this "))
@@ -216,14 +216,14 @@ _EDGE_WORDS = frozenset(
 )
 
 
-# a feeling that says nothing without what it is for: "love for writing and reading" is not "love"
+# a feeling that says nothing without what it is for: "love for tennis and swimming" is not "love"
 _TAKES_WHAT = frozenset(
     "love passion interest fascination enthusiasm fondness appreciation desire fear dream hope curiosity excitement "
     "commitment dedication admiration respect pride joy".split()
 )
 
 
-# how a thing was or looked ("How did John describe the team bond?"), not how many, long, often, much or old
+# how a thing was or looked ("How did Emily describe the new hospital?"), not how many, long, often, much or old
 _ASKS_HOW = re.compile(r"\s*how\s+(?:is|was|are|were|do|does|did|would|has|have)\b", re.I)
 _IT_IS = re.compile(
     r"\s*(?:it|they|this|that)(?:\s+(?:is|was|are|were|seems|seemed|looks|looked)|['’](?:s|re))\s+",
@@ -232,23 +232,23 @@ _IT_IS = re.compile(
 
 
 def concise(answer: str, question: str) -> str:
-    """The answer without the words it repeats from the question at its ends: "Maria donated their old car to a
-    homeless shelter" to "What did Maria donate to a homeless shelter?" is "Old car", "It makes Jon happy" to
-    "What does Jon's dance make him?" is "Happy"; a "Yes," before an answer to what no yes/no question asks
-    goes, and so does "It is" before how something was ("It is awesome." to "How did John describe the team
-    bond?"); to "What motivated Tim to keep going?" the answer is who or what did it (`_subject_asked`). A yes or
+    """The answer without the words it repeats from the question at its ends: "David brought his new bicycle to
+    the party" to "What did David bring to the party?" is "New bicycle", "It makes Emily happy" to
+    "What does Emily's tennis make her?" is "Happy"; a "Yes," before an answer to what no yes/no question asks
+    goes, and so does "It is" before how something was ("It is wonderful." to "How did Emily describe the new
+    hospital?"); to "What motivated Emily to keep going?" the answer is who or what did it (`_subject_asked`). A yes or
     no, the answer to an "or" question, a short answer, words in quotes, negations and a time's preposition ("in
     two weeks") stay; the end is cut only where a little word begins what goes, or what is left is a name ("Sushi
     at a Japanese restaurant" stays whole); an answer left with nothing of its own, or ending in a word that
     needs more ("a son named"), stays whole."""
     if not YES_NO.match(question) and (said := re.match(r"\s*yes\s*[,.!]\s*(?=\S)", answer, re.I)):
-        answer = answer[said.end() :][:1].upper() + answer[said.end() + 1 :]  # "Yes, Evan shared a painting of ..."
+        answer = answer[said.end() :][:1].upper() + answer[said.end() + 1 :]  # "Yes, Emily shared a photo of ..."
     words = answer.strip().rstrip(".!").split()
     if len(words) < 4 and _ASKS_HOW.match(question) and (said := _IT_IS.match(answer)) and not _NOT.search(answer):
-        rest = answer[said.end() :].strip()  # "They were spectacular." to "How did John describe the views?"
+        rest = answer[said.end() :].strip()  # "They were delicious." to "How did Emily describe the tomatoes?"
         return rest[:1].upper() + rest[1:] if keywords(rest) else answer  # longer, the ends are cut below
     if (subject := _subject_asked(words, question)) is not None:
-        return subject or answer  # "She inspired Maria": no more to say than that
+        return subject or answer  # "She inspired Lucy": no more to say than that
     if (
         len(words) < 4
         or re.match(r"\s*(?:yes|no)\b", answer, re.I)
@@ -266,9 +266,9 @@ def concise(answer: str, question: str) -> str:
         bare = token.strip(",;:!?.()").lower().removesuffix("'s")
         if token.startswith(('"', "“")) or not bare:
             return False
-        if token[:1].isupper() and (i > 0 or bare in names):  # a name only as said: "Wheel of Time" is not "Tim"
+        if token[:1].isupper() and (i > 0 or bare in names):  # a name only as said: "Johnson's Bakery" is not "John"
             return bare in said
-        if bare.isdigit():  # "on January 5, 2024" as the question says it
+        if bare.isdigit():  # "on May 18, 2026" as the question says it
             return bare in said
         if bare in _EDGE_WORDS:  # "in two weeks", "on Friday": the little word belongs to the time kept after it
             after = words[i + 1].strip(",;:!?.()").lower() if kept_after and i + 1 < len(words) else ""
@@ -294,13 +294,13 @@ def concise(answer: str, question: str) -> str:
 
 
 def _subject_asked(words: list[str], question: str) -> str | None:
-    """To a question that asks who or what did something ("What motivated Tim to keep going?", "Who inspired
-    Maria?"), the answer's words before that doing, without the names the question says ("Tim's love for writing
-    motivated him to keep going" → "Love for writing", "Her aunt inspired Maria" → "Her aunt"; "" when they say
-    nothing of their own: "She inspired Maria"); None when the answer does not say it that way."""
+    """To a question that asks who or what did something ("What motivated Emily to keep going?", "Who inspired
+    Lucy?"), the answer's words before that doing, without the names the question says ("Emily's love for her
+    patients motivated her to keep going" → "Love for her patients", "Her aunt inspired Lucy" → "Her aunt"; ""
+    when they say nothing of their own: "She inspired Lucy"); None when the answer does not say it that way."""
     asking = re.match(r"\s*(?i:what|who)\s+(\w+)\s+([^A-Z]*)", question)  # up to the first name
     if not asking or {asking[1].lower(), *asking[2].lower().split()} & _AUXILIARIES or asking[2].startswith("of "):
-        return None  # "What sport does ...", "What writing classes has Maria taken?", "What kind of ...": no doing
+        return None  # "What sport does ...", "What history classes has John taught?", "What kind of ...": no doing
     verb = canonical(asking[1].lower())
     at = next((i for i, w in enumerate(words) if i and canonical(w.strip(",;:.").lower()) == verb), 0)
     if not at or words[at - 1].lower() in _AUXILIARIES | {"be", "been", "being"}:
@@ -310,7 +310,7 @@ def _subject_asked(words: list[str], question: str) -> str | None:
     names = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+", question)}
     subject = words[:at]
     while subject and subject[0].lower().removesuffix("'s").removesuffix("’s") in names:
-        subject = subject[1:]  # "Tim's love" → "love"
+        subject = subject[1:]  # "Emily's love" → "love"
     kept = " ".join(subject).strip(" ,;:")
     asked = {canonical(w) for w in keywords(question)}
     if not kept or kept.lower() in _EDGE_WORDS or all(held(canonical(w), asked) for w in keywords(kept)):
@@ -323,8 +323,8 @@ _NEEDS_MORE = _EDGE_WORDS | {"who", "which", "named", "called", "than", "over", 
 
 def unrepeated(answer: str) -> str:
     """A list without the items it repeats: a small model may say the last item again and again until its tokens
-    run out ("Figurines, necklace, wooden dolls, wooden dolls, wooden dolls" → "Figurines, necklace, wooden
-    dolls")."""
+    run out ("Pasta, tomatoes, fresh basil, fresh basil, fresh basil" → "Pasta, tomatoes, fresh
+    basil")."""
     items = [item.strip() for item in answer.split(",")]
     kept = {item.lower().strip(" ."): item for item in reversed(items) if item}
     if len(items) < 3 or len(kept) == len(items):
@@ -336,10 +336,10 @@ _HEDGED = re.compile(r"^\s*(?:probably|likely|most likely|possibly|perhaps|maybe
 
 
 def as_guess(text: str, question: str, lines: list[Said]) -> str:
-    """A guess worded as one: "Yes" → "Probably yes", "Camping trip in the outdoors" → "Probably camping trip in
-    the outdoors"; one already hedged ("Likely no") is left as it is, and a first word keeps its capital when it
+    """A guess worded as one: "Yes" → "Probably yes", "Ski trip in the mountains" → "Probably ski trip in
+    the mountains"; one already hedged ("Likely no") is left as it is, and a first word keeps its capital when it
     begins a name (a speaker's, a capital after it, or one within a line or the question, and never in lower
-    case there: "Probably Harry Potter")."""
+    case there: "Probably Jane Austen")."""
     text = text.strip()
     if not text or _HEDGED.match(text):
         return text

@@ -7,21 +7,21 @@ microseconds.
   "... and I ride"), and at a comma before a subject pronoun ("I can't stay late, I've got yoga"), both sides
   three words or more. A proposal with a time is a plan of the speaker's ("let's all have dinner at my place next
   Saturday": "we will ..."). Requests ("so please do not bring cookies", "count me in"), courtesies ("sorry about
-  your job"), clauses about no one ("marketing is key": no I, we, name or time), what was not done and how
+  your ankle"), clauses about no one ("patience is key": no I, we, name or time), what was not done and how
   someone is just now, about nothing ("I couldn't do much", "I'm fine, just tired", "I'm so jealous") and
   where someone goes in passing ("I'm going down to the cafe") go (app/consolidation/small_talk.py);
-  "please remember that" before a statement goes, and so do the name a clause addresses ("Way to go, Gina") and
+  "please remember that" before a statement goes, and so do the name a clause addresses ("Way to go, Emily") and
   a lead-in before a colon ("I've got news too: I'm retiring").
 - Subjects: "my wife Sarah ..." and "our new colleague Maria ..." are about Sarah and Maria; "she", "he" and
   "they" are the last person the line, or one of the two lines before it, named ("How's your daughter Ines?" -
   "Oh, she's great"); a clause whose pronoun names nobody goes. "We" is the speaker and the one other person
   the line names ("David and John grew up ..."), or the speaker alone; I, my and me are the speaker, by name,
-  and so is the "I" (or "I am") a chat leaves out ("Still working on my biz", "Really enjoyed the show",
+  and so is the "I" (or "I am") a chat leaves out ("Still working on my lesson plans", "Really enjoyed the show",
   "Excited for the trip"). "Us" and "our" without I or we are the speaker when something happened to them, is
-  planned, or is theirs ("A storm forced us to cancel our trip", "Our team has grown"), and no one when said of
-  everyone ("It brings us together", "Nature has a way of soothing us"). "You" and "your" are the one the line is
+  planned, or is theirs ("The rain forced us to cancel our picnic", "Our team has grown"), and no one when said of
+  everyone ("It keeps us all going", "Tennis has a way of relaxing us"). "You" and "your" are the one the line is
   said to, by name: the speaker of the nearest line before it by someone else ("I'll bring you a souvenir", said
-  to John: "James will bring John a souvenir", "if you want": "if John wants").
+  by David to John: "David will bring John a souvenir", "if you want": "if John wants").
 - An object "it" is the thing the clause before ends with ("I bought a new bicycle and I ride it" -> "... rides
   the new bicycle"); a clause that only states a relation ("John is my brother") is left to the relation rows.
 
@@ -49,7 +49,7 @@ _REMEMBER = re.compile(
     re.IGNORECASE,
 )
 _TALKED = r"(?:spoke|spoken|talked|talk|chatted|chat|caught up)"
-_TALKED_LAST = rf"(?:last )?{_TALKED}(?: last)?"  # "since we last spoke", "since I talked last", "since we last chat"
+_TALKED_LAST = rf"(?:last )?{_TALKED}(?: last)?"  # "since I last spoke", "since I talked last", "since I last chat"
 _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before its comma ("Perfect, count me in")
     r"^(?:(?:and|but|so(?! far\b)|also|plus|actually|anyway|well|oh|btw|fyi|by the way|for sure|in fact|"
     r"in addition|besides(?: that)?|meanwhile|in the meantime(?: though)?|in the end|after all|after that|"
@@ -61,12 +61,12 @@ _FILLER = re.compile(  # "And ...", "Oh well, ...", and a word of assent before 
     rf"since (?:(?:I|we|you) {_TALKED_LAST}|(?:our|the|my) last (?:chat|talk|conversation)|"
     r"(?:speaking|talking|chatting) last)\s*,\s*|"
     rf"since (?:I|we|you) (?:last {_TALKED}|{_TALKED} last)(?:\s+|$)|"  # with no comma, only with its "last"
-    # what a sentence gives as the reason for what the one before said: "That's why I'm so into auto engineering"
+    # what a sentence gives as the reason for what the one before said: "That's why I'm so into history"
     r"(?:that|this)(?:'s| is| was) (?:why|because)\s+)+",
     re.IGNORECASE,
 )
 _TAIL_REQUEST = re.compile(r",?\s+(?:so\s+)?please\b.*$", re.IGNORECASE)
-_TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..., should be fun", "... - people love
+_TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been so fun", "..., should be fun", "... - people love
     # it": a reaction after the statement
     r"(?:,|\s+[-–—])\s+(?:(?:it|that|this)(?:['’]s| is| was|['’]s been| has been)\s+"
     r"(?:(?:so|really|very|super|such|a|an|absolutely|totally)\s+)?\w+|"
@@ -77,21 +77,21 @@ _TAIL_OPINION = re.compile(  # "..., it was fun", "... - it's been a blast", "..
 )
 _TAIL_REQUEST_SHOW = re.compile(  # "..., check it out", "... - take a look", "... - keep it up"
     r"(?:,?\s+check (?:it|this|that) out\b.*|(?:,|\s+[-–—])\s+(?:take a look|keep (?:it|that) up|keep going)|"
-    r"\s*[-–—]\s*here(?:'s| is| are)\b.*)$",  # "... - here's a pic of him"
+    r"\s*[-–—]\s*here(?:'s| is| are)\b.*)$",  # "... - here's a photo of it"
     re.IGNORECASE,
 )
 _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
-_TAIL_SINCE = re.compile(  # "... since we last talked": chat about the chat
+_TAIL_SINCE = re.compile(  # "... since we caught up last": chat about the chat
     rf",?\s+since (?:we|I) {_TALKED_LAST}\s*$", re.IGNORECASE
 )
 _NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
     rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
 )
-_OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Jon and I",
-    # "Jon, ...", "Jon you ...")
+_OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Emily and I",
+    # "Emily, ...", "Emily you ...")
     r"^(?:(?i:so|and|but|sadly|apparently|actually|also|well|oh|yeah|guess what|turns out)\b,?\s+)?"
     r"(?!(?:My|Our|The|His|Her|Their|Its|This|That|These|Those|We|You|They|He|She|It)\b)"  # a name, not "My kids"
-    r"([A-Z][a-z]+)(?=(?:['’]s)?\s+[a-z])"  # a word follows: "Jon I got a job" is said to Jon
+    r"([A-Z][a-z]+)(?=(?:['’]s)?\s+[a-z])"  # a word follows: "Emily I got a job" is said to Emily
     r"(?!\s+(?:and|you|your|me|my|we|us|did|do|does|have|are|how|what|where|when|why|remember|look|check|thanks?|"
     r"please|let)\b)"
 )
@@ -148,11 +148,11 @@ def _subject(name: str, rest: str) -> str:
 
 
 # a name said twice, where "me" and "I" (or "us" and "we") were: "reminds me I can" -> "reminds John that John can",
-# "For me I just ..." -> "For Nate, Nate just ..."
+# "As for me I just ..." -> "As for Emily, Emily just ..."
 _TWICE = re.compile(r"\b((?:remind|show|tell|teach|assure|convince)(?:s|ed|ing)? |told |taught )?([A-Z][a-z]+) \2\b")
 _WITH_ME_AND = re.compile(rf"\b{WITH_ME} and (?:I|me)\b|^(?:[Mm]e|I) and ")
 _RELATION_ONLY = re.compile(rf"^[A-Z][a-z]+ (?:is|was) [A-Z][a-z]+'s {ADJ}(?i:{RELATION_WORDS})$")
-# a thing named alone ("Gina's full support", "James's dogs"), no verb in its two words: says nothing
+# a thing named alone ("Sarah's full support", "David's bicycles"), no verb in its two words: says nothing
 _OWNED_ONLY = re.compile(
     r"^[A-Z][a-z]+'s (?!.*\b(?:is|are|was|were|has|have|had|will|can|did|does|do)\b)(?:[\w-]+ )?[\w-]+(?<!ed)$"
 )
@@ -170,14 +170,14 @@ def _we(clause: str, speaker: str, others: list[str]) -> str:
     clause = re.sub(r"\b([Ww]e)['’](re|ve|ll|d)\b", lambda m: f"{m[1]} {_CONTRACTED[m[2]]}", clause)  # "we are"
     if len(others) == 1:
         return re.sub(r"\b[Ww]e\b", f"{speaker} and {others[0]}", re.sub(r"\bour\b", "their", clause), count=1)
-    clause = re.sub(r"\b([Ww]e)( (?:are|were|have|had))? (?:all|both)\b", r"\1\2", clause)  # "we all hiked": I hiked
+    clause = re.sub(r"\b([Ww]e)( (?:are|were|have|had))? (?:all|both)\b", r"\1\2", clause)  # "we all swam": I swam
     clause = re.sub(r"\b[Ww]e (are|were)\b", lambda m: "I " + {"are": "am", "were": "was"}[m[1]], clause)
     return re.sub(r"\b[Ww]e\b", "I", re.sub(r"\b[Oo]ur\b", "my", re.sub(r"\bus\b", "me", clause)))
 
 
 _LETS = re.compile(r"^(?:let['’]s|let us)\s+(?:all\s+)?", re.IGNORECASE)  # a proposal: with a time, a plan
-_LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't believe it - I got mentored ...", "I'm
-    # so excited to tell you I started ..."
+_LEAD_IN = re.compile(  # "I've got news too: I'm retiring ...", "You won't believe it - I got the job ...", "I'm
+    # so excited to tell you I joined ..."
     r"^(?:[^:]{1,40}:|(?i:you won['’]t believe (?:it|this)|guess what|get this|(?:big |good |great )?news|"
     r"[^-–—:]{0,40}\b(?:tell you(?: about)?|share(?: with you)?))\s*"
     r"(?:[-–—!,]|\.\.\.)|(?i:(?:I['’]m|I am)\s+(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|glad|stoked)"
@@ -189,14 +189,14 @@ _MINE = re.compile(
 _OURS = re.compile(r"\b(?:us|our|ours|ourselves)\b", re.IGNORECASE)  # the speaker among others, or everyone
 _KEEN = r"(?:really|totally|honestly)"  # before a doing whose "I" is left out: "Really loving my new job"
 _SURELY = r"(?:really|totally|honestly|finally|recently|actually|also|just|already|never|always|definitely)"
-_FELT = (  # how someone feels about something, said with its "I am" left out ("Super proud of Gina's kids")
+_FELT = (  # how someone feels about something, said with its "I am" left out ("Super proud of Emily's daughter")
     r"(?:excited|thrilled|proud|happy|stoked|pumped|psyched|nervous|worried|scared|afraid|anxious|eager|keen|"
     r"curious|interested|tired|exhausted|bored|stressed|blessed|lucky|sad|bummed|relieved|delighted|amazed|"
     r"surprised|shocked|obsessed|hooked|inspired|motivated|determined|disappointed|frustrated|overwhelmed|"
     r"impressed|honou?red|jealous|nostalgic|hopeful|confident|passionate|grateful|thankful|fascinated|intrigued|"
     r"touched|humbled)"
 )
-_LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz", "Really enjoyed the show",
+_LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my lesson plans", "Really enjoyed the show",
     # "Excited for the trip", "Can't wait to ..."), and what the third person says there: "I have", "I am" or "I"
     rf"^(?:(?:{_SURELY}\s+)?(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
     r"(?P<felt>(?:(?:so|very|really|super|totally|pretty|quite|truly|absolutely|incredibly|extremely)\s+)*"
@@ -208,8 +208,8 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my biz
     rf"(?:{_SURELY}\s+)?(?P<doing>{GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
-_GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a business isn't easy", "Networking
-    # really pays off", "Searching for a studio's a tough job"), not an "I" left out ("Still working on it")
+_GENERAL = re.compile(  # a gerund as the subject: said of no one ("Teaching teenagers isn't easy", "Practising
+    # really pays off", "Finding a flat's a tough job"), not an "I" left out ("Still working on it")
     rf"^(?:(?:just|really|honestly|still)\s+)?{GERUND}"
     r"(?:\s+(?!(?:it|I|he|she|we|they)\b)(?:[a-z]+|&)){0,8}?"
     rf"(?:['’]s\s+(?:{IS_AFTER_WORDS}|tough|hard|easy|great|fun|key)\b|"
@@ -220,16 +220,16 @@ _GENERAL = re.compile(  # a gerund as the subject: said of no one ("Running a bu
     re.IGNORECASE,
 )
 _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
-# a doing with its own "is" or "has" after it is the subject ("Having support like that is so important", "Seeing it
+# a doing with its own "is" or "has" after it is the subject ("Having friends like that is so important", "Seeing it
 # work was incredibly satisfying", "Hanging out with them has inspired me"), not an "I" left out before it
 _IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t|has|hasn['’]t)\s", re.IGNORECASE)
-# "I ride it", "I can fix it": it is the object ("I thought it'd be nice", "I think it is": the subject of what follows)
+# "I ride it", "I can fix it": it is the object ("I thought it'd be fun", "I think it is": the subject of what follows)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b(?!['’]|\s+(?:is|was|will|would|has|had|can|could|might|must)\b)")
 
 
 def _as_mine(clause: str) -> str:
-    """A clause whose speaker is among "us" said in the speaker's own words ("Storm forced us to cancel our yoga
-    getaway" -> "Storm forced me to cancel my yoga getaway"), which `third_person` then says of them by name."""
+    """A clause whose speaker is among "us" said in the speaker's own words ("The rain forced us to cancel our
+    picnic" -> "The rain forced me to cancel my picnic"), which `third_person` then says of them by name."""
     for ours, mine in ((r"[Oo]ur", "my"), ("us", "me"), ("ours", "mine"), ("ourselves", "myself")):
         clause = re.sub(rf"\b{ours}\b", mine, clause)
     return clause
@@ -241,7 +241,7 @@ def named_in(text: str, names: Sequence[str]) -> list[str]:
 
 
 def _vocative(clause: str, names: list[str]) -> str:
-    """The clause without the name it addresses ("Way to go, Gina" -> "Way to go")."""
+    """The clause without the name it addresses ("Way to go, Emily" -> "Way to go")."""
     if not names:
         return clause
     who = "|".join(re.escape(n) for n in names)
@@ -281,7 +281,7 @@ def atoms(
             if m := _NAMED_SUBJECT.match(clause):  # "my wife Sarah is a doctor" -> "Sarah is a doctor"
                 who, clause = m.group(1), _subject(m.group(1), clause[m.end() :])
             elif (m := _OTHER_SUBJECT.match(clause)) and m[1] in names and m[1] != speaker:
-                who, clause = m[1], clause[m.start(1) :]  # "Sadly Jon quit his job", said by Gina: Jon's
+                who, clause = m[1], clause[m.start(1) :]  # "Sadly John lost his keys", said by Emily: John's
             elif (first := (clause := _expanded(clause)).split()[0].lower()) == "they" and (
                 mine := _OWN_MANY.search(previous)
             ):
@@ -302,14 +302,14 @@ def atoms(
             if (
                 (thing := _THING.search(previous))
                 and not _IT.match(previous)
-                and not _IS_WHAT.search(previous, 0, thing.start())  # "it's been a blast" is no thing to ride
-                # "a car last year": the car; "a few days ago": nothing
+                and not _IS_WHAT.search(previous, 0, thing.start())  # "it's been a delight" is no thing to ride
+                # "a bicycle last year": the bicycle; "a week ago": nothing
                 and (what := re.sub(rf"^(?:{_DETERMINERS})\s+", "", without_time(thing[0]), flags=re.I))
                 and _IT_OBJECT.match(clause)
             ):
                 clause = re.sub(r"(?<=\w )it\b", "the " + what, clause, count=1)  # "I ride it to work"
             if before:
-                clause = it_named(clause, before, names)  # "Yoga's been great. It's helped me ...": yoga has
+                clause = it_named(clause, before, names)  # "Swimming's been great. It's helped me ...": swimming has
             before = clause
             previous = clause if len(clause.split()) > 1 else previous  # not a "Yeah" alone
             if who == speaker and not _MINE.search(clause) and _OURS.search(clause):
@@ -322,8 +322,8 @@ def atoms(
                         or plan_window(clause, ANY_DAY) is not None
                     )
                 ):
-                    continue  # said of everyone: "It brings us together", "Hiking together was great fun for us"
-                clause = _as_mine(clause)  # "Storm forced us to cancel our trip", "Our team has grown": the speaker's
+                    continue  # said of everyone: "It keeps us all going", "Swimming in the lake is great fun for us"
+                clause = _as_mine(clause)  # "Rain made us cancel our picnic", "Our team has grown": the speaker's
             left_out = (m := _LEFT_OUT_I.match(clause)) is not None and not (
                 m["doing"] and (_GENERAL.match(clause) or _IS_LATER.match(clause))
             )
@@ -335,7 +335,7 @@ def atoms(
                 and not named_in(clause, names)
                 and plan_window(clause, ANY_DAY) is None
             ):
-                continue  # about no one: an opinion ("marketing is key") or an aside
+                continue  # about no one: an opinion ("patience is key") or an aside
             if who != speaker:  # the speaker's own words in a fact about someone else: by name
                 clause = re.sub(  # "I'm" is "<speaker> is"; "John and I have" stays plural
                     r"(?<!and )\bI (am|have)\b", lambda m: f"{speaker} {said_of(m[1])}", i_expanded(clause)
@@ -344,9 +344,9 @@ def atoms(
                 clause = re.sub(r"\b[Mm]y\b", f"{speaker}'s", clause)
             elif m and left_out and not re.search(r"\b(?:I|we)\b", clause):
                 verb = "I have " if m["been"] else "I am " if m["still"] or m["doing"] or m["felt"] else "I "
-                clause = verb + clause[:1].lower() + clause[1:]  # "Just got back ..." -> "I just got back ..."
+                clause = verb + clause[:1].lower() + clause[1:]  # "Just got home ..." -> "I just got home ..."
                 if said_in_passing(clause):
-                    continue  # "So happy for you!": "I am so happy for you", a courtesy
+                    continue  # "So glad for you!": "I am so glad for you", a courtesy
             if who == speaker and _WITH_ME_AND.search(clause):  # "my wife and I ... our trip": theirs
                 clause = re.sub(r"\bus\b", "them", re.sub(r"\b[Oo]ur\b", "their", clause))
             fact = third_person(clause, speaker) if who == speaker else clause[:1].upper() + clause[1:]

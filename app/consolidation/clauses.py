@@ -1,8 +1,8 @@
 """A sentence's clauses (app/consolidation/atoms.py says each as a fact): split where a conjunction or a comma
 starts a new subject ("... and she loves", "I can't stay late, I've got yoga tomorrow"), a dash before the speaker or
 a comma before a past tense whose "I" is left out, with a condition or a lead-in that says where kept with its
-clause ("Whenever I'm overwhelmed, I take a break"), and two doings joined by "and" each with what comes before them
-("I've been busy volunteering at the shelter and keeping fit")."""
+clause ("Whenever I'm tired, I go for a swim"), and two doings joined by "and" each with what comes before them
+("I've been busy volunteering at the hospital and keeping fit")."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name 
     # a comma before a subject pronoun ("I can't stay late, I've got yoga tomorrow"), or a dash before the speaker
     rf"(?:,?\s+(?:and|but|so)\s+|;\s+)(?=(?:{_PRONOUNS})\b|[A-Z][a-z]+\s+(?!(?:{_FUNCTION})\b)[a-z]+)"
     r"|,\s+(?=(?:I|we|he|she|they)(?:'[a-z]+)?\s)"
-    r"|\s*[-–—]\s+(?=(?:I|we|my|our)(?:['’][a-z]+)?\s)"  # a dash before the speaker: "they're good - we got a cat"
+    r"|\s*[-–—]\s+(?=(?:I|we|my|our)(?:['’][a-z]+)?\s)"  # a dash before the speaker: "they're fine - we got a puppy"
     # a comma before a past tense that does something, its "I" left out: "my old car broke down, decided to sell it"
     r"|,\s+(?=(?:just\s+)?(?!(?:compared|used|supposed|related|dedicated|devoted|committed|exposed|attached|"
     r"addicted|opposed|glued|married|engaged)\b)(?:went|got|had|made|took|bought|saw|met|came|found|left|began|ran|"
@@ -28,8 +28,8 @@ _SPLIT = re.compile(  # "and"/"but"/"so" before a subject (a pronoun, or a name 
 _CONDITION = re.compile(
     r"^(?:whenever|when|if|because|since|while|although|though|once|unless|until|as soon as|every time)\b", re.I
 )
-# a lead-in that says where or after what, with no subject of its own: "After my last run, I saw ...", "At the
-# retreat, I had time ..." (one saying only when, "Last Friday, I ...", goes: the line's time dates the fact)
+# a lead-in that says where or after what, with no subject of its own: "After my last shift, I saw ...", "At the
+# conference, I had time ..." (one saying only when, "Last Friday, I ...", goes: the line's time dates the fact)
 _LEAD_IN_PLACE = re.compile(
     r"^(?:after|before|during|throughout|at|on|in)\b(?!.*\b(?:I|we|he|she|they|you|it)\b)", re.IGNORECASE
 )
@@ -44,17 +44,17 @@ _NOT_SAYING = {"for", "example", "instance", "just", "only", "so", "and", "but",
 
 
 def time_only(clause: str) -> bool:
-    """Whether a clause says only when ("On Friday", "Yesterday, for example")."""
+    """Whether a clause says only when ("On Friday", "Yesterday, for instance")."""
     found = plan_window(clause, ANY_DAY)
     return found is not None and not set(re.findall(r"[a-z]+", found[1].lower())) - _NOT_SAYING
 
 
-# who does it with the speaker, before " and I" ("my partner and I talked", "Jon, Gina and I"): one clause
+# who does it with the speaker, before " and I" ("my brother and I talked", "Emily, John and I"): one clause
 _WITH_ME = re.compile(rf"^(?:I|{WITH_ME}(?:,\s+[A-Z][a-z]+)?)$")
 
 
 def without_time(text: str) -> str:
-    """`text` without the time it names ("Last weekend my girlfriend": "my girlfriend")."""
+    """`text` without the time it names ("Last weekend my brother": "my brother")."""
     found = plan_window(text, ANY_DAY)
     return (found[1] if found else text).strip(" ,")
 
@@ -66,11 +66,11 @@ def clauses(sentence: str) -> list[str]:
     parts: list[str] = []
     rest = sentence.strip(" ,.!")
 
-    def splits(m: re.Match) -> bool:  # "Whenever I'm overwhelmed, I take a break": one clause, its condition first
+    def splits(m: re.Match) -> bool:  # "Whenever I'm tired, I go for a swim": one clause, its condition first
         before = rest[: m.start()]
         return len(before.split()) >= 2 and not (
             (m[0].startswith(",") and (_CONDITION.match(before) or _glued(before)))
-            or (m[0] == " and " and _WITH_ME.match(without_time(before)))  # "my partner and I talked"
+            or (m[0] == " and " and _WITH_ME.match(without_time(before)))  # "my brother and I talked"
         )
 
     while m := next((m for m in _SPLIT.finditer(rest) if splits(m)), None):
@@ -84,7 +84,7 @@ def clauses(sentence: str) -> list[str]:
 GERUND = rf"(?!{ING_NOUNS}\b)[a-z]{{2,}}ing\b"  # a verb's "-ing", not a thing's ("evening", "wedding")
 _DOING = re.compile(rf"\b(?!(?:including|according)\b){GERUND}")
 _AND_DOING = re.compile(rf"\s+and\s+(?={_DOING.pattern})")
-# what a doing follows as the thing done, not as a word it describes ("a loving and accepting home", "so inspiring
+# what a doing follows as the thing done, not as a word it describes ("a loving and accepting home", "so caring
 # and encouraging"): being, a verb that takes a doing, or a preposition
 _DOES_DOING = re.compile(
     r"(?:\b(?:am|is|are|was|were|be|been|busy|love[sd]?|loving|enjoy(?:s|ed)?|like[sd]?|hate[sd]?|start(?:s|ed)?|"
@@ -97,12 +97,12 @@ _CLAUSE = re.compile(r"\b(?:can|could|will|would|should|is|are|was|were|has|have
 
 def _each_doing(clause: str) -> list[str]:
     """Two doings joined by "and", each with what comes before the first: "I've been busy volunteering at the
-    shelter and keeping fit" is "I've been busy volunteering at the shelter" and "I've been busy keeping fit";
+    hospital and keeping fit" is "I've been busy volunteering at the hospital" and "I've been busy keeping fit";
     "I was walking the dog and thinking about life" is two things I was doing. The doing just before the "and" is
     the first one ("I'm thinking about starting a business and making it work": thinking about making it work).
     A doing after a word it does not follow as the thing done (`_DOES_DOING`: "a loving and accepting home"), a
     list ("swimming, hiking and biking"), a doing with nothing before it ("Hiking and camping is fun") and a
-    first doing that holds a clause of its own ("by working together we can build ...") stay whole."""
+    first doing that holds a clause of its own ("by practising together we can win ...") stay whole."""
     m = _AND_DOING.search(clause)
     doing = list(_DOING.finditer(clause[: m.start()])) if m else []
     head = clause[: doing[-1].start()] if doing else ""

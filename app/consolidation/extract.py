@@ -78,7 +78,7 @@ def render(lines: list[Line]) -> str:
     return f"Conversation on {when} {day}:\n{body}"
 
 
-_LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Mel! ", "Wow, "; "No, "
+_LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Ben! ", "Wow, "; "No, "
     # but not "No regrets")
     r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no(?=\s*[,!.])|oh|ok|okay|sure|well|so|aw+|haha|lol|omg)\b"
     r"[\s,!.]*)+(?-i:[A-Z][a-z]+\b[,!.]+\s*)?",
@@ -123,14 +123,14 @@ def fragment(sentence: str) -> bool:
 
 def statement(text: str) -> str:
     """What a line states, without its questions, greetings, reactions, bracketed asides and sentences cut off
-    ("Thanks, Caroline! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase
+    ("Thanks, Emily! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase
     - want to see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
     kept = []
     text = ASIDE.sub("", text)
     for sentence in sentences(text.strip()):
         rest = _LEAD.sub("", sentence.strip()).strip()
         if rest.endswith("?") and (told := _TOLD_THEN_ASKED.match(rest)):
-            rest = told.group(1) + "."  # "I finished another pottery project - want to see a pic?"
+            rest = told.group(1) + "."  # "I baked a loaf of bread - want to try some?"
         if (
             rest
             and not rest.endswith("?")

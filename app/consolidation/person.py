@@ -27,7 +27,7 @@ def said_of(verb: str) -> str:
         return verb + "s"
     if low in NOT_VERBS or low.endswith(("ed", "s")) or not low.isalpha():
         return {"am": "is", "have": "has"}.get(low, verb)
-    if low in ("have", "do", "go", "are"):  # "are": of a "we" or "my partner and I" said of one
+    if low in ("have", "do", "go", "are"):  # "are": of a "we" or "my brother and I" said of one
         return {"have": "has", "do": "does", "go": "goes", "are": "is"}[low]
     if low.endswith(("ch", "sh", "x", "o")):
         return verb + "es"
@@ -40,12 +40,12 @@ ADVERBS = (
     "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes|last|"
     "first|once|totally|definitely|absolutely|honestly|truly|kinda|mostly|rarely|hardly|literally|seriously|"
     "probably|certainly|completely|ever|least|"
-    # and any other "-ly" word but the verbs that end so ("I highly recommend", not "I apply")
+    # and any other "-ly" word but the verbs that end so ("I strongly recommend", not "I apply")
     r"(?!(?:apply|reply|rely|supply|imply|comply|multiply|fly|ally|rally|bully|tally)\b)[a-z]{2,}ly"
 )
 
-# a second verb of the same subject ("Jolene takes a break and do some breathing"): a verb that is seldom a thing,
-# or one that can be, before what a verb takes (not "Jolene misses their mom and dad a lot")
+# a second verb of the same subject ("Emily takes a break and do some stretching"): a verb that is seldom a thing,
+# or one that can be, before what a verb takes (not "Emily misses their mom and dad a lot")
 _AND_VERB = re.compile(
     rf"\band (?:(?:{ADVERBS}) )?(?:(?P<verb>do|make|take|get|go|give|keep|try|enjoy|spend|bring|see|find|"
     r"put|let|tell|teach|understand|become|learn|explore|visit|meet|believe|appreciate|relax|recharge|create|share|"
@@ -58,7 +58,7 @@ _SAME_VERB_ON = re.compile(r"\b(?:to|can|could|will|would|should|might|must|may|
 
 def _agreeing(text: str, start: int) -> str:
     """`text` with the verbs that go on from the one said of someone at `start` said of them too ("... takes a
-    break and does some breathing"); not after "to" or a modal, whose verb stays ("wants to live and help")."""
+    break and does some stretching"); not after "to" or a modal, whose verb stays ("wants to live and help")."""
     m = _AND_VERB.search(text, start)
     if m is None or _SAME_VERB_ON.search(text, start, m.start()):
         return text
@@ -72,10 +72,10 @@ D_HAD = (  # after "I'd", "we'd": "had" ("I'd been", "we'd never seen", "I'd bet
 )
 
 
-# who does something with the speaker, said before "and I" ("my partner", "our kids", "the team", "Jon"):
-# one subject with them (atoms keep "my partner and I talked" one clause and make its "our" theirs)
+# who does something with the speaker, said before "and I" ("my brother", "our kids", "the team", "Emily"):
+# one subject with them (atoms keep "my brother and I talked" one clause and make its "our" theirs)
 WITH_ME = r"(?:[Mm]e|(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?:[\w-]+\s+)?(?!(?:is|are|was|were)\b)[\w-]+|[A-Z][a-z]+)"
-# ... before "and I" ("Last weekend my girlfriend and I went"): the verb stays plural
+# ... before "and I" ("Last weekend my brother and I went"): the verb stays plural
 _TOGETHER = re.compile(
     rf"^(?:[^,]*,\s*)?(?:(?:[Ll]ast|[Tt]his|[Nn]ext) \w+ |[Yy]esterday |[Tt]oday |[Tt]onight )?{WITH_ME} and $"
 )
@@ -111,7 +111,7 @@ def third_person(fact: str, who: str) -> str:
         text, at = text[: m.start()] + said + text[m.end() :], m.start() + len(said)
         if verb != m[2] and verb not in ("is", "has"):  # and the verbs that go on from it
             text = _agreeing(text, at)
-    # "me" by name, "myself" as "themselves" after it ("Caroline taught themselves guitar"); not a "pick-me-up"
+    # "me" by name, "myself" as "themselves" after it ("Emily taught themselves guitar"); not a "pick-me-up"
     text = re.sub(r"(?<!-)\b[Mm]e\b(?!-)", who, text)
     text = re.sub(r"\bmyself\b", lambda m: "themselves" if who in text[: m.start()] else who, text)
     # "my": the name where it is not yet said ("Emily's daughter"), then "their" ("Emily loves their dog", "Emily
@@ -136,7 +136,7 @@ _YOU_SUBJECT = re.compile(
 
 
 def addressed(fact: str, listener: str) -> str:
-    """A fact that says "you" said about `listener` by name ("James will bring you a souvenir" -> "James will bring
+    """A fact that says "you" said about `listener` by name ("David will bring you a souvenir" -> "David will bring
     John a souvenir", "if you want" -> "if John wants", "your" -> "John's")."""
     fact = re.sub(r"\byou (?:guys|all|two|both)\b", "you", fact, flags=re.I)  # "you guys": the listener among others
     fact = re.sub(r"\byou['’](re|ve|ll|d)\b", lambda m: f"{listener} {_YOU_SHORT[m[1].lower()]}", fact, flags=re.I)

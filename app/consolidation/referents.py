@@ -1,12 +1,12 @@
-"""What a clause's leading "it" names, when the clause before it in the same line says ("Yoga's been awesome for me.
-It's helped me improve my strength" -> "Yoga has helped me improve my strength"; "My art is about my experience.
-It's my way of showing my story" -> "My art is my way of showing my story"). A fact that says "it" tells a reader of
+"""What a clause's leading "it" names, when the clause before it in the same line says ("Swimming's been great for
+me. It's helped me sleep better" -> "Swimming has helped me sleep better"; "My garden is my favorite place. It's my
+way of relaxing after work" -> "My garden is my way of relaxing after work"). A fact that says "it" tells a reader of
 the person page nothing; the line before does not count, since what a reply's "it" names there is for a reader to
 decide.
 
-Only the clause before's subject is taken, and only when it is one thing: a noun phrase ("my art", "the room",
-"strength training") or a doing ("Dancing", "Incorporating strength training"), not a person, a pronoun, a time or a
-plural. An "it" of nothing stays ("It's amazing how ...", "It's been a while", "It seems ...", "It's a pity that"),
+Only the clause before's subject is taken, and only when it is one thing: a noun phrase ("my garden", "the room",
+"Italian food") or a doing ("Swimming", "Cooking pasta"), not a person, a pronoun, a time or a
+plural. An "it" of nothing stays ("It's funny how ...", "It's been ages", "It seems ...", "It's a pity that"),
 and a clause that then says nothing of anyone is still left out (app/consolidation/atoms.py)."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ _IT_SUBJECT = re.compile(  # "It's ...", "It is ...", "It was ...", "It (really)
     rf"\s+(?=(?:(?:{_ADVERBS})\s+)?(?:[a-z]+s|[a-z]+ed|made|gave|kept|brought|taught|got|meant|showed)\b))",
     re.IGNORECASE,
 )
-_DOING_DOES = re.compile(  # what a doing as the subject does, said of no one ("Writing gives me a chance"); other
-    # verbs after a doing read as an "I" left out ("Capturing that view sparked ..." -> "I am capturing ...")
+_DOING_DOES = re.compile(  # what a doing as the subject does, said of no one ("Teaching gives me a chance"); other
+    # verbs after a doing read as an "I" left out ("Watching that sunset sparked ..." -> "I am watching ...")
     rf"(?:(?:{_ADVERBS})\s+)?(?:helps|helped|gives|gave|makes|made|keeps|kept|brings|brought|means|meant|lets|"
     r"reminds|reminded|teaches|taught|shows|showed|takes|took)\b",
     re.IGNORECASE,
@@ -43,11 +43,11 @@ _OF_NOTHING = re.compile(  # "it" that names nothing: what follows it is the poi
     r"|^it['’]s been (?:a while|ages|forever|too long)"
     r"|^it\s+(?:seems|looks|sounds|feels|felt|seemed|looked|sounded)\b"
     r"|^it['’]s (?:about )?time\b|^it\s+(?:is|was|['’]s)\s+(?:just\s+)?(?:me|us|you|him|her|them)\b"
-    r"|^it['’]s (?:moments|times|days|things|people|the little things) like\b"  # "It's moments like these that ..."
+    r"|^it['’]s (?:moments|times|days|things|people|the little things) like\b"  # "It's days like these that ..."
     r"|^it['’]s (?:a|such a) (?:pity|shame|wonder|miracle|good thing|bummer|blessing|relief|privilege|honou?r)\b",
     re.IGNORECASE,
 )
-_SUBJECT = re.compile(  # a clause's subject, before its verb: "my art", "yoga", "incorporating strength training"
+_SUBJECT = re.compile(  # a clause's subject, before its verb: "my garden", "swimming", "cooking pasta"
     r"^((?:(?:my|our|his|her|their|the|this|that)\s+)?(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)"
     r"(?=['’]s\s+(?:been|got|really|so|a|an|the|my|such|just|what|where|how|always|also)\b|"
     r"\s+(?:is|was|has|had|helps|helped|makes|made|keeps|kept|gives|gave|brings|brought|means|meant|reminds|"
@@ -70,7 +70,7 @@ _NO_THING = re.compile(  # a subject "it" cannot be: a pronoun, a time, a word t
 
 
 def thing_named(clause: str) -> str | None:
-    """The one thing `clause` is about, as its subject ("Yoga's been great" -> "Yoga"), if it is one."""
+    """The one thing `clause` is about, as its subject ("Swimming's been great" -> "Swimming"), if it is one."""
     if (m := _SUBJECT.match(clause)) and not _NO_THING.search(m[1]):
         return m[1]
     return None

@@ -3,8 +3,8 @@ people chose to write down from chat (`eval salience`, app/evaluation/salience.p
 its held-out conversations left out of the training).
 
 The extraction rules (app/consolidation/atoms.py, small_talk.py) take out what is plainly said in passing. What
-they keep still holds much that nobody would note ("Melanie will never forget it", "It brings Melanie so much
-happiness", "Melanie totally agrees"): feelings about nothing named, agreement, sayings. Their words are not the
+they keep still holds much that nobody would note ("Emily will never forget it", "It brings Emily so much
+happiness", "Emily totally agrees"): feelings about nothing named, agreement, sayings. Their words are not the
 point, what they are about is, and the embedder the merge rules already use sees that. A fact whose score is
 below `memory.salience` is not written; its line stays in the transcript, where answers are read from. The
 weights are for the text embedder they were trained with; under another one the filter is off."""

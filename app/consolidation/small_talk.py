@@ -1,13 +1,14 @@
 """What a clause says in passing, not as a fact of anyone's (app/consolidation/atoms.py leaves it out): a request of the
-listener ("please bring ...", "count me in"), a courtesy ("sorry about your job"), an answer to an offer ("nothing
-for me, thanks"), encouragement ("you've got this"), a word said to someone by name ("Bye Jon"), how someone is just
-now, about nothing ("I'm fine, just tired"), agreement about nothing ("I totally agree", "I totally get it"), a
-feeling about the listener ("I'm so glad you're enjoying it"), what was not done, about nothing ("I couldn't do
+listener ("please bring ...", "count me in"), a courtesy ("sorry about your ankle"), an answer to an offer ("nothing
+for me, thanks"), encouragement ("you can do it"), a word said to someone by name ("Bye Emily"), how someone is just
+now, about nothing ("I'm fine, just tired"), agreement about nothing ("I completely agree", "I totally understand"),
+a feeling about the listener ("I'm so glad you're enjoying it"), what was not done, about nothing ("I couldn't do
 much"), where someone goes or is back from in passing ("I'm going down to the cafe", "I'm just back from my run";
-with a time it is a plan or an event), resolve about nothing ("I'm gonna keep going and never give up"), thanks for
-the listener's support in other words ("your support means a lot to me"), that there is news, with none of it ("a
-lot's happened since we last talked", "last week was wild") and what is said of the listener ("you've come so far",
-"your store looks great", "I'm sure you'll do great", "I bet it felt great": theirs to say, not the speaker's fact)."""
+with a time it is a plan or an event), resolve about nothing ("I'll keep trying and never give up"), thanks for the
+listener's support in other words ("your encouragement means the world to me"), that there is news, with none of it
+("a lot's happened since we last talked", "last month was crazy") and what is said of the listener ("you've done so
+well", "your garden looks great", "I'm sure you'll be fine", "I bet it felt good": theirs to say, not the speaker's
+fact)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from app.text.words import keywords
 
 ANY_DAY = datetime(2000, 1, 5, tzinfo=timezone.utc)  # whether a clause names a time, not which
 _MONTH_NAMES = "|".join(m.lower() for m in calendar.month_name[1:])  # in full: "May was wild", not "Mar"
-_REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's a pic of ...")
+_REQUEST = re.compile(  # asked of the listener, or shown to them ("check it out", "here's the photo of ...")
     r"^(?:just\s+)?(?:please|do not|don't|let's|let us|remember|remind|tell|ask|call|bring|check (?:it|this|that) out|"
     r"look (?:at|who|what|here)|this is a (?:photo|pic|picture|shot|snap) of|"
     r"let me (?:know|fill you in|send you|show you)|lemme know|here's|here is|"
@@ -50,7 +51,7 @@ _CHEER = re.compile(  # encouragement said to the listener: no fact of anyone wh
     r"(?:here|there) (?:to|for) (?:support|help|listen to) you|(?:here|there) if you need (?:me|anything)))\b",
     re.IGNORECASE,
 )
-_RESOLVE = re.compile(  # resolve about nothing: "I'll keep going", "not giving up on my dreams", "it'll pay off"
+_RESOLVE = re.compile(  # resolve about nothing: "I'll keep trying", "not giving up on my plans", "this will pay off"
     r"\b(?:keep(?:s|ing)?\s+(?:on\s+)?(?:going|goin['’]?|pushing|pushin['’]?|moving|movin['’]?|trying|fighting|"
     r"plugging away|at it|working hard|chasing|believing)(?:\s+(?:forward|on|ahead|in (?:myself|me)))?|"
     r"(?:never|not|won['’]t|will not|don['’]t|do not)\s+(?:gonna\s+|going to\s+)?(?:give up|giving up|quit|"
@@ -65,26 +66,26 @@ _RESOLVE = re.compile(  # resolve about nothing: "I'll keep going", "not giving 
     r"(?:whatever|however hard) (?:comes my way|things get)|in the end|even when it['’]s (?:hard|tough))\b",
     re.IGNORECASE,
 )
-_THANKED = re.compile(  # thanks in other words: "your support means a lot", "I really appreciate your help"
+_THANKED = re.compile(  # thanks in other words: "your encouragement means the world", "I really appreciate your advice"
     r"\b(?:your\s+(?:\w+\s+){0,2}?(?:support|help|words|faith|belief|encouragement|backing|pep[- ]?talk|advice|"
     r"kindness|pride)|(?:appreciate|grateful for|thankful for)\s+(?:you|your \w+|it)|"
     r"(?:you['’]ve|you have|knowing you['’]ve) got my back|in my corner)\b",
     re.IGNORECASE,
 )
-_TO_YOU = re.compile(  # what is said of the listener ("you've come so far", "your store looks great", "I'm sure
-    # you'll do great"; "I bet ..." is `_BET`), not "you and I", nor news after a dash ("You won't believe it -
-    # I got mentored yesterday")
+_TO_YOU = re.compile(  # what is said of the listener ("you've done so well", "your garden looks great", "I'm sure
+    # you'll be fine"; "I bet ..." is `_BET`), not "you and I", nor news after a dash ("You won't believe it -
+    # I got the job yesterday")
     r"^(?:(?:I['’]m|I am) (?:so |really |just )?sure|I (?:really |just )?(?:think|hope|believe|reckon|guess|"
     r"can tell|can see)|sounds like|looks like)?(?:,?\s*(?:that\s+)?)"
     r"(?:you|you['’](?:re|ve|ll|d)|your)\b(?!\s+and\b)(?!.*\s[-–—:]\s+(?:I|we|my|our)\b)",
     re.IGNORECASE,
 )
-_BET = re.compile(r"^I (?:just |really )?bet\b", re.IGNORECASE)  # a guess at the listener's day: "I bet it felt great"
+_BET = re.compile(r"^I (?:just |really )?bet\b", re.IGNORECASE)  # a guess at the listener's day: "I bet it felt good"
 _EMPTY = frozenset(  # words that say nothing once the resolve or thanks around them is gone
     "i'm i'll i've i'd gonna going wanna gotta really sure totally definitely always still even just so also "
     "means meant lot ton world feeling determined".split()
 )
-_HAIL = re.compile(  # a name and a word said to them: "Go Jon", "Bye Jon", "Absolutely Jon"
+_HAIL = re.compile(  # a name and a word said to them: "Go Emily", "Bye Emily", "Absolutely Emily"
     r"^(?:go|bye|goodbye|hi|hey|hello|thanks|cheers|congrats|absolutely|sure|night|morning|welcome|yay|love you|"
     r"miss you)[\s,!]+[A-Z][a-z]+$",
     re.IGNORECASE,
@@ -101,7 +102,7 @@ _MOOD = re.compile(  # how someone is just now, about nothing: "I'm fine, just t
     re.IGNORECASE,
 )
 _GLAD = re.compile(  # a feeling about the listener, or glad about nothing: "I'm so glad you're enjoying the game",
-    # "I'm excited to see the result of your hard work", "I'm glad to help", "I'm glad it's all taken care of"
+    # "I'm excited to see the result of your hard work", "I'm so relieved to hear it", "I'm glad it's all sorted out"
     rf"^(?:I['’]m|I am)\s+{_DEGREE}(?:glad|happy|excited|thrilled|stoked|pumped|psyched|relieved)\s+"
     r"(?:.*\byou(?:r|['’]re|['’]ve|['’]ll)?\b|to (?:help|hear (?:that|it|this))$|(?:that\s+)?(?:it|that)['’]s\b)",
     re.IGNORECASE,
@@ -118,7 +119,7 @@ _PASSING = re.compile(  # where someone is going or is back from just now: "I'm 
     re.IGNORECASE,
 )
 _NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, with nothing of it: "A lot's happened
-    # since we last talked", "Something awesome happened", "Last week was wild", "Yesterday was crazy cool"
+    # since we last talked", "Something amazing happened", "Last month was crazy", "Yesterday was so hectic"
     r"^(?:(?:(?:a lot|much|so much|lots|loads|tons|plenty|a bunch|something|some(?: pretty)? \w+ (?:stuff|things)|"
     r"(?:a )?(?:crazy|cool|big|funny|awesome|wild|weird) thing)(?:['’]s| has| have)?\s+(?:been\s+)?"
     r"(?:\w+\s+)?(?:happened|happening|going on|changed)(?:\s+(?:lately|recently|yesterday|today|(?:a|\w+) "
@@ -131,7 +132,7 @@ _NEWS_AHEAD = re.compile(  # that there is news, or how a stretch of time was, w
     r"tough|rough|a blast|a (?:wild )?ride))$",
     re.IGNORECASE,
 )
-_CATCHING_UP = re.compile(  # how long since the two last talked: "Haven't talked in a few days", "Long time no see"
+_CATCHING_UP = re.compile(  # how long since the two last talked: "Haven't talked in ages", "It's been a few weeks"
     r"^(?:(?:we|I)\s+)?(?:haven['’]?t|have not|hadn['’]?t|had not)\s+(?:talked|spoken|chatted|caught up|heard from you)"
     r"(?:\s+(?:in|for|since)\b.*)?$|^long time no (?:talk|see|chat)\b.*$|"
     r"^(?:it['’]?s |it has )?been (?:a while|ages|forever|too long|a minute|a bit|(?:a |an )?(?:few|couple(?: of)?|"
@@ -139,7 +140,7 @@ _CATCHING_UP = re.compile(  # how long since the two last talked: "Haven't talke
     r"(?:\s+since (?:we|I) (?:last )?(?:talked|spoke|chatted|caught up|saw each other|heard from you)\b.*)?$",
     re.IGNORECASE,
 )
-_AGREED = re.compile(  # agreement with the listener, about nothing: "I totally agree", "I totally get it"
+_AGREED = re.compile(  # agreement with the listener, about nothing: "I completely agree", "I totally understand"
     r"^(?:I\s+)?(?:(?:totally|completely|really|so|fully|definitely|absolutely)\s+)?(?:agree|get it|get that|"
     r"understand|hear you|feel you|know what you mean|know the feeling|feel the same)"
     r"(?:\s+(?:with you|with that|with this|on that|completely|totally|100%))?$",

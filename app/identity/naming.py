@@ -5,7 +5,7 @@ phrase names its speaker only in the shape of an introduction:
 - a naming phrase: "my name is X", "I'm called X", "they call me X", "you can / please / just call me X",
   or "call me X" at the start of a sentence;
 - "I'm X" / "I am X" right after a greeting ("hi, I'm David") or after "nice to meet you" (to someone:
-  "nice to meet you Emily, I am John"), or followed by it ("I'm Sam, nice to meet you"), or opening a turn as a
+  "nice to meet you Emily, I am John"), or followed by it ("I'm Nina, nice to meet you"), or opening a turn as a
   sentence of its own ("And I am David. John is my brother…");
 - on the phone or opening a turn: "this is X speaking / calling", "hi, this is X from …", "This is X." (not
   "This is X, my dog");

