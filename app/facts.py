@@ -95,7 +95,8 @@ GOT_PAST = r"(?<!has )(?<!have )(?<!['’]ve )(?<!['’]s )got"
 PAST = re.compile(  # a verb in the past tense, not a participle used as an adjective ("is excited")
     r"\b(?:was|were|had|did|went|came|gave|left|lost|won|spent|saw|told|said|began|ran|fell|flew|drove|wrote|"
     rf"made|broke|took|{GOT_PAST}|"
-    r"met|bought|found|ate|swam|rode|thought|felt|"
+    r"met|bought|found|ate|swam|rode|thought|felt|sold|sent|paid|kept|brought|caught|taught|built|held|heard|knew|"
+    r"sang|sat|stood|slept|wore|threw|forgot|chose|drank|grew|hid|lent|meant|"
     r"(?<!is )(?<!am )(?<!are )(?<!'m )(?<!'re )(?<!be )(?<!very )(?<!so )(?<!get )(?<!feel )(?!indeed)[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
@@ -113,7 +114,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
             r"\b(hate[sd]?|dislike[sd]?|can't stand|cannot stand|(do|does|did)(n't| not) like|not a fan)\b", re.I
         ),
     ),
-    # "a friend got Evan into it" (not "Sam gets really into music")
+    # "a friend got Emily into it" (not "David gets really into music")
     (
         FactKind.EVENT,
         re.compile(r"\b(?:got|gets) (?!(?:into|really|so|very|super|more|deeper|back)\b)\w+ into\b", re.I),
@@ -122,7 +123,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         LIKES,
         re.compile(
             r"\b(love[sd]?|like[sd]?|enjoy(s|ed)?|prefer(s|red)?|favou?rite|fan of|passionate"
-            r"|(?<!get )(?<!got )(?<!gets )into"  # "into jazz", not "get into politics"
+            r"|(?<!get )(?<!got )(?<!gets )into"  # "into jazz", not "get into trouble"
             r"|always wanted|dreams? of)\b",  # a long-held wish: "has always wanted to live by the sea"
             re.I,
         ),
@@ -133,7 +134,7 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
             rf"\b((every|each)\s+(other\s+)?(day|morning|afternoon|evening|night|week|weekend|month|year|{_DAYS})"
             rf"|usually|always(?! (?:wanted|been|had|loved|liked|thought|dreamed))|often|regularly|daily|weekly"
             rf"|on weekends|on ({_DAYS})s"
-            # what someone has been doing of late: "has been busy volunteering at the shelter", not a wish or a plan
+            # what someone has been doing of late: "has been busy volunteering at the hospital", not a wish or a plan
             r"|(?:has|have)\s+been\s+(?:busy\s+|really\s+|still\s+)?"
             r"(?!thinking|planning|hoping|wanting|looking|considering|dreaming|wondering|meaning|feeling|going)\w+ing)\b",
             re.I,
@@ -144,17 +145,17 @@ TYPES = (  # type -> words that mark it, first match wins; a fact no words mark 
         re.compile(
             r"\b(plan(s|ning)?|going to|gonna|will|next|tomorrow|soon|hop(e|es|ing) to|want(s|ing)? to"
             r"|thinking about|excited to|can['’]t wait to|looking forward to"  # what someone looks forward to doing
-            r"|decided to"  # "Evan decided to get it repaired and sell it" (a time past makes it an event)
+            r"|decided to"  # "David decided to sell his old bicycle" (a time past makes it an event)
             r"|(?:has|have|has got|have got|got) an? (?:\w+ )?appointment)\b",  # one at a time to come
             re.I,
         ),
     ),
-    # a view held, of nothing to come: "John thinks schools should be funded properly" (not "thinks he will call")
+    # a view held, of nothing to come: "John thinks history should be taught in school" (not "thinks he will call")
     (LIKES, re.compile(r"\b(?:thinks(?! about| of)|believes)\b", re.I)),
     (
         FactKind.EVENT,
         re.compile(
-            rf"\b(?:yesterday|last|ago)\b|{PAST.pattern}",  # what happened: "Evan's old Prius broke down"
+            rf"\b(?:yesterday|last|ago)\b|{PAST.pattern}",  # what happened: "David's old bicycle broke down"
             re.I,
         ),
     ),

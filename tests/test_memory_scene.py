@@ -61,3 +61,13 @@ def test_colleague_who_loves_tennis_is_answered_from_speech(speech, tmp_path, mo
     assert any("colleague" in c["text"] for c in out["citations"])  # ... joined by the line that makes her one
     nobody = _cli("ask", "which of my colleagues loves tennis?", "--answer", "--json")
     assert not nobody["known"] and nobody["answer"] == "I don't know who is asking."
+
+    # the device's owner is who "I" is when nobody else is named as asking (`enroll --me`)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["enroll", "--name", "John", "--me"]) == 0
+    read = _cli("ask", "which of my colleagues loves tennis?", "--explain", "--json")
+    assert (read["kind"], read["asker"], read["people"]) == ("who", "John", ["Emily"]), read
+    owned = _cli("ask", "which of my colleagues loves tennis?", "--answer", "--json")
+    assert owned["known"] and "Emily" in owned["answer"] and owned["kind"] == "who", owned
+    met = _cli("ask", "how many people did I talk to today?", "--answer", "--json")
+    assert met["known"] and "Emily" in met["answer"] and "John" not in met["answer"], met

@@ -45,11 +45,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from app.ask.answered import Answer
 from app.ask.checking import (
-    ASKS_COUNT,
     answers_alone,
     bearing,
     held_items,
@@ -63,15 +63,14 @@ from app.ask.grounding import (
     ASKS_WHEN,
     Gathered,
     Line,
-    asker_needed,
-    asks_for_a_guess,
     asks_for_several,
-    asks_when_said,
     gather,
     line_of,
     option_picked,
+    said_on,
     with_turns_beside,
 )
+from app.ask.lifelog import HANDLERS, Asked, superseded_lines
 from app.ask.prompts import (
     UNKNOWN,
     VERIFY_SCHEMA,
@@ -81,7 +80,8 @@ from app.ask.prompts import (
     select_schema,
     verify_messages,
 )
-from app.ask.spans import answer_order, answer_span, order_asked, span_asked
+from app.ask.question import Kind, Question, parse
+from app.ask.spans import answer_order, answer_span
 from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated, weekdays_near
 from app.config import Config
@@ -94,6 +94,10 @@ from app.text.words import WORD, keywords
 
 __all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
 UNKNOWN_ASKER = "I don't know who is asking."
+# a question about what holds now reads the latest said first of the lines within this of the best one's score
+LATEST_WITHIN = 0.1
+# kinds a question about "I" asks of the device, which was there whoever wears it: "who did I meet yesterday?"
+NO_ASKER_NEEDED = frozenset([Kind.MET, Kind.LAST_MET, Kind.HOW_OFTEN, Kind.HOW_LONG, Kind.RECAP, Kind.ABOUT])
 _UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
 
 
@@ -159,8 +163,8 @@ class Answerer:
         is checked, `on_job` each model job as soon as it is submitted (to cancel it: the voice loop on
         barge-in), `on_answered` is called once the answer is complete."""
         started = time.perf_counter()
-        person = person or self.cfg.companion.wearer or None  # who "I" is when nobody else is named
-        out = Answer(question, UNKNOWN, False)
+        q = parse(question, now, person or self.cfg.companion.wearer or None, self.memory)
+        out = Answer(question, UNKNOWN, False, kind=str(q.kind))
 
         def done() -> Answer:
             out.latency_ms = (time.perf_counter() - started) * 1e3
@@ -172,26 +176,56 @@ class Answerer:
                 on_answered()
             return out
 
-        if person is None and asker_needed(question):
+        if q.asker is None and q.needs_asker and q.kind not in NO_ASKER_NEEDED:
             out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
             return done()
-        span = span_asked(question, now)
-        order = None if span else order_asked(question)  # a span question is never read for an order
-        if span or order:  # "how many months passed between ...?", "which pet did Jolene adopt first - A or B?"
+        handler = HANDLERS.get(q.kind)
+        if handler is not None:
+
+            def read(text: str, lines: list[Line], into: Answer) -> tuple[str, list[Line]]:
+                found = Gathered(lines, {}, named=list(q.people))
+                return self._read_and_check(text, lines, found, into, timeout_s, on_job, started)
+
+            def lines_of(ids: list[int]) -> list[Line]:
+                rows = self.memory.turns.utterances(ids)
+                return [line_of(rows[i]) for i in ids if i in rows]
+
+            asked = Asked(self.memory, now, lambda ids: cited_lines(self.memory, ids), read, lines_of)
+            if handler(asked, q, out):
+                out.timings_ms["answer"] = (time.perf_counter() - started) * 1e3
+                return done()
+        if each := q.each_person():  # "what sports do Emily and Sarah like?": each of them asked about
+            parts = [(who, self(part, now, q.asker, timeout_s=timeout_s, on_job=on_job)) for who, part in each]
+            said = [(who, part) for who, part in parts if part.known]
+            if said:
+                out.answer, out.known = ". ".join(f"{who}: {part.answer.rstrip('.')}" for who, part in said) + ".", True
+                out.citations = [c for _, part in said for c in part.citations]
+            return done()
+        if q.span or q.order:  # "how many months passed between ...?", "which pet did Jolene adopt first - A or B?"
 
             def ask(part: str) -> Answer:  # each of the when-questions it is asked as
-                return self(part, now, person, timeout_s=timeout_s, on_job=on_job)
+                return self(part, now, q.asker, timeout_s=timeout_s, on_job=on_job)
 
             def cite(ids: list[int]) -> list[dict]:
                 return cited_lines(self.memory, ids)
 
-            if span:
-                answer_span(ask, cite, span, out)
+            if q.span:
+                answer_span(ask, cite, q.span, out)
             else:
-                answer_order(ask, cite, order, out)
+                answer_order(ask, cite, q.order, out)
             return done()
+        self._lookup(q, now, out, timeout_s, on_job, started)
+        if q.unreached and not out.known:  # "where does Oskar's wife work?", no wife of Oskar's known or said
+            out.answer, out.why_unknown = q.unreached, "nobody reached"
+        return done()
+
+    def _lookup(self, q: Question, now: datetime, out: Answer, timeout_s, on_job, started: float) -> None:
+        """A question whose answer a line or a few lines say: gather, choose, read, check (the module's
+        docstring). A relation path it names is read as whom it reaches, and the lines that say so are cited."""
+        question, person = q.reading, q.asker
         c = self.cfg.answer
-        listing = c.select == "retriever" and asks_for_several(question) and not ASKS_COUNT.search(question)
+        several = q.several or (q.kind is Kind.WHO and not q.path)  # "who plays badminton?": everyone who does
+        listing = c.select == "retriever" and several and not q.asks_number
         reads = c.list_reads if listing else 1  # "how many" is one count, not things to add up
         limit = max(c.candidates, c.listed * reads)  # a list read more than once reads the next lines
         found = gather(self.memory, self.embedder, self.cfg.recall, question, now, person, limit)
@@ -200,14 +234,26 @@ class Answerer:
         out.evidence = [line.id for line in found.lines]
         if not found.lines:
             out.answer, out.why_unknown = found.why_none or UNKNOWN, "nothing found"
-            return done()
-        if self.cfg.answer.guesses and asks_for_a_guess(question):
-            return self._guess(question, found, out, timeout_s, on_job, started, done)
+            return
+        if q.kind is Kind.CHANGE and self._change(q, found, out, timeout_s, on_job, started):
+            return  # "what changed with Bea's job?": what it was before and what it is now, each held by a line
+        if q.kind is Kind.STATE:  # "where does she live now?": never a superseded value, the latest said first
+            gone = superseded_lines(self.memory, q.people or ((person,) if person else ()))
+            lines = [x for x in found.lines if x.id not in gone]
+            near = [x for x in lines[: c.listed] if x.score >= lines[0].score - LATEST_WITHIN] if lines else []
+            latest = sorted(near, key=lambda x: (-x.t_start, x.id))
+            found = replace(found, lines=latest + [x for x in lines if x not in near])
+            if not found.lines:
+                out.why_unknown = "nothing found"
+                return
+        if self.cfg.answer.guesses and q.guess:
+            self._guess(question, found, out, timeout_s, on_job, started)
+            return
         chosen, wider = self._select(question, found, out, timeout_s, on_job)
         out.chosen = [line.id for line in chosen]
         if not chosen:
             out.why_unknown = "none chosen"
-            return done()
+            return
         text, held = self._read_and_check(question, chosen, found, out, timeout_s, on_job, started)
 
         def read_again(lines: list[Line]) -> tuple[list[Line], str, list[Line]]:
@@ -217,7 +263,7 @@ class Answerer:
         if not held and wider and out.finish != "cancelled":  # the line read alone gave no answer it holds
             chosen, text, held = read_again(wider)
         if not held and out.finish != "cancelled" and self.cfg.answer.beside != "off":
-            around = with_turns_beside(self.memory, chosen, self.cfg.answer.beside, asks_when_said(question))
+            around = with_turns_beside(self.memory, chosen, self.cfg.answer.beside, q.when_said)
             if len(around) > len(chosen):  # the answer may be in the turn after the one that names what is asked
                 chosen, text, held = read_again(around)
         more = found.lines[: len(chosen) + self.cfg.answer.more]
@@ -229,8 +275,8 @@ class Answerer:
             out.answer, out.known = dated_answer(concise(text, question), held[0]), True
             cited = [line.id for line in held]
             cited += [line.id for name, line in found.joined.items() if name.lower() in text.lower()]  # the join
+            cited += [uid for step in q.path for uid in step.sources]  # "David's brother": who he is
             out.citations = cited_lines(self.memory, list(dict.fromkeys(cited)))
-        return done()
 
     def _guess(
         self,
@@ -240,8 +286,7 @@ class Answerer:
         timeout_s: float | None,
         on_job,
         started: float,
-        done: Callable[[], Answer],
-    ) -> Answer:
+    ) -> None:
         """A question that asks for a likely guess: read from the `answer.listed` best lines, worded as a guess and
         cited by the lines of them that bear on it (`checking.bearing`); none → I don't know."""
         chosen = found.lines[: self.cfg.answer.listed]
@@ -259,7 +304,26 @@ class Answerer:
             out.citations = cited_lines(self.memory, [line.id for line in bears])
         else:
             out.why_unknown = "the model did not know" if says_unknown(text) else "not in the lines"
-        return done()
+
+    def _change(self, q: Question, found: Gathered, out: Answer, timeout_s, on_job, started: float) -> bool:
+        """What changed, read from the `answer.listed` best lines in the order they were said, each dated: "before:
+        X; now: Y", each part held by a line (the later one by a later line); none → False."""
+        lines = sorted(found.lines[: self.cfg.answer.listed], key=lambda line: (line.t_start, line.id))
+        dated = [replace(line, shown=f"(on {said_on(line.t_start)}) {line.shown}") for line in lines]
+        text = out.read = self._read(q.reading, dated, out, timeout_s, on_job, started, change=True)
+        m = re.search(r"before\s*:?\s*(.+?)\s*[;,.]?\s*now\s*:?\s*(.+?)\.?$", text, re.I)
+        if m is None or says_unknown(text):
+            return False
+        before, now = m.group(1).strip(), m.group(2).strip()
+        joined = list(found.joined.values())
+        was = holding(before, q.reading, lines, found.named, joined, self._similar)
+        is_ = holding(now, q.reading, lines, found.named, joined, self._similar)
+        if not was or not is_ or max(x.t_start for x in is_) < min(x.t_start for x in was):
+            return False
+        out.answer, out.known = f"Now {now}; before, {before}.", True
+        out.chosen = [line.id for line in lines]
+        out.citations = cited_lines(self.memory, list(dict.fromkeys([*(x.id for x in is_), *(x.id for x in was)])))
+        return True
 
     def _read_and_check(
         self, question: str, chosen: list[Line], found: Gathered, out: Answer, timeout_s, on_job, started: float
@@ -362,10 +426,11 @@ class Answerer:
         on_job,
         started: float,
         guess: bool = False,
+        change: bool = False,
     ) -> str:
         t0 = time.perf_counter()
         request = Request(
-            read_messages(question, lines, guess),
+            read_messages(question, lines, guess, change),
             max_tokens=self.cfg.answer.read_tokens,
             stop=("\n",),
             cache_prefix=1,

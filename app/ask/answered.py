@@ -26,6 +26,7 @@ class Answer:
     read: str = ""  # what the model read from the chosen lines, before the check
     why_unknown: str = ""  # asker | nothing found | none chosen | the model did not know | not in the lines
     guess: bool = False  # a likely guess ("Probably ...") asked for, from the lines that bear on it
+    kind: str = ""  # the kind of question it was parsed as (app/ask/question.py)
 
     def as_dict(self, when: Callable[[float], str]) -> dict:
         return {
@@ -38,6 +39,7 @@ class Answer:
             "read": self.read,
             "why_unknown": self.why_unknown,
             "guess": self.guess,
+            "kind": self.kind,
             "latency_ms": round(self.latency_ms, 1),
             "first_token_ms": None if self.first_token_ms is None else round(self.first_token_ms, 1),
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},

@@ -1,5 +1,5 @@
-"""`eval faces|speakers|sessions|conversations|locomo|memorybank|qa|extraction|salience|asr|answers`: measured on
-real data (answers: on the project's own gold questions), a table or `--json`."""
+"""`eval faces|speakers|sessions|conversations|locomo|memorybank|qa|extraction|salience|asr|answers|lifelog`: measured
+on real data (answers, lifelog: on the project's own questions), a table or `--json`."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ DEFAULT_DATA = {
     "memorybank": [SHARED / "memorybank_siliconfriend"],
     "asr": [SHARED / "asr_small_samples", SHARED / "fsdd_spoken_digits"],
     "answers": [],  # the gold questions are the project's own (app/evaluation/gold.py)
+    "lifelog": [],  # so are the lifelog questions (app/evaluation/lifelog.py)
     "facts": [],  # so are the gold facts (app/evaluation/facts.py)
 }
 
@@ -50,7 +51,7 @@ def register(add) -> None:
         type=int,
         default=None,
         help="locomo: only the first N conversations; qa: N questions (default 200); asr: N spoken digits (default "
-        "40); answers: the first N gold questions; conversations: N conversations in all",
+        "40); answers, lifelog: the first N questions; conversations: N conversations in all",
     )
     p.add_argument(
         "--seed",
@@ -82,7 +83,8 @@ def register(add) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="answers: the held-out questions, written from the transcripts alone and never tuned on; facts: the "
+        help="answers: the held-out questions, written from the transcripts alone and never tuned on; lifelog: the "
+        "held-out set, never read while building; facts: the "
         "held-out scenes and their facts, written blind to the extraction rules; conversations: the held-out readers",
     )
     p.add_argument(
@@ -119,6 +121,10 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
 
         plan = _conversation_plan(args)
         result = eval_conversations(cfg, plan, data[0], files_out, lambda line: sys.stderr.write(line + "\n"))
+    elif args.what == "lifelog":
+        from app.evaluation.lifelog import eval_lifelog, render
+
+        result = eval_lifelog(cfg, "held-out" if args.held_out else "tuning", args.limit, files_out)
     elif args.what == "answers":
         from app.evaluation.answers import eval_answers, render
 

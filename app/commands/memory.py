@@ -27,6 +27,9 @@ def register(add) -> None:
     p.add_argument("--at", help="when the question is asked (ISO 8601; default now): 'last Tuesday' counts from it")
     p.add_argument("--context", action="store_true", help="print the dialog context (profile + retrieved, cited)")
     p.add_argument("--answer", action="store_true", help="answer with the local LLM, citing what was said")
+    p.add_argument(
+        "--explain", action="store_true", help="print how the question is read: its kind, asker, people, time, topic"
+    )
     p.add_argument("--json", action="store_true")
     p = add("sessions", "list the conversation sessions with their people", cmd_sessions)
     p.add_argument("--json", action="store_true")
@@ -71,6 +74,15 @@ def cmd_ask(args: argparse.Namespace, cfg: Config) -> int:
     with open_memory(args, cfg) as memory:
         if args.person:
             views.person_id(memory, args.person)
+        if args.explain:
+            from app.ask.question import parse
+
+            read = parse(args.question, now, args.person or cfg.companion.wearer or None, memory).explain()
+            if args.json and not args.answer:
+                print_json(read)
+                return 0
+            for key, value in read.items():
+                sys.stderr.write(f"{key:>12}: {value}\n")
         if args.answer:
             return _answer(args, cfg, memory, embedder, now)
         out, found = views.ask(memory, embedder, cfg, args.question, now, args.top, args.person, args.context)

@@ -37,6 +37,7 @@ def register(add) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--audio", type=Path, help="speech of that person alone (any format, at least 1 s)")
     p.add_argument("--image", type=Path, help="a photo of that person (the largest face is used)")
+    p.add_argument("--me", action="store_true", help="this is the device's owner: who 'I' is in a question")
 
 
 def cmd_people(args: argparse.Namespace, cfg: Config) -> int:
@@ -132,8 +133,8 @@ def _face_key(cfg: Config, path: Path):
 
 
 def cmd_enroll(args: argparse.Namespace, cfg: Config) -> int:
-    if args.audio is None and args.image is None:
-        raise MediaError("enroll needs --audio, --image or both")
+    if args.audio is None and args.image is None and not args.me:
+        raise MediaError("enroll needs --audio, --image or both (or --me alone, to name the owner)")
     voice = _voice_key(cfg, args.audio) if args.audio else None  # checked before anyone is created
     face = _face_key(cfg, args.image) if args.image else None
     with open_memory(args, cfg, create=True) as memory, memory.batch():
@@ -144,6 +145,9 @@ def cmd_enroll(args: argparse.Namespace, cfg: Config) -> int:
             memory.people.add_key("voice", pid, voice[0], voice[1], cfg.identity.max_keys, cfg.models.voice)
         if face is not None:
             memory.people.add_key("face", pid, face[0].embedding, face[0].quality, cfg.identity.max_keys, face[1])
+        if args.me:
+            memory.people.set_owner(args.name)
     parts = ([f"voice ({voice[1]:.1f} s of speech)"] if voice else []) + (["face"] if face else [])
+    parts += ["as this device's owner"] if args.me else []
     sys.stdout.write(f"enrolled {args.name}: {' and '.join(parts)}\n")
     return 0

@@ -224,6 +224,19 @@ class Derived(Repository):
         )
         return [(a, rel, b) for a, rel, b in rows]
 
+    def session_summaries(self, session_ids: list[int]) -> dict[int, dict]:
+        """session id -> its summary ({id, text, t_start, t_end}), for those of `session_ids` that have one."""
+        if not session_ids:
+            return {}
+        marks = ",".join("?" * len(session_ids))
+        rows = self.con.execute(
+            "SELECT session_id, id, text, t_start, t_end FROM summaries "
+            f"WHERE kind = 'session' AND session_id IN ({marks}) "
+            "ORDER BY id",
+            session_ids,
+        )
+        return {int(r[0]): {"id": int(r[1]), "text": r[2], "t_start": r[3], "t_end": r[4]} for r in rows}
+
     def summaries_citing(self, utterance_ids: list[int]) -> list[dict]:
         """Summaries built from any of these utterances, highest level first."""
         if not utterance_ids:

@@ -342,6 +342,11 @@ def _m011_overlapped(con) -> None:
     _script(con, "ALTER TABLE utterances ADD COLUMN overlapped INTEGER NOT NULL DEFAULT 0;")
 
 
+def _m012_owner(con) -> None:
+    """The device's owner: the wearer, who "I" is in a question nobody else is named as asking."""
+    _script(con, "ALTER TABLE people ADD COLUMN owner INTEGER NOT NULL DEFAULT 0;")
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "people, keys, sessions, utterances with FTS5 and vector index", _m001_initial),
     (2, "the model of each voice and face key", _m002_key_models),
@@ -354,6 +359,7 @@ MIGRATIONS: list[tuple[int, str, Callable]] = [
     (9, "utterances addressed to the companion", _m009_addressed),
     (10, "the faces each kept frame shows", _m010_frame_faces),
     (11, "utterances spoken over", _m011_overlapped),
+    (12, "the device's owner", _m012_owner),
 ]
 
 

@@ -108,6 +108,17 @@ class People(Repository):
             if self.con.execute("UPDATE people SET consent = ? WHERE name = ?", (state, name)).rowcount != 1:
                 raise NotFoundError(f"no person named {name!r}", "people")
 
+    def set_owner(self, name: str) -> None:
+        """`name` is the device's owner (its wearer, who "I" is); whoever was before is no longer."""
+        pid = self._pid(name)
+        with transaction(self.con):
+            self.con.execute("UPDATE people SET owner = (id = ?)", (pid,))
+
+    def owner(self) -> str | None:
+        """The device's owner (`enroll --me`), None when none is set."""
+        row = self.con.execute("SELECT name FROM people WHERE owner = 1 ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else row[0]
+
     def _pid(self, name: str) -> int:
         pid = self.person_id(name)
         if pid is None:

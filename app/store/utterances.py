@@ -37,6 +37,20 @@ class NewUtterance:
     overlapped: bool = False  # another voice spoke over it (its start or a listener's "mm-hm")
 
 
+@dataclass(frozen=True)
+class Presence:
+    """One person's part of one conversation: who spoke in it, from when to when, and their lines there."""
+
+    session_id: int
+    person: str | None  # None: nobody known
+    first_id: int  # their first line in it
+    lines: int
+    t_start: float  # their first line's start
+    t_end: float  # their last line's end
+    session_start: float
+    session_end: float
+
+
 class Utterances(Repository):
     """Sessions (a recording, a file, a chat) and the utterances said in them, each stored with its full-text
     and vector index entries."""
@@ -156,6 +170,33 @@ class Utterances(Repository):
         ):
             out.setdefault(int(sid), set()).add(name)
         return out
+
+    def presence(self, between: tuple[float, float] | None = None) -> list[Presence]:
+        """Who spoke in each conversation (that began `between`, when given), in the order they were held; a
+        request to the companion is nobody's part of a conversation."""
+        where, args = ("AND s.t_start >= ? AND s.t_start < ?", list(between)) if between else ("", [])
+        rows = self.con.execute(
+            "SELECT u.session_id, p.name, min(u.id), count(*), min(u.t_start), max(u.t_end), s.t_start, s.t_end "
+            "FROM utterances u JOIN sessions s ON s.id = u.session_id LEFT JOIN people p ON p.id = u.person_id "
+            f"WHERE u.addressed = 0 {where} GROUP BY u.session_id, u.person_id "
+            "ORDER BY s.t_start, s.id, min(u.t_start)",
+            args,
+        )
+        return [Presence(int(r[0]), r[1], int(r[2]), int(r[3]), r[4], r[5], r[6], r[7]) for r in rows]
+
+    def said_between(self, start: float, end: float, by: str | None = None) -> list[StoredUtterance]:
+        """What was said from `start` to `end` (by `by` alone, when given), in order; no request to the companion."""
+        where, args = ("AND p.name = ?", [by]) if by else ("", [])
+        ids = [
+            int(r[0])
+            for r in self.con.execute(
+                "SELECT u.id FROM utterances u LEFT JOIN people p ON p.id = u.person_id "
+                f"WHERE u.addressed = 0 AND u.t_start >= ? AND u.t_start < ? {where} ORDER BY u.t_start, u.id",
+                [start, end, *args],
+            )
+        ]
+        found = self.utterances(ids)
+        return [found[i] for i in ids if i in found]
 
     def mark_addressed(self, utterance_id: int) -> None:
         """The utterance was a request to the companion: kept, never evidence."""

@@ -154,7 +154,7 @@ def _without(text: str, m: re.Match) -> str:
     if IS_AFTER.match(after):
         before, after = f"{before} it{after[:2]}", after[2:]  # "it's", the "'s" kept as it was written
     elif m.group(0).endswith(("'s", "’s")) or re.match(r"['’]s\b", after):
-        on = re.match(r"(?i:on|at|for|by|until|till)\s", m.group(0))  # "see Jon on Saturday's game": "on the game"
+        on = re.match(r"(?i:on|at|for|by|until|till)\s", m.group(0))  # "see John on Saturday's game": "on the game"
         before, after = f"{before}{' ' + on.group(0).strip() if on else ''} the", re.sub(r"^['’]s\b", "", after)
     rest = re.sub(r"\s+", " ", f"{before} {after}").strip()
     return rest[:1].upper() + rest[1:] if text[:1].isupper() and not text[: m.start()].strip() else rest
@@ -285,8 +285,8 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         return found(m, today + timedelta(days=2), today + timedelta(days=3))
     if m := re.search(r"\btomorrow\b", q):
         return found(m, today + timedelta(days=1), today + timedelta(days=2))
-    # "next Friday", "on Monday", "this Saturday": the next one after today ("next": in the next week)
-    if m := re.search(rf"\b(?:(next|on|this(?! past))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q):
+    # "next Friday", "on Monday", "by Thursday", "this Saturday": the next one after today ("next": in the next week)
+    if m := re.search(rf"\b(?:(next|on|by|this(?! past))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q):
         day = _DAY_NAMES[m.group(2) or m.group(3)]
         ahead = (day - today.weekday()) % 7 or 7
         if m.group(1) == "next" and today.weekday() < day:

@@ -1,0 +1,517 @@
+"""The answers that live in no one line (app/ask/question.py decides the kind; app/ask/answer.py calls these):
+
+- met, last met, how often, how long: from the conversations themselves (`Utterances.presence`): who spoke in
+  which conversation, from when to when. "I" is the device: the wearer was there whether or not they spoke;
+- recap: from the conversations' summaries, written when each conversation closed (app/consolidation);
+- change and state: from the facts' history (a superseded value is never said as the current one);
+- plans: from the dated plans, ahead of the question or in the time it names;
+- who: every person a fact (with the line it was read from) says it of, not the first line's;
+- the relation path a question names ("David's brother") is walked when it is parsed; a question about the
+  person it reaches is answered as any other.
+
+Each handler fills the `Answer` and returns True, or returns False when the memory holds nothing of its kind to
+answer from, and the question is read from the lines (`Answerer.lookup`). Every part of an answer is cited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from app.ask.answered import Answer
+from app.ask.comparing import canonical, says, word_set
+from app.ask.grounding import Line, said_on
+from app.ask.question import Kind, Question, relation_word
+from app.ask.wording import times_named
+from app.facts import FactKind
+from app.store.memory import Memory
+from app.store.utterances import Presence
+
+RECAPPED = 4  # conversations a recap tells at most, the latest
+PLANS_SAID = 6  # plans an answer lists at most
+AHEAD_DAYS = 31  # "what is coming up?": the month ahead
+LOOK_BACK_DAYS = 60  # a plan is told up to two months before its day
+WILL = re.compile(
+    r"\b(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+promise|i\s+can|let\s+me|i'm\s+in)\b", re.I
+)
+PROMISE = re.compile(r"\b(?:promis\w*|agreed\s+to|committed\s+to|said\s+(?:i|we)\s+would|supposed\s+to|owe)\b", re.I)
+AHEAD = re.compile(r"\b(?:coming\s+up|upcoming|up\s+next|next|ahead|soon|later)\b", re.I)
+DAY_S = 86400.0
+
+
+@dataclass
+class Asked:
+    """What a handler works with: the memory, when the question is asked, and how to cite and read lines."""
+
+    memory: Memory
+    now: datetime
+    cite: Callable[[list[int]], list[dict]]
+    read: Callable[[str, list[Line], Answer], tuple[str, list[Line]]]  # (question, lines) -> checked reading
+    lines: Callable[[list[int]], list[Line]]  # utterance ids -> lines, as the reader sees them
+
+
+def joined(names: list[str], last: str = "and") -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
+def _day(t: float) -> str:
+    return said_on(t)
+
+
+def _clock(t: float) -> str:
+    d = datetime.fromtimestamp(t, timezone.utc)
+    return f"{d:%H:%M}"
+
+
+def _before_now(rows: list[Presence], a: Asked) -> list[Presence]:
+    return [r for r in rows if r.session_start <= a.now.timestamp()]
+
+
+def _others(rows: list[Presence], q: Question) -> list[Presence]:
+    """The parts of conversations that were someone's other than the one asking."""
+    return [r for r in rows if r.person is not None and r.person != q.asker]
+
+
+# the hours (UTC, as the memory keeps time) a meal said as a conversation's setting was held within
+MEAL_HOURS = {"breakfast": (5, 11), "brunch": (9, 14), "lunch": (11, 15), "dinner": (17, 24)}
+
+
+def _in_setting(rows: list[Presence], q: Question) -> list[Presence]:
+    """The conversations held when the setting the question names is held ("at the team lunch": at midday); all
+    of them when it names none, or none was."""
+    meal = next((m for m in MEAL_HOURS if m in q.setting.lower()), None)
+    if meal is None:
+        return rows
+    lo, hi = MEAL_HOURS[meal]
+    kept = [r for r in rows if lo <= datetime.fromtimestamp(r.session_start, timezone.utc).hour < hi]
+    return kept or rows
+
+
+def _topic_sessions(a: Asked, q: Question, rows: list[Presence]) -> set[int] | None:
+    """The conversations among `rows` whose lines hold the question's topic ("who did I meet at the gym"); None
+    when it names none."""
+    if not q.topic:
+        return None
+    sessions = {r.session_id for r in rows}
+    hits = a.memory.search.bm25_search(list(q.topic), 200)
+    held = a.memory.turns.utterances([uid for uid, _ in hits])
+    return {u.session_id for u in held.values() if u.session_id in sessions}
+
+
+def _window_or_last_day(a: Asked, q: Question) -> tuple[float, float] | None:
+    """The time the question names, else the last day anything was said before it was asked."""
+    if q.window is not None:
+        return q.window.epoch()
+    rows = _before_now(a.memory.turns.presence(), a)
+    if not rows:
+        return None
+    day = datetime.fromtimestamp(rows[-1].session_start, timezone.utc).replace(hour=0, minute=0, second=0)
+    return day.timestamp(), day.timestamp() + DAY_S
+
+
+def met(a: Asked, q: Question, out: Answer) -> bool:
+    """Who was met (and how many): everyone who spoke in the conversations of the time asked about (the last day,
+    when none is named), the one asking aside; each cited by their first line then."""
+    window = _window_or_last_day(a, q)
+    rows = _in_setting(_before_now(a.memory.turns.presence(window), a) if window else [], q)
+    topical = _topic_sessions(a, q, rows)
+    if topical is not None:
+        rows = [r for r in rows if r.session_id in topical]
+    rows = _others(rows, q)
+    if not rows:
+        out.why_unknown = "no conversation then"
+        return True
+    first: dict[str, Presence] = {}
+    for r in rows:
+        first.setdefault(r.person, r)
+    names = [n for n in first if not n.startswith("unknown_")]
+    strangers = len(first) - len(names)
+    said = names + ([f"{strangers} {'person' if strangers == 1 else 'people'} not yet named"] if strangers else [])
+    days = sorted({_day(r.session_start) for r in first.values()}, key=lambda d: d)
+    when = f" ({joined(days)})" if len(days) <= 2 else ""
+    count = f"{len(first)} {'person' if len(first) == 1 else 'people'}: " if q.counted else ""
+    out.answer, out.known = f"{count}{joined(said)}{when}.", True
+    out.citations = a.cite([r.first_id for r in first.values()])
+    return True
+
+
+def _theirs(a: Asked, q: Question) -> tuple[str, list[Presence]] | None:
+    """The person asked about and their parts of the conversations before the question (in the time it names)."""
+    if not q.people:
+        return None
+    person = q.people[0]
+    window = q.window.epoch() if q.window else None
+    return person, [r for r in _before_now(a.memory.turns.presence(window), a) if r.person == person]
+
+
+def last_met(a: Asked, q: Question, out: Answer) -> bool:
+    """When the person was last (or first) met: the day and time of that conversation, cited by their line."""
+    found = _theirs(a, q)
+    if found is None:
+        return False
+    person, rows = found
+    if not rows:
+        out.answer, out.why_unknown = f"I have no conversation with {person}.", "never met"
+        return True
+    r = rows[0] if q.first else rows[-1]
+    yes = "Yes, " if re.match(r"^\s*(?:have|had|did)\b", q.text, re.I) else ""
+    out.answer, out.known = f"{yes}{_day(r.session_start)}, at {_clock(r.t_start)}.", True
+    out.citations = a.cite([r.first_id])
+    return True
+
+
+def how_often(a: Asked, q: Question, out: Answer) -> bool:
+    """How many conversations the person spoke in (in the time asked about), each cited."""
+    found = _theirs(a, q)
+    if found is None:
+        return False
+    person, rows = found
+    sessions = list({r.session_id: r for r in rows}.values())
+    n = len(sessions)
+    if n == 0:
+        out.answer, out.known = f"Not once{' ' + q.window.expression if q.window else ''}.", True
+        return True
+    times = {1: "Once", 2: "Twice"}.get(n, f"{n} times")
+    days = [_day(r.session_start) for r in sessions]
+    out.answer, out.known = f"{times}: {joined(days)}.", True
+    out.citations = a.cite([r.first_id for r in sessions])
+    return True
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 60:
+        return "less than a minute"
+    m = round(seconds / 60)
+    return f"about {m} minute{'s' if m != 1 else ''}" if m < 90 else f"about {seconds / 3600:.1f} hours"
+
+
+def how_long(a: Asked, q: Question, out: Answer) -> bool:
+    """How long the conversations with the person lasted (in the time asked about; else the last one)."""
+    found = _theirs(a, q)
+    if found is None:
+        return False
+    person, rows = found
+    if not rows:
+        out.answer, out.why_unknown = f"I have no conversation with {person} then.", "never met"
+        return True
+    sessions = list({r.session_id: r for r in rows}.values())
+    if q.window is None:
+        sessions = sessions[-1:]
+    spent = sum(max(r.session_end - r.session_start, r.t_end - r.t_start) for r in sessions)
+    days = joined([_day(r.session_start) for r in sessions])
+    out.answer, out.known = f"{_minutes(spent)[:1].upper()}{_minutes(spent)[1:]} ({days}).", True
+    out.citations = a.cite([r.first_id for r in sessions])
+    return True
+
+
+def recap(a: Asked, q: Question, out: Answer) -> bool:
+    """What was talked about: the summaries of the conversations in the time asked about, with the people named
+    (each of them there), the latest RECAPPED; none named, the last conversation. Cited by the lines their facts
+    were read from."""
+    window = q.window.epoch() if q.window else None
+    rows = _in_setting(_before_now(a.memory.turns.presence(window), a), q)
+    by_session: dict[int, set[str | None]] = {}
+    for r in rows:
+        by_session.setdefault(r.session_id, set()).add(r.person)
+    sessions = [s for s, people in by_session.items() if all(p in people for p in q.people)]
+    if window is None:
+        sessions = sessions[-1:]
+    sessions = sessions[-RECAPPED:]
+    if not sessions:
+        out.why_unknown = "no conversation then"
+        return True
+    summaries = a.memory.derived.session_summaries(sessions)
+    told, cited = [], []
+    first_line = {r.session_id: r.first_id for r in reversed(rows)}
+    for s in sessions:
+        if s in summaries:
+            told.append(summaries[s]["text"].rstrip("."))
+            cited += _summary_lines(a.memory, summaries[s]["id"]) or [first_line[s]]
+        else:  # not written yet (its conversation is still open): who talked, then
+            people = sorted(p for p in by_session[s] if p)
+            r = next(x for x in rows if x.session_id == s)
+            told.append(f"{_day(r.session_start)}: {joined(people or ['someone'])} talked")
+            cited.append(first_line[s])
+    out.answer, out.known = ". ".join(told) + ".", True
+    out.citations = a.cite(list(dict.fromkeys(cited)))
+    return True
+
+
+def _summary_lines(memory: Memory, summary_id: int, most: int = 4) -> list[int]:
+    """The lines a summary's facts were read from (at most `most`), else its first lines."""
+    rows = memory.con.execute(
+        "SELECT DISTINCT fs.utterance_id FROM summary_sources s "
+        "JOIN fact_sources fs ON fs.utterance_id = s.utterance_id "
+        "WHERE s.summary_id = ? ORDER BY fs.utterance_id LIMIT ?",
+        (summary_id, most),
+    ).fetchall()
+    if not rows:
+        rows = memory.con.execute(
+            "SELECT utterance_id FROM summary_sources WHERE summary_id = ? AND utterance_id IS NOT NULL "
+            "ORDER BY utterance_id LIMIT 2",
+            (summary_id,),
+        ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def _holds(topic: tuple[str, ...], text: str) -> bool:
+    words = word_set(text)
+    return all(says(canonical(w), words) for w in topic)
+
+
+def _facts_about(a: Asked, q: Question, history: bool) -> list[dict]:
+    """The facts (with their history) about the people the question names, else the asker, that hold its topic
+    (in the fact or the line it was read from)."""
+    people = list(q.people) or ([q.asker] if q.asker else [])
+    facts = []
+    for person in people:
+        pid = a.memory.people.person_id(person)
+        if pid is not None:
+            facts += a.memory.derived.facts_listed(pid, history=history)
+    if not q.topic:
+        return facts
+    lines = a.memory.turns.utterances([s for f in facts for s in f["sources"][:1]])
+    return [
+        f
+        for f in facts
+        if _holds(q.topic, f"{f['key']} {f['value']} {' '.join(lines[s].text for s in f['sources'][:1] if s in lines)}")
+    ]
+
+
+def _said_at(f: dict) -> float:
+    return f["last_seen"] or f["valid_from"] or f["learned_at"]
+
+
+def change(a: Asked, q: Question, out: Answer) -> bool:
+    """What changed: each value the person's facts held before (superseded) and what holds instead, cited by
+    both lines; a topic asked about keeps the facts that hold it."""
+    facts = _facts_about(a, q, history=True)
+    by_id = {f["id"]: f for f in facts}
+    told, cited = [], []
+    for f in sorted(facts, key=_said_at):
+        newer = by_id.get(f["superseded_by"]) if f["superseded_by"] else None
+        if newer is None:  # the same key said again later with another value, not marked as superseding it
+            newer = next(
+                (
+                    g
+                    for g in sorted(facts, key=_said_at)
+                    if g["key"] == f["key"]
+                    and g["kind"] == f["kind"]
+                    and _said_at(g) > _said_at(f)
+                    and g["valid_to"] is None
+                    and f["sources"][:1] != g["sources"][:1]
+                    and g["value"] != f["value"]
+                    and f["kind"] != FactKind.EVENT
+                ),
+                None,
+            )
+        if newer is None:
+            continue
+        told.append(f"{newer['value']} (since {_day(_said_at(newer))}); before, {_lower(f['value'])}")
+        cited += newer["sources"][:1] + f["sources"][:1]
+    if not told:
+        return False
+    out.answer, out.known = ". ".join(told) + ".", True
+    out.citations = a.cite(list(dict.fromkeys(cited)))
+    return True
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2].istitle() and not text.split(maxsplit=1)[0].istitle() else text
+
+
+def state(a: Asked, q: Question, out: Answer) -> bool:
+    """What holds now: read from the line of the latest fact that holds the topic (a superseded one never);
+    none, the lines are read as for any question."""
+    facts = [f for f in _facts_about(a, q, history=False) if f["sources"]]
+    if not facts:
+        return False
+    latest = max(facts, key=_said_at)
+    lines = a.lines(latest["sources"][-1:])
+    if not lines:
+        return False
+    text, held = a.read(q.reading, lines, out)
+    if held:
+        out.answer, out.known = text, True
+        out.citations = a.cite([x.id for x in held])
+    else:  # the fact itself, as it was written from its line and checked then
+        out.answer, out.known, out.why_unknown = f"{latest['value']}.", True, ""
+        out.citations = a.cite(latest["sources"][-1:])
+    return True
+
+
+def superseded_lines(memory: Memory, people: tuple[str, ...]) -> set[int]:
+    """The lines of these people's facts that no longer hold (a newer value superseded them) and of none that does:
+    what they said before is no answer to what holds now."""
+    facts = []
+    for person in people:
+        pid = memory.people.person_id(person)
+        facts += memory.derived.facts_listed(pid, history=True) if pid is not None else []
+    old = {s for f in facts if f["superseded_by"] for s in f["sources"]}
+    return old - {s for f in facts if not f["superseded_by"] and f["valid_to"] is None for s in f["sources"]}
+
+
+def plans(a: Asked, q: Question, out: Answer) -> bool:
+    """What is planned: the plans (dated facts, and lines that name a day ahead of when they were said) within the
+    time asked about (from today on, `AHEAD_DAYS`, when none is named); "what did I promise (Oskar)?": what the
+    asker said they would do (to them). The soonest first, each cited; said as its line says it, with the day."""
+    promised = bool(PROMISE.search(q.text))
+    now = a.now.timestamp()
+    today = a.now.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    start, end = q.window.epoch() if q.window else (today, today + AHEAD_DAYS * DAY_S)
+    found: dict[int, float | None] = {}  # line -> the day it plans for (None: not said)
+    if promised:
+        if q.asker is None:
+            return False
+        for u in a.memory.turns.said_between(0.0, now, by=q.asker):
+            ahead = [w.epoch()[0] for w in times_named(u.text, u.t_start) if w.epoch()[0] >= u.t_start - DAY_S]
+            if WILL.search(u.text) and (q.window is None or any(start <= t < end for t in ahead)):
+                found[u.id] = ahead[0] if ahead else None
+        if q.people:  # "what did I promise Oskar?": said where they were
+            heard = a.memory.turns.session_speakers(
+                {u.session_id for u in a.memory.turns.utterances(list(found)).values()}
+            )
+            rows = a.memory.turns.utterances(list(found))
+            found = {i: t for i, t in found.items() if set(q.people) & heard.get(rows[i].session_id, set())}
+    else:
+        for u in a.memory.turns.said_between(start - LOOK_BACK_DAYS * DAY_S, min(end, now)):
+            for w in times_named(u.text, u.t_start):
+                t = w.epoch()[0]
+                if start <= t < end and t >= u.t_start - DAY_S / 2:  # a day ahead of when it was said, or that day
+                    found.setdefault(u.id, t)
+        for f in a.memory.derived.facts_listed():  # plans whose lines name no time the model could date
+            if f["kind"] == FactKind.PLAN and f["valid_from"] and start <= f["valid_from"] < end and f["sources"]:
+                u = a.memory.turns.utterances(f["sources"][:1]).get(f["sources"][0])
+                if u is not None and not times_named(u.text, u.t_start) and u.t_start <= now:
+                    found.setdefault(u.id, f["valid_from"])
+        if q.people:
+            rows = a.memory.turns.utterances(list(found))
+            found = {i: t for i, t in found.items() if _mentions(rows[i], q.people)}
+    topic = tuple(w for w in q.topic if w not in _PLAN_WORDS)
+    lines = {x.id: x for x in a.lines(list(found))}
+    if topic:
+        lines = {i: x for i, x in lines.items() if _holds_any(topic, x.text)}
+    if not lines:
+        out.why_unknown = "no plan then"
+        return True
+    order = sorted(lines, key=lambda i: (found[i] is None, found[i] or 0.0, i))[:PLANS_SAID]
+    told = [f"{_day(found[i]) + ': ' if found[i] else ''}{_told(lines[i])}" for i in order]
+    out.answer, out.known = "; ".join(told) + ".", True
+    out.citations = a.cite(order)
+    return True
+
+
+def _told(line: Line) -> str:
+    """A line as an answer tells it: who said it, in the third person, its time words dated."""
+    text = line.shown.rstrip(". ")
+    return text if line.person and line.person in text else f"{line.person or 'someone'}: {text}"
+
+
+def _mentions(u, people: tuple[str, ...]) -> bool:
+    return u.person in people or any(re.search(rf"\b{re.escape(p)}\b", u.text, re.I) for p in people)
+
+
+def _holds_any(topic: tuple[str, ...], text: str) -> bool:
+    words = word_set(text)
+    return any(says(canonical(w), words) for w in topic)
+
+
+_PLAN_WORDS = frozenset(
+    canonical(w)
+    for w in "plan plans planned planning coming upcoming next schedule scheduled calendar agenda promise promised "
+    "agree agreed supposed ahead happening anything need todo have got".split()
+)
+
+
+def who(a: Asked, q: Question, out: Answer) -> bool:
+    """Who the question asks for: whom its relation path reaches, when it asks nothing more ("who is John's
+    brother?"); else everyone a fact (with its line) says what it asks of ("who loves tennis?": Emily and Sarah),
+    among the people it reaches when it names some ("do any of my colleagues love tennis?")."""
+    if q.path and not q.topic:
+        reached = list(q.path[-1].people)
+        if not reached:  # "who is Emily's husband?", none known: what the lines say, else that none is known
+            return False
+        out.answer, out.known = f"{joined(reached)}.", True
+        out.citations = a.cite(list(dict.fromkeys(s for step in q.path for s in step.sources)))
+        return True
+    among = set(q.people) if q.path or re.search(r"\bof\s+(?:my|our|his|her|their)\b", q.text, re.I) else None
+    if not q.topic or (q.people and among is None):  # "who does Emily play tennis with?" is not Emily
+        return False
+    facts = a.memory.derived.facts_listed()
+    lines = a.memory.turns.utterances([s for f in facts for s in f["sources"][:1]])
+    found: dict[str, list[int]] = {}
+    for f in facts:
+        if not f["person"] or f["faded"] or (among is not None and f["person"] not in among):
+            continue
+        line = " ".join(lines[s].text for s in f["sources"][:1] if s in lines)
+        if (
+            f["polarity"] >= 0
+            and _holds(q.topic, f"{f['value']} {line}")
+            and _holds(q.topic, f"{f['key']} {f['value']}")
+        ):
+            found.setdefault(f["person"], []).extend(f["sources"][:1])
+    if not found:
+        return False
+    names = list(found)
+    yes = "Yes: " if q.kind is Kind.WHO and re.match(r"^\s*(?:does|do|did|is|are|has|have)\b", q.text, re.I) else ""
+    out.answer, out.known = f"{yes}{joined(names)}.", True
+    cited = [s for ids in found.values() for s in ids] + [s for step in q.path for s in step.sources]
+    out.citations = a.cite(list(dict.fromkeys(cited)))
+    return True
+
+
+def counted_relation(a: Asked, q: Question, out: Answer) -> bool:
+    """How many of a relation someone has ("how many kids does Priya have?"): everyone the relation reaches,
+    counted and named."""
+    from app.ask.question import _reached  # the same walk the parse makes
+
+    rel = next((relation_word(w) for w in q.topic if relation_word(w) in _COUNTED), None)
+    person = q.people[0] if q.people else q.asker
+    if rel is None or person is None:
+        return False
+    reached, sources = _reached(a.memory, person, rel)
+    if not reached:
+        return False
+    out.answer, out.known = f"{len(reached)}: {joined(reached)}.", True
+    out.citations = a.cite(list(dict.fromkeys(sources)))
+    return True
+
+
+ABOUT_SAID = 8  # facts an answer about someone says at most
+
+
+def about(a: Asked, q: Question, out: Answer) -> bool:
+    """What is known about someone: their facts that hold (plans, what they do, like, did) and whom they are
+    related to, each cited by the line it was read from."""
+    person = q.people[0]
+    pid = a.memory.people.person_id(person)
+    facts = [f for f in a.memory.derived.facts_listed(pid) if not f["faded"]] if pid is not None else []
+    relations = [r for r in a.memory.derived.relations_listed(pid) if r["valid_to"] is None] if pid is not None else []
+    if not facts and not relations:
+        return False
+    facts = sorted(facts, key=lambda f: (f["kind"] != FactKind.ATTRIBUTE, -_said_at(f)))[:ABOUT_SAID]
+    told = [f["value"] for f in facts]
+    told += [f"{r['subject']} is {r['object']}'s {r['relation']}" for r in relations]
+    out.answer, out.known = "; ".join(told) + ".", True
+    cited = [s for f in facts for s in f["sources"][:1]] + [s for r in relations for s in r["sources"][:1]]
+    out.citations = a.cite(list(dict.fromkeys(cited)))
+    return True
+
+
+_COUNTED = frozenset("child son daughter brother sister sibling cousin friend colleague grandchild".split())
+
+HANDLERS: dict[Kind, Callable[[Asked, Question, Answer], bool]] = {
+    Kind.MET: met,
+    Kind.LAST_MET: last_met,
+    Kind.HOW_OFTEN: how_often,
+    Kind.HOW_LONG: how_long,
+    Kind.RECAP: recap,
+    Kind.CHANGE: change,
+    Kind.STATE: state,
+    Kind.PLANS: plans,
+    Kind.WHO: who,
+    Kind.COUNT: counted_relation,
+    Kind.ABOUT: about,
+}

@@ -1,0 +1,406 @@
+"""A question, read once: what kind it is, who asks, whom and which relation path it names, the time it is about
+and what it is about (`parse`). Every door (`ask`, `/v1/ask`, the web page's search, the voice companion, the chat
+endpoint) answers through `Answerer`, which parses the question here and hands it to the one handler of its kind
+(app/ask/answer.py, app/ask/lifelog.py); `ask --explain` prints the parse.
+
+The kinds are decided in one place, `kind_of`, in order, the first that fits:
+
+- span / order: "how long ago was the trip to Paris?", "which came first, A or B?" (app/ask/spans.py);
+- recap: "what did we talk about on Tuesday?", "summarize my conversation with John", "what happened yesterday?"
+  — a talk or happening asked about with no topic left besides the people and the time;
+- met, last met, how often, how long: "who did I meet yesterday?", "when did I last talk to Emily?", "how many
+  times did I see David this month?", "how long did I talk to John?" — read from the sessions themselves;
+- change: "what changed for David?", "did the meeting move?"; state: "where does she live now?";
+- plans: "what is coming up next week?", "what did I promise to do?";
+- guess: "would Emily enjoy a hiking trip?";
+- count, list, when, who, yes/no, lookup: what the memory's lines say.
+
+A relation path ("David's brother", "my wife's sister", "John's colleagues") is walked over the stored relations
+when the question is parsed (`walk`); the people it reaches are the question's people and the relation lines
+that reach them its citations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+
+from app.ask.checking import ASKS_COUNT
+from app.ask.comparing import YES_NO, canonical
+from app.ask.grounding import (
+    ASKS_WHEN,
+    asker_needed,
+    asks_for_a_guess,
+    asks_for_several,
+    asks_when_said,
+    topic_words,
+)
+from app.ask.spans import OrderAsked, SpanAsked, order_asked, span_asked
+from app.consolidation.relations import FAMILY, SHORT, SOCIAL
+from app.store.memory import Memory
+from app.text.timeexpr import TimeWindow, plan_window, time_window
+from app.text.words import keywords, singular
+
+
+class Kind(StrEnum):
+    LOOKUP = "lookup"
+    WHO = "who"
+    WHEN = "when"
+    YES_NO = "yes/no"
+    LIST = "list"
+    COUNT = "count"
+    SPAN = "span"
+    ORDER = "order"
+    RECAP = "recap"
+    MET = "met"
+    LAST_MET = "last met"
+    HOW_OFTEN = "how often"
+    HOW_LONG = "how long"
+    STATE = "state"
+    CHANGE = "change"
+    PLANS = "plans"
+    GUESS = "guess"
+    ABOUT = "about someone"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One relation walked: `relation` of `of` ("David's brother": brother of David) reaches `people`, said by
+    the lines `sources`."""
+
+    of: str
+    relation: str
+    people: tuple[str, ...]
+    sources: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str  # as asked
+    kind: Kind
+    asker: str | None  # who "I" is: the one asking, else the device's owner
+    people: tuple[str, ...]  # the people it names or reaches through a relation path, as the memory names them
+    window: TimeWindow | None  # the time it is about
+    topic: tuple[str, ...]  # what it asks about: its content words without people, asking words and time
+    path: tuple[Step, ...] = ()  # the relation path it names ("my wife's sister"), walked
+    setting: str = ""  # where the conversation asked about was held, as said ("at the team lunch")
+    unreached: str = ""  # a relation path that reaches nobody: "David's brother" when none is known
+    read_as: str = ""  # the question with its relation path replaced by whom it reaches ("what does John teach?")
+    first: bool = False  # last met: "when did I first meet ...", not the last time
+    counted: bool = False  # met: "how many people ...": the number is the answer
+    needs_asker: bool = False  # it is about "I/my" ("what did I promise?"); the device's owner is asked about
+    several: bool = False  # a list is asked for ("what books has she read?")
+    when: bool = False  # it asks when
+    when_said: bool = False  # it asks when something was said
+    guess: bool = False  # it asks for a likely guess ("would Emily enjoy ...?")
+    asks_number: bool = False  # how many, how much, how often, how long, how old
+    span: SpanAsked | None = None
+    order: OrderAsked | None = None
+    notes: list[str] = field(default_factory=list)  # why the kind was chosen (`ask --explain`)
+
+    def each_person(self) -> list[tuple[str, str]]:
+        """A question about several people said together ("what sports do Emily and Sarah like?"), as one for each:
+        [(person, "what sports do Emily like?"), ...]; empty when it names them not so."""
+        if len(self.people) < 2 or self.kind not in (Kind.LIST, Kind.LOOKUP):
+            return []
+        name = "|".join(re.escape(p) for p in sorted(self.people, key=len, reverse=True))
+        m = re.search(rf"\b(?:{name})(?:\s*,\s*(?:{name}))*,?\s+(?:and|&)\s+(?:{name})\b", self.reading)
+        if m is None:
+            return []
+        said = [p for p in self.people if re.search(rf"\b{re.escape(p)}\b", m.group(0))]
+        return [(p, self.reading[: m.start()] + p + self.reading[m.end() :]) for p in said]
+
+    @property
+    def reading(self) -> str:
+        """What the lines are read for: the question with its relation path replaced by whom it reaches."""
+        return self.read_as or self.text
+
+    def explain(self) -> dict:
+        return {
+            "question": self.text,
+            "kind": str(self.kind),
+            "asker": self.asker,
+            "people": list(self.people),
+            "path": [f"{s.relation} of {s.of} -> {', '.join(s.people) or 'nobody'}" for s in self.path],
+            "read as": self.read_as or None,
+            "window": None if self.window is None else [self.window.start.isoformat(), self.window.end.isoformat()],
+            "window words": None if self.window is None else self.window.expression,
+            "topic": list(self.topic),
+            "why": self.notes,
+        }
+
+
+_ME = r"(?:i|we|me|us)"
+_TALK = (
+    r"(?:talk(?:ed|ing)?|chat(?:ted|ting)?|spea?k(?:ing)?|spoke|discuss(?:ed|ing)?|go\s+over|went\s+over|cover(?:ed)?"
+    r"|conversation|call|meeting)"
+)
+_SEE = (
+    r"(?:see|saw|seen|meet|met|meeting|talk(?:ed)?|spoke|speak|spoken|chat(?:ted)?|run\s+into|ran\s+into|bump(?:ed)?"
+    r"\s+into|hang\s+out|hung\s+out|catch\s+up|caught\s+up|visit(?:ed)?|hear\s+from|heard\s+from"
+    r"|(?:have|had|get|got)\s+(?:lunch|dinner|breakfast|coffee|drinks?|a\s+call|a\s+chat))"
+)
+RECAP = re.compile(
+    rf"\b(?:summari[sz]e|summary\s+of|recap|sum\s+up|run\s*down|catch\s+me\s+up|fill\s+me\s+in|remind\s+me\s+what\s+we)\b"
+    rf"|^\s*what\s+(?:did|do|were|have)\s+(?:\w+\s+){{0,3}}?{_TALK}\b"
+    rf"|^\s*what\s+(?:was|were|got)\s+(?:discussed|said|talked\s+about|covered)\b"
+    rf"|^\s*what\s+(?:happened|went\s+on|came\s+up|did\s+{_ME}\s+(?:do|get\s+up\s+to|hear|learn))\b"
+    rf"|^\s*how\s+(?:was|did)\s+(?:my|the|our)\s+(?:\w+\s+)?(?:lunch|dinner|breakfast|coffee|call|chat|meeting|talk|day|"
+    rf"conversation)\b",
+    re.I,
+)
+MET = re.compile(
+    rf"^\s*(?:so\s+)?(?:who|whom)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}\b"
+    rf"|^\s*who\s+(?:was|were)\s+(?:{_ME}\s+with|there|around|with\s+me)\b"
+    rf"|^\s*who\s+(?:was|were)\s+at\s+(?:the|my|our)\s+(?:lunch|dinner|breakfast|coffee|call|meeting|party)\b",
+    re.I,
+)
+MET_COUNT = re.compile(
+    rf"^\s*how\s+many\s+(?:different\s+)?(?:people|persons|folks|friends|others)\s+(?:did|have|had|do)\s+{_ME}"
+    rf"\s+(?:\w+\s+)?{_SEE}",
+    re.I,
+)
+LAST_MET = re.compile(
+    rf"^\s*when\s+(?:did|was|were|have|had)\s+{_ME}\s+(?:(?:last|first|most\s+recently)\s+)?{_SEE}"
+    rf"|\b(?:last|first|latest|most\s+recent)\s+time\s+{_ME}\s+{_SEE}"
+    rf"|^\s*(?:have|had|did)\s+{_ME}\s+(?:ever\s+|already\s+)?{_SEE}\b",
+    re.I,
+)
+FIRST = re.compile(r"\bfirst\b", re.I)
+HOW_OFTEN = re.compile(
+    rf"^\s*how\s+(?:many\s+times|often|frequently)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}"
+    rf"|^\s*how\s+many\s+(?:times|conversations|meetings|calls|chats)\s+(?:have|did|had)\s+{_ME}\s+(?:had\s+)?with\b",
+    re.I,
+)
+HOW_LONG = re.compile(
+    rf"^\s*how\s+long\s+(?:did|have|had|was|were)\s+{_ME}\s+(?:been\s+)?(?:\w+\s+)?(?:{_SEE}|{_TALK}|spend|spent)"
+    rf"|^\s*how\s+long\s+(?:was|did)\s+(?:my|our|the)\s+(?:\w+\s+)?(?:conversation|call|chat|meeting|talk|lunch|coffee)",
+    re.I,
+)
+CHANGE = re.compile(
+    r"\bwhat(?:'s|\s+has|\s+have|\s+had)?\s+changed\b|\bwhat(?:'s|\s+is)\s+new\s+(?:with|for|about)\b"
+    r"|\b(?:get|got|gotten|been|was|were|is|be)\s+(?:moved|postponed|rescheduled|pushed\s+back|brought\s+forward"
+    r"|cancell?ed|called\s+off|swapped|switched|replaced)\b"
+    r"|\bany\s+(?:news|changes?|updates?)\b|\b(?:change[ds]?|switch(?:ed)?|mov(?:e|ed)\s+(?:to|from)\s+(?:a\s+)?"
+    r"(?:new|different|another))\b|\bused\s+to\b|\bbefore\s+(?:that|the\s+change)\b|\bno\s+longer\b",
+    re.I,
+)
+STATE = re.compile(
+    r"\b(?:now|currently|these\s+days|at\s+the\s+moment|nowadays|anymore|any\s+more|still|at\s+present|right\s+now"
+    r"|latest|current)\b",
+    re.I,
+)
+PLANS = re.compile(
+    r"\b(?:coming\s+up|upcoming|up\s+next|on\s+(?:my|the|our)\s+(?:calendar|schedule|agenda|plate|list)"
+    r"|to-?do|promis\w*|agreed\s+to|supposed\s+to|meant\s+to|committed\s+to|(?:need|have|got)\s+to\s+do"
+    r"|(?:any|my|our|the)\s+plans?|planned|scheduled)\b"
+    r"|^\s*what(?:'s|\s+is|\s+do\s+i\s+have|\s+have\s+i\s+got)\s+(?:on|next|happening|ahead)\b"
+    r"|^\s*(?:do|have)\s+i\s+(?:have|got)\s+anything\b",
+    re.I,
+)
+ABOUT = re.compile(
+    r"^\s*(?:what\s+(?:do|did)\s+(?:i|we|you)\s+know\s+about|tell\s+me\s+(?:everything\s+|more\s+|something\s+)?about"
+    r"|what(?:'s|\s+is)\s+the\s+(?:story|deal)\s+with|remind\s+me\s+(?:who|about))\b",
+    re.I,
+)
+# where a conversation was held, said as where it was ("at the team lunch", "over coffee", "on the phone")
+SETTING = re.compile(
+    r"\b(?:at|over|during|on|in)\s+(?:the\s+|my\s+|our\s+|a\s+|an\s+)?(?:\w+\s+)?"
+    r"(?:lunch|dinner|breakfast|brunch|coffee|drinks|call|phone|meeting|party|cafe|café|office|stairwell|gym|pub|bar)\b",
+    re.I,
+)
+_NOT_PLANS = re.compile(r"^\s*(?:when|where|who|whom|whose|why|how)\b", re.I)
+COUNT = re.compile(r"^\s*how\s+many\b", re.I)
+WHO = re.compile(r"^\s*(?:who|whom|which\s+(?:of\s+)?(?:(?:my|his|her|their|our)\s+)?(?:people|person|friends?|"
+                 r"colleagues?|of\s+them))\b", re.I)  # fmt: skip
+ANYONE = re.compile(r"\b(?:any(?:one|body)?|some(?:one|body))\b", re.I)
+
+# words a recap or a meeting question asks with, not a topic of what was said
+_MEETING_WORDS = frozenset(
+    canonical(w)
+    for w in "talk talked talking chat chatted chatting speak spoke spoken discuss discussed discussing conversation "
+    "conversations call calls meeting meetings meet met see saw seen run ran bump bumped hang hung catch caught "
+    "visit visited hear heard lunch dinner breakfast coffee drinks drink summarize summarise summary recap sum "
+    "rundown happen happened happening went go over cover covered said say tell told day last first time times "
+    "often frequently long people persons folks others different recently recent whole everything anything "
+    "fill remind up catch know about everything something more".split()
+)
+
+_RELATIONS = {*FAMILY, *SOCIAL, *SHORT, "kids", "children", "wife", "husband"}
+_REL = "|".join(sorted({*_RELATIONS, *(r + "s" for r in _RELATIONS), "children"}, key=len, reverse=True))
+# "David's brother", "my wife's sister", "John's colleagues", "the brother of David"
+_PATH = re.compile(rf"\b(?P<head>my|our|[A-Z][a-z]+)(?:'s|s')?\s+(?P<rels>(?:(?:{_REL})(?:'s)?\s+)*(?:{_REL}))\b")
+# a relation one side of which says it of the other too ("John is David's brother": David is John's brother too)
+_BOTH_WAYS = frozenset(
+    "brother sister sibling cousin friend colleague coworker neighbor neighbour roommate classmate partner".split()
+)
+_SAME_RELATION = {"kid": "child", "children": "child", "mom": "mother", "mum": "mother", "dad": "father",
+                  "sis": "sister", "bro": "brother", "coworker": "colleague", "neighbour": "neighbor"}  # fmt: skip
+_CHILD = frozenset(["son", "daughter", "child", "kid"])
+
+
+def relation_word(word: str) -> str:
+    """A relation word as relations are compared: singular, one name for each ("kids" is "child")."""
+    w = word.lower().removesuffix("'s")
+    w = "child" if w == "children" else singular(w)
+    return _SAME_RELATION.get(w, w)
+
+
+def _reached(memory: Memory, who: str, relation: str) -> tuple[list[str], list[int]]:
+    """Whom `relation` of `who` reaches over the current relations, and the lines that say so."""
+    people, sources = [], []
+    for r in memory.derived.relations_listed(memory.people.person_id(who)):
+        if r["valid_to"] is not None:
+            continue
+        said = relation_word(r["relation"])
+        wanted = said == relation or (relation == "child" and said in _CHILD)
+        if wanted and r["object"] == who and r["subject"] != who:
+            other = r["subject"]
+        elif wanted and r["subject"] == who and said in _BOTH_WAYS:
+            other = r["object"]
+        else:
+            continue
+        if other not in people:
+            people.append(other)
+            sources += r["sources"][:1]
+    return people, sources
+
+
+def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tuple[tuple[Step, ...], str, str]:
+    """The relation path `text` names, walked from its head (a person it names, or the asker for "my"): the steps,
+    the question with the path replaced by whom it reaches ("what does David's brother teach?" → "what does John
+    teach?"), and, where a step reaches nobody, what to say ("I don't know of David's brother.")."""
+    for m in _PATH.finditer(text):
+        head = m.group("head")
+        start = asker if head.lower() in ("my", "our") else next((n for n in names if n.lower() == head.lower()), None)
+        if start is None:
+            continue
+        rels = [relation_word(w) for w in re.findall(rf"{_REL}", m.group("rels"), re.I)]
+        steps, here = [], [start]
+        for rel in rels:
+            reached, sources = [], []
+            for who in here:
+                found, said = _reached(memory, who, rel)
+                reached += [p for p in found if p not in reached and p != start]
+                sources += said
+            steps.append(Step(", ".join(here), rel, tuple(reached), tuple(sources)))
+            if not reached:  # read the rest as said of the last one reached: "my sister's kids" as "Lena's kids"
+                whose = "your" if head.lower() in ("my", "our") else f"{head}'s"
+                said = re.findall(rf"{_REL}", m.group("rels"), re.I)[len(steps) - 1 :]
+                rest = text if len(steps) == 1 else text[: m.start()] + f"{', '.join(here)}'s " + "'s ".join(said)
+                rest += "" if len(steps) == 1 else text[m.end() :]
+                return tuple(steps), rest, f"I don't know of {whose} {m.group('rels').lower()}."
+            here = reached
+        if head.lower() in ("my", "our") and len(rels) == 1:
+            return tuple(steps), "", ""  # "my colleagues": the lookup walks it itself (app/ask/grounding.py)
+        named = here[0] if len(here) == 1 else ", ".join(here[:-1]) + " or " + here[-1]
+        return tuple(steps), text[: m.start()] + named + text[m.end() :], ""
+    return (), "", ""
+
+
+MEETINGS = frozenset(
+    [Kind.MET, Kind.LAST_MET, Kind.HOW_OFTEN, Kind.HOW_LONG, Kind.RECAP, Kind.ABOUT]
+)  # the kinds read from the conversations themselves
+
+
+def kind_of(text: str, now: datetime, topic: list[str], people: list[str]) -> tuple[Kind, list[str]]:
+    """The kind of `text`, and why (the first rule that fits, in the module's order)."""
+    if span_asked(text, now):
+        return Kind.SPAN, ["asks how long between or since"]
+    if order_asked(text):
+        return Kind.ORDER, ["asks which came first"]
+    rest = [w for w in topic if w not in _MEETING_WORDS]
+    if ABOUT.search(text) and people and not rest:
+        return Kind.ABOUT, ["asks what is known about someone"]
+    if MET_COUNT.search(text):
+        return Kind.MET, ["asks how many people were met"]
+    if HOW_OFTEN.search(text):
+        return Kind.HOW_OFTEN, ["asks how often someone was met"]
+    if HOW_LONG.search(text):
+        return Kind.HOW_LONG, ["asks how long a talk lasted"]
+    if LAST_MET.search(text) and people:
+        return Kind.LAST_MET, ["asks when someone was met"]
+    if MET.search(text):
+        return Kind.MET, ["asks who was met" + (f", about {' '.join(rest)}" if rest else "")]
+    if RECAP.search(text) and not rest:
+        return Kind.RECAP, ["asks what was talked about, with no topic besides people and time"]
+    if CHANGE.search(text):
+        return Kind.CHANGE, ["asks what changed"]
+    if PLANS.search(text) and not _NOT_PLANS.search(text):
+        return Kind.PLANS, ["asks what is planned"]
+    if asks_for_a_guess(text):
+        return Kind.GUESS, ["asks for a likely guess"]
+    if STATE.search(text):
+        return Kind.STATE, ["asks what holds now"]
+    if COUNT.search(text):
+        return Kind.COUNT, ["asks how many"]
+    if ASKS_WHEN.search(text):
+        return Kind.WHEN, ["asks when"]
+    if WHO.search(text) or (YES_NO.search(text) and ANYONE.search(text)):
+        return Kind.WHO, ["asks who" if WHO.search(text) else "asks whether anyone"]
+    if asks_for_several(text):
+        return Kind.LIST, ["asks for several things"]
+    if YES_NO.search(text):
+        return Kind.YES_NO, ["asks yes or no"]
+    return Kind.LOOKUP, ["asks for what a line says"]
+
+
+def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Question:
+    """`text` asked by `asker` (None: the device's owner, when one is set) at `now`, read once."""
+    asker = asker or memory.people.owner()
+    names = sorted(memory.people.names(), key=len, reverse=True)
+    named = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?:'s|s')?(?!\w)", text, re.I)]
+    path, read_as, unreached = walk(memory, text, asker, named)
+    people = list(path[-1].people) if path else []
+    if path and unreached and len(path) > 1:  # "my sister's kids", none known: asked of the sister
+        people = path[-1].of.split(", ")
+    people += [n for n in named if n not in people and not any(n == s.of for s in path)]
+    parsed = time_window(text, now)
+    window = parsed[0] if parsed else None
+    setting = SETTING.search(parsed[1] if parsed else text)  # "at the team lunch", "over coffee"
+    topic = topic_words(parsed[1] if parsed else text, named)
+    if path:  # "what does David's brother teach": "brother" says who, not what
+        said = {canonical(w) for s in path for w in (s.relation, s.relation + "s")}
+        topic = [w for w in topic if w not in said and relation_word(w) not in said]
+    settled = [w for w in topic if not setting or w not in {canonical(x) for x in keywords(setting.group(0))}]
+    kind, notes = kind_of(read_as or text, now, settled, people)
+    if kind in MEETINGS:
+        topic = [w for w in topic if w not in _MEETING_WORDS]  # "who did I talk to": "talk" is no topic
+        if window is None and (past := plan_window(text, now, past=True)) is not None:
+            window = past[0]  # "who did I see on Wednesday?": the last Wednesday
+        if setting:  # "over coffee", "at the team lunch": where, not what was said
+            held = {canonical(w) for w in keywords(setting.group(0))}
+            topic = [w for w in topic if w not in held]
+    if path and not topic and not unreached and kind in (Kind.LOOKUP, Kind.WHO):  # "the name of Emily's daughter"
+        kind, notes = Kind.WHO, [*notes, "asks only whom its relation path reaches"]
+    if kind is Kind.PLANS and (ahead := plan_window(text, now)) is not None:  # "next week" is ahead
+        window, topic = ahead[0], topic_words(ahead[1], named)
+        topic = [w for w in topic if not re.fullmatch(r"\d+(?:st|nd|rd|th)", w)]  # "Monday the 18th": the day
+    q = Question(
+        text,
+        kind,
+        asker,
+        tuple(people),
+        window,
+        tuple(topic),
+        path,
+        unreached=unreached,
+        read_as=read_as,
+        setting=setting.group(0) if setting else "",
+        first=bool(kind is Kind.LAST_MET and FIRST.search(text)),
+        counted=bool(MET_COUNT.search(text)),
+        needs_asker=asker_needed(text),
+        several=asks_for_several(read_as or text),
+        when=bool(ASKS_WHEN.search(read_as or text)),
+        when_said=asks_when_said(text),
+        guess=asks_for_a_guess(read_as or text),
+        asks_number=bool(ASKS_COUNT.search(read_as or text)),
+        notes=notes,
+    )
+    if kind is Kind.SPAN:
+        q = replace(q, span=span_asked(text, now))
+    elif kind is Kind.ORDER:
+        q = replace(q, order=order_asked(text))
+    return q

@@ -1,0 +1,228 @@
+"""A question read once (app/ask/question.py) and the answers that live in no one line (app/ask/lifelog.py): who
+was met and when, how often and how long, recaps from the conversations' summaries, what changed and what holds
+now from the facts' history, what is planned, everyone a fact is said of, and relation paths — over a real
+encrypted memory of one wearer's week (written directly: the consolidation is tested in test_consolidation.py),
+answered through the real `Answerer` (the 0.5B model reads where a line must be read)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from app.ask.answer import UNKNOWN_ASKER, Answerer
+from app.ask.question import Kind, parse
+from app.store.keys import Secret
+from app.store.memory import Memory
+from app.store.utterances import NewUtterance
+
+MONDAY = datetime(2026, 11, 2, tzinfo=timezone.utc).timestamp()  # Monday 2 November 2026
+HOUR, DAY = 3600.0, 86400.0
+ASKED = datetime(2026, 11, 7, 9, 0, tzinfo=timezone.utc)  # the Saturday after
+WEEK = (  # (conversation, hours after Monday 00:00, [(speaker, what they said)])
+    (
+        "coffee",
+        8.5,
+        [
+            ("Tom", "Morning! My brother Ben teaches chemistry at the college."),
+            ("Nina", "Nice. I'll send you the slides by Thursday."),
+            ("Tom", "Great. I play chess every Sunday at the club."),
+        ],
+    ),
+    (
+        "lunch",
+        12.5,
+        [
+            ("Ana", "I live in Porto these days, near the river."),
+            ("Nina", "Lovely."),
+            ("Ana", "And I play chess too, on Wednesdays."),
+        ],
+    ),
+    (
+        "evening",
+        2 * 24 + 18,
+        [
+            ("Ana", "Big news, I moved to Lisbon last week."),
+            ("Tom", "The dentist is next Friday at three, I almost forgot."),
+            ("Nina", "Good luck with that."),
+        ],
+    ),
+)
+
+
+@pytest.fixture
+def week(cfg, perception, tmp_path):
+    """Nina's week: three conversations, her facts, a relation, session summaries; Nina is the owner."""
+    with Memory.open(tmp_path / "week.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        pid = {name: m.people.add_person(name).id for name in ("Nina", "Tom", "Ana", "Ben")}
+        m.people.set_owner("Nina")
+        ids: dict[tuple[str, int], int] = {}
+        for name, hours, lines in WEEK:
+            start = MONDAY + hours * HOUR
+            session = m.turns.start_session(name, start)
+            vectors = perception.text([text for _, text in lines])
+            for i, ((who, text), vec) in enumerate(zip(lines, vectors, strict=True)):
+                t = start + 8 * i
+                ids[(name, i)] = m.turns.add_utterance(
+                    NewUtterance(session, pid[who], text, t, t + 7, 1.0, "test", False, vec)
+                )
+            summary = f"{name}: " + "; ".join(text for _, text in lines)
+            vector = perception.text([summary])[0]
+            with m.batch():
+                m.writing.write_summary(
+                    "session",
+                    start,
+                    start + 24,
+                    summary,
+                    vector,
+                    [ids[(name, i)] for i in range(3)],
+                    session_id=session,
+                )
+        d = m.derived
+        d.add_relation(pid["Ben"], "brother", pid["Tom"], [ids[("coffee", 0)]])
+        d.add_fact(pid["Ben"], "attribute", "job", "Ben teaches chemistry at the college", [ids[("coffee", 0)]])
+        d.add_fact(pid["Tom"], "habit", "hobby", "Tom plays chess every Sunday", [ids[("coffee", 2)]])
+        d.add_fact(pid["Ana"], "habit", "hobby", "Ana plays chess on Wednesdays", [ids[("lunch", 2)]])
+        porto = d.add_fact(pid["Ana"], "attribute", "home", "Ana lives in Porto", [ids[("lunch", 0)]])
+        lisbon = d.add_fact(pid["Ana"], "attribute", "home", "Ana lives in Lisbon", [ids[("evening", 0)]])
+        with m.batch():
+            m.writing.supersede_fact(porto, lisbon, MONDAY + 2 * DAY)
+        friday = MONDAY + 11 * DAY  # "next Friday", said on Wednesday 4 November: 13 November
+        d.add_fact(
+            pid["Tom"], "plan", "health", "Tom has the dentist next Friday at three", [ids[("evening", 1)]], friday
+        )
+        yield m, ids
+
+
+def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
+    return Answerer(llm, m, perception.text, cfg)(question, ASKED, asker)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What did we talk about on Monday?", Kind.RECAP),
+        ("Summarize my conversation with Tom", Kind.RECAP),
+        ("What happened yesterday?", Kind.RECAP),
+        ("Who did I meet on Wednesday?", Kind.MET),
+        ("How many people did I talk to on Monday?", Kind.MET),
+        ("When did I last talk to Ana?", Kind.LAST_MET),
+        ("When did I first meet Tom?", Kind.LAST_MET),
+        ("How many times did I see Tom this week?", Kind.HOW_OFTEN),
+        ("How long did I talk to Ana on Monday?", Kind.HOW_LONG),
+        ("What changed for Ana?", Kind.CHANGE),
+        ("Did the dentist get moved?", Kind.CHANGE),
+        ("Where does Ana live now?", Kind.STATE),
+        ("What is coming up next week?", Kind.PLANS),
+        ("What did I promise to do?", Kind.PLANS),
+        ("Who plays chess?", Kind.WHO),
+        ("What do I know about Ana?", Kind.ABOUT),
+        ("Would Tom enjoy a chess book?", Kind.GUESS),
+        ("How many brothers does Tom have?", Kind.COUNT),
+        ("When is the dentist?", Kind.WHEN),
+        ("Does Ana play chess?", Kind.YES_NO),
+        ("What does Ben teach?", Kind.LOOKUP),
+    ],
+)
+def test_one_module_decides_the_kind(week, question, kind):
+    m, _ = week
+    q = parse(question, ASKED, None, m)
+    assert q.kind is kind, q.explain()
+    assert q.asker == "Nina"  # the device's owner is who "I" is when nobody else is named as asking
+
+
+def test_the_parse_reads_the_people_the_path_and_the_time(week):
+    m, ids = week
+    q = parse("What does Tom's brother teach?", ASKED, None, m)
+    assert q.people == ("Ben",) and q.read_as == "What does Ben teach?"
+    assert q.path[0].relation == "brother" and q.path[0].sources == (ids[("coffee", 0)],)
+    assert "brother" not in q.explain()["topic"]
+    q = parse("Who did I see on Wednesday?", ASKED, None, m)
+    assert q.window is not None and q.window.start.day == 4  # the last Wednesday, for a meeting asked about
+    q = parse("What is coming up next week?", ASKED, None, m)
+    assert q.window is not None and q.window.start.day == 9  # next week is ahead
+    assert parse("What does Ana's sister do?", ASKED, None, m).unreached == "I don't know of Ana's sister."
+
+
+def test_who_was_met_when_and_how_often_comes_from_the_conversations(llm, week, perception, cfg):
+    m, ids = week
+    met = _ask(llm, m, perception, cfg, "Who did I meet on Monday?")
+    assert met.known and "Tom" in met.answer and "Ana" in met.answer and "Nina" not in met.answer, met
+    assert {c["id"] for c in met.citations} == {ids[("coffee", 0)], ids[("lunch", 0)]}
+    count = _ask(llm, m, perception, cfg, "How many people did I talk to on Monday?")
+    assert count.answer.startswith("2 people"), count
+    last = _ask(llm, m, perception, cfg, "When did I last talk to Ana?")
+    assert "Wednesday 4 November 2026" in last.answer and last.citations[0]["id"] == ids[("evening", 0)], last
+    first = _ask(llm, m, perception, cfg, "When did I first meet Ana?")
+    assert "Monday 2 November 2026" in first.answer, first
+    often = _ask(llm, m, perception, cfg, "How many times did I see Tom this week?")
+    assert often.answer.startswith("Twice"), often
+    assert len(often.citations) == 2
+    long = _ask(llm, m, perception, cfg, "How long did I talk to Ana on Monday?")
+    assert long.known and "minute" in long.answer, long
+    nobody = _ask(llm, m, perception, cfg, "Who did I meet on Tuesday?")
+    assert not nobody.known and nobody.why_unknown == "no conversation then"
+    # "who did I meet" asks the device, which was there: no owner needed
+    m.con.execute("UPDATE people SET owner = 0")
+    assert _ask(llm, m, perception, cfg, "Who did I meet on Monday?").known
+    assert _ask(llm, m, perception, cfg, "Where do I live?").answer == UNKNOWN_ASKER
+
+
+def test_a_recap_is_told_from_the_conversations_summaries(llm, week, perception, cfg):
+    m, ids = week
+    day = _ask(llm, m, perception, cfg, "What did we talk about on Monday?")
+    assert day.known and "coffee:" in day.answer and "lunch:" in day.answer and "evening:" not in day.answer, day
+    assert {c["id"] for c in day.citations} >= {ids[("coffee", 0)], ids[("lunch", 0)]}
+    with_tom = _ask(llm, m, perception, cfg, "Summarize my last conversation with Tom")
+    assert with_tom.answer.startswith("evening:"), with_tom  # the last one, none named
+
+
+def test_change_and_state_come_from_the_facts_history(llm, week, perception, cfg):
+    m, ids = week
+    changed = _ask(llm, m, perception, cfg, "What changed for Ana?")
+    assert changed.known and "Lisbon" in changed.answer and "Porto" in changed.answer, changed
+    assert changed.answer.index("Lisbon") < changed.answer.index("Porto")  # now first, then before
+    assert {c["id"] for c in changed.citations} == {ids[("evening", 0)], ids[("lunch", 0)]}
+    now = _ask(llm, m, perception, cfg, "Where does Ana live now?")
+    assert now.known and "Porto" not in now.answer, now  # never the superseded value
+    assert [c["id"] for c in now.citations] == [ids[("evening", 0)]]
+
+
+def test_plans_are_the_dated_ones_ahead_and_promises_the_askers(llm, week, perception, cfg):
+    m, ids = week
+    ahead = _ask(llm, m, perception, cfg, "What is coming up next week?")
+    assert ahead.known and "dentist" in ahead.answer and "Friday 13 November 2026" in ahead.answer, ahead
+    assert [c["id"] for c in ahead.citations] == [ids[("evening", 1)]]
+    promised = _ask(llm, m, perception, cfg, "What did I promise Tom?")
+    assert promised.known and "slides" in promised.answer, promised
+    assert [c["id"] for c in promised.citations] == [ids[("coffee", 1)]]
+    assert not _ask(llm, m, perception, cfg, "What is planned for next month?").known
+
+
+def test_who_lists_everyone_a_fact_says_it_of_and_paths_reach_people(llm, week, perception, cfg):
+    m, ids = week
+    chess = _ask(llm, m, perception, cfg, "Who plays chess?")
+    assert chess.known and "Tom" in chess.answer and "Ana" in chess.answer, chess
+    anyone = _ask(llm, m, perception, cfg, "Does anyone I know play chess?")
+    assert anyone.answer.startswith("Yes") and "Ana" in anyone.answer, anyone
+    brother = _ask(llm, m, perception, cfg, "Who is Tom's brother?")
+    assert brother.answer == "Ben." and brother.citations[0]["id"] == ids[("coffee", 0)], brother
+    teaches = _ask(llm, m, perception, cfg, "What does Tom's brother teach?")
+    assert teaches.known and "chemistry" in teaches.answer.lower(), teaches
+    assert ids[("coffee", 0)] in [c["id"] for c in teaches.citations]
+    husband = _ask(llm, m, perception, cfg, "Who is Ana's husband?")
+    assert not husband.known and husband.answer == "I don't know of Ana's husband.", husband
+    nobody = _ask(llm, m, perception, cfg, "What does Ana's sister do?")
+    assert not nobody.known and nobody.answer == "I don't know of Ana's sister."
+    about = _ask(llm, m, perception, cfg, "What do I know about Ana?")
+    assert about.known and "Lisbon" in about.answer and "Porto" not in about.answer, about
+
+
+def test_enroll_me_makes_the_owner(cfg, tmp_path):
+    with Memory.open(tmp_path / "o.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        assert m.people.owner() is None
+        m.people.add_person("Nina")
+        m.people.add_person("Tom")
+        m.people.set_owner("Nina")
+        m.people.set_owner("Tom")  # one owner per device
+        assert m.people.owner() == "Tom"
