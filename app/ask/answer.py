@@ -1,43 +1,52 @@
-"""Grounded answers: retrieval and code choose and check; the model only reads a few short lines.
+"""Answers from memory: the question is parsed once (app/ask/question.py: its kind, who asks, whom it names or
+reaches through a relation path, the time and the topic) and answered by the handler of its kind. Those whose
+answer lives in no one line — who was met, when, how often and how long, recaps, what changed, what holds now,
+what is planned, who (everyone), what is known about someone — are answered from the conversations, their
+summaries and the facts' history (app/ask/lifelog.py). The rest, and those a handler finds nothing for, are read
+from lines, grounded: retrieval and code choose and check; the model only reads a few short lines.
 
 1. gather (app/ask/grounding.py): at most `answer.candidates` lines the answer may be in, ranked by the retriever
    and by whether they mention the people the question names and hold its topic words; each "who: what",
    in the third person, with its time words resolved against the day it was said.
 2. choose: the `answer.chosen` best-ranked lines (`answer.select: retriever`, the default; `answer.listed` for a
-   question that asks for several things: "what books has Melanie read?", read again from the next
-   `answer.listed` lines when the first reading held, `answer.list_reads`) — the first alone
-   when it holds all the question asks about in itself (`checking.answers_alone`: fewer tokens to read; when
-   what is read from it fails the check, the best two are read after all) — or those the model picks by
-   number (`model`: measured worse and slower; README, Answers).
+   question that asks for several things — "what sports does Emily play?", "who plays chess?" — read again from
+   the next `answer.listed` lines when the first reading held, `answer.list_reads`) — the first alone when it
+   holds all the question asks about in itself (`checking.answers_alone`: fewer tokens to read; when what is read
+   from it fails the check, the best two are read after all) — or those the model picks by number (`model`:
+   measured worse and slower; README, Answers). A question about what holds now reads the latest said first of
+   the lines nearly as good as the best, and never a line whose fact was superseded; one about what changed is
+   read from the best lines in the order they were said, as "before: ...; now: ...", each part held by a line.
 3. read: the model answers from the chosen lines alone, in a few words.
 4. check (app/ask/checking.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know" (a list asked for keeps the items that
    lines hold, `checking.held_items`, and is checked again). An answer is said (`on_text`) only
    once it passed, so nobody hears what the memory does not hold, and without the question's words it repeats
-   at its ends (`wording.concise`: "Maria donated her old car to the shelter" → "Old car"), to an "A or B?"
-   question as the option it picks (`grounding.option_picked`: "Yes, she lives close to the beach" → "The
-   beach", checked by the words only that option has), and with the day
-   its time words mean (`wording.dated_answer`: "Last weekend (14 October to 15 October 2023)"). With
-   `answer.beside`, what the chosen lines gave no line holds is read once more with their speakers' turns just
-   before and after them (`grounding.with_turns_beside`: the answer is often said in the turn after the one that
-   names what is asked); with `answer.more`, with the next-ranked lines beside them (off by default: measured to
-   refuse less, README, Answers).
+   at its ends (`wording.concise`: "David bought a new bicycle" → "A new bicycle"), to an "A or B?"
+   question as the option it picks (`grounding.option_picked`: "Yes, she plays in the park" → "The park", checked
+   by the words only that option has), and with the day its time words mean (`wording.dated_answer`: "Next Friday
+   (22 May 2026)"). With `answer.beside`, what the chosen lines gave no line holds is read once more with their
+   speakers' turns just before and after them (`grounding.with_turns_beside`: the answer is often said in the
+   turn after the one that names what is asked); with `answer.more`, with the next-ranked lines beside them (off
+   by default: measured to refuse less, README, Answers).
 
-A question that asks how long between two things, or since one ("how many months passed between Andrew adopting
-Toby and Buddy?", "how long ago was her birthday?": `spans.span_asked`) is asked as a when-question for each, and
-code counts the days between the days their checked answers name (`spans.day_of`, `spans.span_words`); which of
-two came first ("which pet did Jolene adopt first - Susie or Seraphim?": `spans.order_asked`) the same way.
+A question that asks how long between two things, or since one ("how many days passed between the bank meeting
+and the trip to Paris?", "how long ago did Maria move here?": `spans.span_asked`) is asked as a when-question for
+each, and code counts the days between the days their checked answers name (`spans.day_of`, `spans.span_words`);
+which of two came first ("which is first, the meeting with the bank or the trip to Paris?": `spans.order_asked`)
+the same way. A question about several people said together ("what sports do Emily and Sarah like?") is asked of
+each of them.
 
-A question that asks for a likely guess ("would Melanie enjoy a national park or a theme park?", "what might
+A question that asks for a likely guess ("would Emily enjoy a tennis match or a football match?", "what might
 John's degree be in?": `grounding.asks_for_a_guess`, `answer.guesses`) is read from the `answer.listed` best lines
 with instructions to guess, said as a guess ("Probably yes", `wording.as_guess`) and cited by the lines about that
 person that bear most on it (`checking.bearing`: its topic words or the guess's own words said there, not only
 meant); no such line, or a guess that says nothing the question does not, is "I don't know".
 
 The prompts (app/ask/prompts.py) are small (two short lines and a question, not an evidence block or a profile)
-and their fixed instructions form the cacheable prefix, so a question pays for a few dozen tokens. A question
-about "my ..." needs to know who asks (`person`: `ask --as`, the API's `person`, the companion's speaker, else
-`companion.wearer`); unknown, it says so.
+and their fixed instructions form the cacheable prefix, so a question pays for a few dozen tokens. "I" and "my"
+are who asks (`person`: `ask --as`, the API's `person`, the companion's speaker), else the device's owner
+(`enroll --me`), else `companion.wearer`; a question about "I" that only the one asking can answer, with none of
+them known, says "I don't know who is asking" — "who did I meet?" asks the device, which was there.
 """
 
 from __future__ import annotations
@@ -201,7 +210,7 @@ class Answerer:
                 out.answer, out.known = ". ".join(f"{who}: {part.answer.rstrip('.')}" for who, part in said) + ".", True
                 out.citations = [c for _, part in said for c in part.citations]
             return done()
-        if q.span or q.order:  # "how many months passed between ...?", "which pet did Jolene adopt first - A or B?"
+        if q.span or q.order:  # "how long ago did Maria move here?", "which is first, the bank meeting or Paris?"
 
             def ask(part: str) -> Answer:  # each of the when-questions it is asked as
                 return self(part, now, q.asker, timeout_s=timeout_s, on_job=on_job)
@@ -370,7 +379,7 @@ class Answerer:
         on_job,
         started: float,
     ) -> tuple[str, list[Line]]:
-        """A list asked for ("What activities has Melanie done with her family?") whose first reading held: read
+        """A list asked for ("What sports does Emily play?") whose first reading held: read
         `reads` - 1 times more, each time from the next `answer.listed` lines not read yet; the things those lines
         hold (checked as any answer is) that the answer does not say yet join it, and their lines its citations.
         The things listed are often said in as many conversations; one reading of more lines at once was measured
@@ -451,8 +460,8 @@ class Answerer:
     def _to_verify(self, answer: str, question: str) -> bool:
         """Whether the answer is asked about again (`answer.verify`): with `names`, one that only names people —
         the word check finds a name in the line whatever its role there ("What should nobody bring?" → "David",
-        from David's own line) —, or says nothing of its own but a name ("Evan found relaxing about", to "What did
-        Sam find relaxing about his road trip?")."""
+        from David's own line) —, or says nothing of its own but a name ("Emily found relaxing about", to "What did
+        John find relaxing about his trip?")."""
         mode = self.cfg.answer.verify
         if mode != "names":
             return mode == "all"

@@ -172,7 +172,7 @@ class AnswerConfig:
     listed: int = opt(
         4,
         "most lines the answer is read from when the question asks for several things, each perhaps said in a "
-        "line of its own ('what books has Melanie read?', 'where has she camped?', 'how many')",
+        "line of its own ('what sports does Emily play?', 'where has she worked?', 'how many')",
         lo=1,
         hi=6,
     )
@@ -206,7 +206,7 @@ class AnswerConfig:
     read_tokens: int = opt(32, "longest answer read from the chosen lines (tokens)", lo=4, hi=512)
     guesses: bool = opt(
         True,
-        "a question that asks for a likely guess ('would Melanie enjoy a national park?', 'what might John's job "
+        "a question that asks for a likely guess ('would Emily enjoy a tennis match?', 'what might John's job "
         "be?') is answered from what the lines about that person say, worded as a guess ('Probably ...') and citing "
         "the lines it was read from; off: such questions get I don't know unless a line says the answer",
     )
