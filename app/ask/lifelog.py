@@ -15,19 +15,22 @@ answer from, and the question is read from the lines (`Answerer.lookup`). Every 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from app.ask.answered import Answer
-from app.ask.comparing import canonical, says, word_set
+from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, said_on
 from app.ask.question import Kind, Question, relation_word
 from app.ask.wording import times_named
 from app.facts import FactKind
 from app.store.memory import Memory
 from app.store.utterances import Presence
+from app.text.timeexpr import COUNTS, PARTS
+from app.text.words import keywords
 
 RECAPPED = 4  # conversations a recap tells at most, the latest
 PLANS_SAID = 6  # plans an answer lists at most
@@ -74,19 +77,27 @@ def _others(rows: list[Presence], q: Question) -> list[Presence]:
     return [r for r in rows if r.person is not None and r.person != q.asker]
 
 
-# the hours (UTC, as the memory keeps time) a meal said as a conversation's setting was held within
-MEAL_HOURS = {"breakfast": (5, 11), "brunch": (9, 14), "lunch": (11, 15), "dinner": (17, 24)}
+# the hours (UTC, as the memory keeps time) a meal said as a conversation's setting, or a part of the day said
+# with a day ("on Tuesday evening"), was within
+HOURS = {"breakfast": (5, 11), "brunch": (9, 14), "lunch": (11, 15), "dinner": (17, 24), **PARTS}
 
 
 def _in_setting(rows: list[Presence], q: Question) -> list[Presence]:
-    """The conversations held when the setting the question names is held ("at the team lunch": at midday); all
-    of them when it names none, or none was."""
-    meal = next((m for m in MEAL_HOURS if m in q.setting.lower()), None)
-    if meal is None:
+    """The conversations held when the setting or the part of the day the question names is ("at the team lunch":
+    at midday); all of them when it names none, or none was."""
+    said = f"{q.setting} {q.text}".lower()
+    when = next((HOURS[w] for w in HOURS if re.search(rf"\b{w}\b", said)), None)
+    if when is None:
         return rows
-    lo, hi = MEAL_HOURS[meal]
-    kept = [r for r in rows if lo <= datetime.fromtimestamp(r.session_start, timezone.utc).hour < hi]
+    lo, hi = when
+    kept = [r for r in rows if lo <= _hour(r.session_start, hi > 24) < hi]
     return kept or rows
+
+
+def _hour(t: float, past_midnight: bool = False) -> int:
+    """The hour `t` was in; the small hours as 24 and on when a span runs `past_midnight` ("at night")."""
+    hour = datetime.fromtimestamp(t, timezone.utc).hour
+    return hour + 24 if past_midnight and hour < 6 else hour
 
 
 def _topic_sessions(a: Asked, q: Question, rows: list[Presence]) -> set[int] | None:
@@ -101,10 +112,11 @@ def _topic_sessions(a: Asked, q: Question, rows: list[Presence]) -> set[int] | N
 
 
 def _window_or_last_day(a: Asked, q: Question) -> tuple[float, float] | None:
-    """The time the question names, else the last day anything was said before it was asked."""
+    """The time the question names, else the last day anything was said before it was asked (in the setting it
+    names, when it names one: "who was at the team lunch?")."""
     if q.window is not None:
         return q.window.epoch()
-    rows = _before_now(a.memory.turns.presence(), a)
+    rows = _in_setting(_before_now(a.memory.turns.presence(), a), q)
     if not rows:
         return None
     day = datetime.fromtimestamp(rows[-1].session_start, timezone.utc).replace(hour=0, minute=0, second=0)
@@ -226,17 +238,48 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
     told, cited = [], []
     first_line = {r.session_id: r.first_id for r in reversed(rows)}
     for s in sessions:
+        words = topics(a.memory, s)
+        about = f" Talked about: {', '.join(words)}" if words else ""
         if s in summaries:
-            told.append(summaries[s]["text"].rstrip("."))
+            told.append(summaries[s]["text"].rstrip(".") + "." + about)
             cited += _summary_lines(a.memory, summaries[s]["id"]) or [first_line[s]]
         else:  # not written yet (its conversation is still open): who talked, then
             people = sorted(p for p in by_session[s] if p)
             r = next(x for x in rows if x.session_id == s)
-            told.append(f"{_day(r.session_start)}: {joined(people or ['someone'])} talked")
+            told.append(f"{_day(r.session_start)}: {joined(people or ['someone'])} talked." + about)
             cited.append(first_line[s])
-    out.answer, out.known = ". ".join(told) + ".", True
+    out.answer, out.known = " ".join(t.rstrip(".") + "." for t in told), True
     out.citations = a.cite(list(dict.fromkeys(cited)))
     return True
+
+
+TOPICS = 6  # the words a recap names as what a conversation was about
+ORDINAL = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())
+
+
+def topics(memory: Memory, session_id: int, most: int = TOPICS) -> list[str]:
+    """What a conversation was about, in a few words: its content words (no names, no small talk's stopwords) that
+    other conversations say least and it says most (tf-idf, conversations as the documents), in the order first
+    said. A summary written from facts leaves out what was only talked about."""
+    lines = memory.writing.transcript(session_id)
+    names = {w for n in memory.people.names() for w in keywords(n)}
+    said: dict[str, tuple[int, str, int]] = {}  # stem -> (count, first form said, first position)
+    for line in lines:
+        for w in keywords(line.text):
+            if len(w) < 4 or w in names or not w.isalpha() or w in COUNTS or w in TIME_WORDS or w in ORDINAL:
+                continue  # no names, numbers or times: what was talked about
+            c = canonical(w)
+            n, form, at = said.get(c, (0, w, len(said)))
+            said[c] = (n + 1, form, at)
+    if not said:
+        return []
+    total = max(memory.search.session_count(), 1)
+    scored = []
+    for n, form, at in said.values():
+        held = max(memory.search.sessions_holding(form), 1)
+        scored.append((n * math.log(1 + total / held), len(form), at, form))
+    best = sorted(scored, key=lambda x: (-x[0], -x[1], x[2]))[:most]  # the longer word of two that score alike
+    return [form for *_, at, form in sorted(best, key=lambda x: x[2])]
 
 
 def _summary_lines(memory: Memory, summary_id: int, most: int = 4) -> list[int]:

@@ -103,7 +103,7 @@ class Question:
     def each_person(self) -> list[tuple[str, str]]:
         """A question about several people said together ("what sports do Emily and Sarah like?"), as one for each:
         [(person, "what sports do Emily like?"), ...]; empty when it names them not so."""
-        if len(self.people) < 2 or self.kind not in (Kind.LIST, Kind.LOOKUP):
+        if len(self.people) < 2 or self.kind is not Kind.LIST:
             return []
         name = "|".join(re.escape(p) for p in sorted(self.people, key=len, reverse=True))
         m = re.search(rf"\b(?:{name})(?:\s*,\s*(?:{name}))*,?\s+(?:and|&)\s+(?:{name})\b", self.reading)
@@ -142,19 +142,22 @@ _SEE = (
     r"\s+into|hang\s+out|hung\s+out|catch\s+up|caught\s+up|visit(?:ed)?|hear\s+from|heard\s+from"
     r"|(?:have|had|get|got)\s+(?:lunch|dinner|breakfast|coffee|drinks?|a\s+call|a\s+chat))"
 )
+_OCCASION = r"(?:lunch|dinner|breakfast|brunch|coffee|drinks|call|phone\s+call|chat|meeting|party|catch-up|visit)"
 RECAP = re.compile(
     rf"\b(?:summari[sz]e|summary\s+of|recap|sum\s+up|run\s*down|catch\s+me\s+up|fill\s+me\s+in|remind\s+me\s+what\s+we)\b"
     rf"|^\s*what\s+(?:did|do|were|have)\s+(?:\w+\s+){{0,3}}?{_TALK}\b"
     rf"|^\s*what\s+(?:was|were|got)\s+(?:discussed|said|talked\s+about|covered)\b"
-    rf"|^\s*what\s+(?:happened|went\s+on|came\s+up|did\s+{_ME}\s+(?:do|get\s+up\s+to|hear|learn))\b"
+    rf"|^\s*what\s+(?:happened|went\s+on|came\s+up|did\s+{_ME}\s+(?:do|get\s+up\s+to|hear|learn))\b(?!\s+(?:to|for)\b)"
     rf"|^\s*how\s+(?:was|did)\s+(?:my|the|our)\s+(?:\w+\s+)?(?:lunch|dinner|breakfast|coffee|call|chat|meeting|talk|day|"
-    rf"conversation)\b",
+    rf"conversation)\b"
+    rf"|^\s*what\s+(?:was|were)\s+(?:my|the|our|that)\s+(?:\w+\s+)?{_OCCASION}\b.*\babout\b",
     re.I,
 )
 MET = re.compile(
-    rf"^\s*(?:so\s+)?(?:who|whom)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}\b"
+    rf"^\s*(?:so\s+)?(?:who|whom|which\s+people|what\s+people)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}\b"
     rf"|^\s*who\s+(?:was|were)\s+(?:{_ME}\s+with|there|around|with\s+me)\b"
-    rf"|^\s*who\s+(?:was|were)\s+at\s+(?:the|my|our)\s+(?:lunch|dinner|breakfast|coffee|call|meeting|party)\b",
+    rf"|^\s*who\s+(?:was|were)\s+(?:at|on|in)\s+(?:the|my|our|that)\s+(?:\w+\s+)?{_OCCASION}\b"
+    r"|^\s*who\s+(?:called|rang|phoned|texted|visited|came\s+(?:by|over|round)|dropped\s+by|stopped\s+by)\b",
     re.I,
 )
 MET_COUNT = re.compile(
@@ -239,6 +242,10 @@ _BOTH_WAYS = frozenset(
 _SAME_RELATION = {"kid": "child", "children": "child", "mom": "mother", "mum": "mother", "dad": "father",
                   "sis": "sister", "bro": "brother", "coworker": "colleague", "neighbour": "neighbor"}  # fmt: skip
 _CHILD = frozenset(["son", "daughter", "child", "kid"])
+
+
+# words a question asks with that name what it asks about all the same: "what happened to her job?" is no recap
+_ASKED_ABOUT = frozenset(canonical(w) for w in "job work living name home house family".split())
 
 
 def relation_word(word: str) -> str:
@@ -365,6 +372,10 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
         said = {canonical(w) for s in path for w in (s.relation, s.relation + "s")}
         topic = [w for w in topic if w not in said and relation_word(w) not in said]
     settled = [w for w in topic if not setting or w not in {canonical(x) for x in keywords(setting.group(0))}]
+    said = {canonical(w) for w in keywords(parsed[1] if parsed else text)} - {
+        canonical(w) for n in named for w in keywords(n)
+    }
+    settled += [w for w in sorted(said & _ASKED_ABOUT) if w not in settled]  # "what happened to her job": a topic
     kind, notes = kind_of(read_as or text, now, settled, people)
     if kind in MEETINGS:
         topic = [w for w in topic if w not in _MEETING_WORDS]  # "who did I talk to": "talk" is no topic

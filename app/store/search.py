@@ -30,6 +30,18 @@ def fts_match(words: Sequence[str]) -> str:
 class Search(Repository):
     """What recall asks the store: nearest utterances by meaning, by words, and where they sit."""
 
+    def session_count(self) -> int:
+        return int(self.con.execute("SELECT count(*) FROM sessions").fetchone()[0])
+
+    def sessions_holding(self, word: str, limit: int = 10000) -> int:
+        """How many conversations hold `word` (counted among the first `limit` lines that hold it)."""
+        row = self.con.execute(
+            "SELECT count(DISTINCT u.session_id) FROM (SELECT rowid FROM utterances_fts WHERE utterances_fts MATCH ? "
+            "LIMIT ?) f JOIN utterances u ON u.id = f.rowid",
+            (fts_match([word]), limit),
+        ).fetchone()
+        return int(row[0] or 0)
+
     def __init__(self, memory: Owner) -> None:
         super().__init__(memory)
         self._word_docs: dict[str, tuple[int, int, int]] = {}  # word -> (utterances holding it, size then, cap)
