@@ -110,3 +110,31 @@ def test_eval_facts_scores_the_written_memory_against_gold_facts(tmp_path, capsy
     assert 0 < result["recall"] <= 1 and 0 < result["precision"] <= 1
     assert result["summaries"] and 0 <= result["summaries_naming_everyone"] <= 1
     assert json.loads((tmp_path / "facts.json").read_text())["recall"] == result["recall"]
+
+
+def test_the_lifelog_sets_are_whole():
+    """The lifelog sets (`eval lifelog`): every kind asked, a fifth or more unanswerable, every cited line there."""
+    from app.evaluation import lifelog_held_out, lifelog_held_out_2, lifelog_tuning
+
+    for data in (lifelog_tuning, lifelog_held_out, lifelog_held_out_2):
+        assert {q.kind for q in data.QUESTIONS} == set(data.KINDS)
+        assert sum(not q.answerable for q in data.QUESTIONS) >= len(data.QUESTIONS) // 5
+        for q in data.QUESTIONS:
+            assert all(i < len(data.SCENES[scene].lines) for scene, i in q.lines), q
+            assert 1 <= q.need <= max(len(q.accept), 1), q
+    held = lifelog_held_out.QUESTIONS + lifelog_held_out_2.QUESTIONS
+    assert len(held) >= 200 and sum(not q.answerable for q in held) >= 40
+
+
+def test_eval_lifelog_scores_each_kind(tmp_path, capsys):
+    """`eval lifelog`: a wearer's days written into memory by the default model, the first questions answered
+    and scored per kind."""
+    need_default_llm()
+    need_models("minilm-l6-int8")
+    assert main(["eval", "lifelog", "--limit", "4", "--out", str(tmp_path), "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["sets"]
+    assert result["set"] == "tuning" and result["questions"] == 4 and len(result["rows"]) == 4
+    assert {r["parsed"] for r in result["rows"]} >= {"recap"}  # the set opens with recaps: told from summaries
+    assert result["right_answers"] >= 1, [(r["question"], r["answer"]) for r in result["rows"]]
+    saved = json.loads((tmp_path / "tuning" / "lifelog.json").read_text())
+    assert saved["kinds"] == result["kinds"]

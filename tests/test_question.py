@@ -122,6 +122,20 @@ def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
         ("When is the dentist?", Kind.WHEN),
         ("Does Ana play chess?", Kind.YES_NO),
         ("What does Ben teach?", Kind.LOOKUP),
+        ("Who was at the team lunch?", Kind.MET),
+        ("Which people did I see on Monday?", Kind.MET),
+        ("Who did I go hiking with on Saturday?", Kind.MET),
+        ("Who called me on Wednesday evening?", Kind.MET),
+        ("When did Tom and I last talk?", Kind.LAST_MET),
+        ("Give me a summary of my call with Ana", Kind.RECAP),
+        ("What topics came up at lunch on Monday?", Kind.RECAP),
+        ("Tell me about my lunch with Ana", Kind.RECAP),
+        ("What did we talk about at Ana's birthday party?", Kind.RECAP),
+        ("What happened to Tom's job?", Kind.LOOKUP),  # asks about a thing, not a conversation
+        ("What am I doing on Friday?", Kind.PLANS),
+        ("Who was I with at the farmers' market?", Kind.MET),
+        ("Who did I spend Monday the 2nd with?", Kind.MET),
+        ("When did I last speak to Mum?", Kind.LAST_MET),
     ],
 )
 def test_one_module_decides_the_kind(week, question, kind):
@@ -142,6 +156,10 @@ def test_the_parse_reads_the_people_the_path_and_the_time(week):
     q = parse("What is coming up next week?", ASKED, None, m)
     assert q.window is not None and q.window.start.day == 9  # next week is ahead
     assert parse("What does Ana's sister do?", ASKED, None, m).unreached == "I don't know of Ana's sister."
+    q = parse("Who was I with at the farmers' market?", ASKED, None, m)
+    assert q.setting == "at the farmers' market?" and q.topic == ()  # where, not what was said
+    q = parse("What did Mum say?", ASKED, None, m)  # nobody is called Mum: the asker's mother
+    assert q.unreached == "I don't know of your mother." and q.text == "What did Mum say?"
 
 
 def test_who_was_met_when_and_how_often_comes_from_the_conversations(llm, week, perception, cfg):
@@ -160,6 +178,10 @@ def test_who_was_met_when_and_how_often_comes_from_the_conversations(llm, week, 
     assert len(often.citations) == 2
     long = _ask(llm, m, perception, cfg, "How long did I talk to Ana on Monday?")
     assert long.known and "minute" in long.answer, long
+    lunch = _ask(llm, m, perception, cfg, "Who did I have lunch with on Monday?")
+    assert lunch.answer.startswith("Ana"), lunch  # the conversation at midday, not the morning's coffee with Tom
+    evening = _ask(llm, m, perception, cfg, "Who did I see on Wednesday evening?")
+    assert "Ana" in evening.answer and "Tom" in evening.answer, evening
     nobody = _ask(llm, m, perception, cfg, "Who did I meet on Tuesday?")
     assert not nobody.known and nobody.why_unknown == "no conversation then"
     # "who did I meet" asks the device, which was there: no owner needed

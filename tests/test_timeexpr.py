@@ -127,6 +127,10 @@ def test_a_day_of_the_month_said_alone():
     assert plan_window("I bought it on the 20th", NOW, past=True)[0].start == day(2023, 4, 20)
     assert time_window("We met on the 31st", NOW)[0].start == day(2023, 3, 31)  # April has 30 days
     assert time_window("We met on the 3rd of May", NOW)[0].start == day(2023, 5, 3)  # its month said
+    # with its weekday said too: the day of the month decides ("Wednesday the 16th" of last month)
+    found = time_window("Who did I see on Wednesday the 19th?", NOW)
+    assert found[0].start == day(2023, 4, 19) and found[1] == "Who did I see?"
+    assert time_window("Who did I spend Saturday the 1st with?", NOW)[0].start == day(2023, 5, 1)
 
 
 def test_weekdays_as_chat_shortens_them():

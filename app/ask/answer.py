@@ -89,7 +89,7 @@ from app.ask.prompts import (
     select_schema,
     verify_messages,
 )
-from app.ask.question import Kind, Question, parse
+from app.ask.question import MEETINGS, Kind, Question, parse
 from app.ask.spans import answer_order, answer_span
 from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated, weekdays_near
@@ -187,6 +187,9 @@ class Answerer:
 
         if q.asker is None and q.needs_asker and q.kind not in NO_ASKER_NEEDED:
             out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
+            return done()
+        if q.unreached and q.kind in MEETINGS:  # "when did I last talk to my brother?", no brother known
+            out.answer, out.why_unknown = q.unreached, "nobody reached"
             return done()
         handler = HANDLERS.get(q.kind)
         if handler is not None:

@@ -82,16 +82,33 @@ def _others(rows: list[Presence], q: Question) -> list[Presence]:
 HOURS = {"breakfast": (5, 11), "brunch": (9, 14), "lunch": (11, 15), "dinner": (17, 24), **PARTS}
 
 
-def _in_setting(rows: list[Presence], q: Question) -> list[Presence]:
-    """The conversations held when the setting or the part of the day the question names is ("at the team lunch":
-    at midday); all of them when it names none, or none was."""
+def _in_setting(a: Asked, rows: list[Presence], q: Question) -> list[Presence]:
+    """The conversations held where and when the setting or the part of the day the question names was: those whose
+    lines name the place ("at the farmers' market"), or at a meal's hours ("at the team lunch": at midday); all of
+    them when it names none, or none was."""
     said = f"{q.setting} {q.text}".lower()
+    place = [w for w in keywords(q.setting) if w not in HOURS and canonical(w) not in _SETTING_WORDS]
+    if place and (held := _sessions_saying(a, place, rows)):
+        rows = [r for r in rows if r.session_id in held]
     when = next((HOURS[w] for w in HOURS if re.search(rf"\b{w}\b", said)), None)
     if when is None:
         return rows
     lo, hi = when
     kept = [r for r in rows if lo <= _hour(r.session_start, hi > 24) < hi]
     return kept or rows
+
+
+# words a setting is said with that no line need say: "at the team lunch", "over coffee", "on the phone"
+_SETTING_WORDS = frozenset(
+    canonical(w) for w in "meeting call phone chat conversation talk discussion coffee drinks visit catch".split()
+)
+
+
+def _sessions_saying(a: Asked, words: list[str], rows: list[Presence]) -> set[int]:
+    """Those of `rows`' conversations with a line that says any of `words`."""
+    sessions = {r.session_id for r in rows}
+    held = a.memory.turns.utterances([uid for uid, _ in a.memory.search.bm25_search(words, 500)])
+    return {u.session_id for u in held.values() if u.session_id in sessions}
 
 
 def _hour(t: float, past_midnight: bool = False) -> int:
@@ -101,14 +118,12 @@ def _hour(t: float, past_midnight: bool = False) -> int:
 
 
 def _topic_sessions(a: Asked, q: Question, rows: list[Presence]) -> set[int] | None:
-    """The conversations among `rows` whose lines hold the question's topic ("who did I meet at the gym"); None
+    """The conversations among `rows` whose lines hold the question's topic ("who did I go hiking with?"); None
     when it names none."""
     if not q.topic:
         return None
-    sessions = {r.session_id for r in rows}
-    hits = a.memory.search.bm25_search(list(q.topic), 200)
-    held = a.memory.turns.utterances([uid for uid, _ in hits])
-    return {u.session_id for u in held.values() if u.session_id in sessions}
+    said = [w for w in keywords(q.text) if canonical(w) in q.topic]  # as said: the full-text index has no stems
+    return _sessions_saying(a, said or list(q.topic), rows)
 
 
 def _window_or_last_day(a: Asked, q: Question) -> tuple[float, float] | None:
@@ -116,7 +131,9 @@ def _window_or_last_day(a: Asked, q: Question) -> tuple[float, float] | None:
     names, when it names one: "who was at the team lunch?")."""
     if q.window is not None:
         return q.window.epoch()
-    rows = _in_setting(_before_now(a.memory.turns.presence(), a), q)
+    rows = _in_setting(a, _before_now(a.memory.turns.presence(), a), q)
+    if (topical := _topic_sessions(a, q, rows)) is not None:  # "who was I with when we went hiking?": that day
+        rows = [r for r in rows if r.session_id in topical] or rows
     if not rows:
         return None
     day = datetime.fromtimestamp(rows[-1].session_start, timezone.utc).replace(hour=0, minute=0, second=0)
@@ -127,9 +144,9 @@ def met(a: Asked, q: Question, out: Answer) -> bool:
     """Who was met (and how many): everyone who spoke in the conversations of the time asked about (the last day,
     when none is named), the one asking aside; each cited by their first line then."""
     window = _window_or_last_day(a, q)
-    rows = _in_setting(_before_now(a.memory.turns.presence(window), a) if window else [], q)
+    rows = _in_setting(a, _before_now(a.memory.turns.presence(window), a) if window else [], q)
     topical = _topic_sessions(a, q, rows)
-    if topical is not None:
+    if topical:  # "who did I go hiking with?": the conversations that speak of it, when any does
         rows = [r for r in rows if r.session_id in topical]
     rows = _others(rows, q)
     if not rows:
@@ -223,12 +240,14 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
     (each of them there), the latest RECAPPED; none named, the last conversation. Cited by the lines their facts
     were read from."""
     window = q.window.epoch() if q.window else None
-    rows = _in_setting(_before_now(a.memory.turns.presence(window), a), q)
+    rows = _in_setting(a, _before_now(a.memory.turns.presence(window), a), q)
     by_session: dict[int, set[str | None]] = {}
     for r in rows:
         by_session.setdefault(r.session_id, set()).add(r.person)
     sessions = [s for s, people in by_session.items() if all(p in people for p in q.people)]
-    if window is None:
+    if q.first:  # "sum up my first call with Tom this month"
+        sessions = sessions[:1]
+    elif window is None:
         sessions = sessions[-1:]
     sessions = sessions[-RECAPPED:]
     if not sessions:

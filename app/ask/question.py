@@ -142,12 +142,19 @@ _SEE = (
     r"\s+into|hang\s+out|hung\s+out|catch\s+up|caught\s+up|visit(?:ed)?|hear\s+from|heard\s+from"
     r"|(?:have|had|get|got)\s+(?:lunch|dinner|breakfast|coffee|drinks?|a\s+call|a\s+chat))"
 )
-_OCCASION = r"(?:lunch|dinner|breakfast|brunch|coffee|drinks|call|phone\s+call|chat|meeting|party|catch-up|visit)"
+_OCCASION = (
+    r"(?:lunch|dinner|breakfast|brunch|coffee|drinks|call|phone\s+call|chat|meeting|party|catch-up|visit|conversation"
+    r"|talk|discussion|birthday|wedding|game|class|session|walk|hike|trip|picnic|barbecue|bbq|practice|rehearsal)"
+)
+_WITH_ME = r"(?:i|we|me|us|\w+\s+and\s+(?:i|me)|(?:i|me)\s+and\s+\w+)"  # "Tom and I"
 RECAP = re.compile(
-    rf"\b(?:summari[sz]e|summary\s+of|recap|sum\s+up|run\s*down|catch\s+me\s+up|fill\s+me\s+in|remind\s+me\s+what\s+we)\b"
-    rf"|^\s*what\s+(?:did|do|were|have)\s+(?:\w+\s+){{0,3}}?{_TALK}\b"
+    r"\b(?:summari[sz]e|summary|recap|sum\s+up|run\s*down|overview|gist|highlights|main\s+points|key\s+points"
+    r"|catch\s+me\s+up|fill\s+me\s+in|remind\s+me\s+what)\b"
+    rf"|^\s*what\s+(?:did|do|were|have)\s+(?:\w+\s+){{0,3}}?(?:{_TALK}|say|tell|mention(?:ed)?)\b"
+    rf"|^\s*(?:was\s+there\s+)?anything\s+(?:interesting|important|new|worth\s+remembering)\s+(?:from|at|in|on|during)\b"
+    rf"|^\s*tell\s+me\s+about\s+(?:my|the|our|that|yesterday|today|last|this)\b"
     rf"|^\s*what\s+(?:was|were|got)\s+(?:discussed|said|talked\s+about|covered)\b"
-    rf"|^\s*what\s+(?:happened|went\s+on|came\s+up|did\s+{_ME}\s+(?:do|get\s+up\s+to|hear|learn))\b(?!\s+(?:to|for)\b)"
+    rf"|^\s*what\s+(?:topics?\s+|things?\s+|else\s+)?(?:happened|went\s+on|came\s+up|got\s+discussed|did\s+{_ME}\s+(?:do|get\s+up\s+to|hear|learn))\b(?!\s+(?:to|for)\b)"
     rf"|^\s*how\s+(?:was|did)\s+(?:my|the|our)\s+(?:\w+\s+)?(?:lunch|dinner|breakfast|coffee|call|chat|meeting|talk|day|"
     rf"conversation)\b"
     rf"|^\s*what\s+(?:was|were)\s+(?:my|the|our|that)\s+(?:\w+\s+)?{_OCCASION}\b.*\babout\b",
@@ -155,8 +162,10 @@ RECAP = re.compile(
 )
 MET = re.compile(
     rf"^\s*(?:so\s+)?(?:who|whom|which\s+people|what\s+people)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}\b"
+    rf"|^\s*who\s+(?:did|have|had)\s+{_WITH_ME}\s+(?:\w+\s+){{1,3}}with\b"
+    r"|^\s*who\s+(?:else\s+)?(?:came|joined|showed\s+up|turned\s+up)\b"
     rf"|^\s*who\s+(?:was|were)\s+(?:{_ME}\s+with|there|around|with\s+me)\b"
-    rf"|^\s*who\s+(?:was|were)\s+(?:at|on|in)\s+(?:the|my|our|that)\s+(?:\w+\s+)?{_OCCASION}\b"
+    rf"|^\s*who\s+(?:else\s+)?(?:was|were)\s+(?:at|on|in|for)\s+(?:the|my|our|that|\w+'s)\s+(?:[\w']+\s+){{0,2}}{_OCCASION}\b"
     r"|^\s*who\s+(?:called|rang|phoned|texted|visited|came\s+(?:by|over|round)|dropped\s+by|stopped\s+by)\b",
     re.I,
 )
@@ -166,8 +175,9 @@ MET_COUNT = re.compile(
     re.I,
 )
 LAST_MET = re.compile(
-    rf"^\s*when\s+(?:did|was|were|have|had)\s+{_ME}\s+(?:(?:last|first|most\s+recently)\s+)?{_SEE}"
-    rf"|\b(?:last|first|latest|most\s+recent)\s+time\s+{_ME}\s+{_SEE}"
+    rf"^\s*when\s+(?:did|was|were|have|had)\s+{_WITH_ME}\s+(?:(?:last|first|most\s+recently)\s+)?{_SEE}"
+    rf"|\b(?:last|first|latest|most\s+recent)\s+time\s+{_WITH_ME}\s+(?:\w+\s+)?{_SEE}"
+    r"|^\s*when\s+did\s+\w+\s+(?:last\s+|first\s+)?(?:call|ring|phone|visit|text|message)\s+(?:me|us)\b"
     rf"|^\s*(?:have|had|did)\s+{_ME}\s+(?:ever\s+|already\s+)?{_SEE}\b",
     re.I,
 )
@@ -200,6 +210,7 @@ PLANS = re.compile(
     r"|to-?do|promis\w*|agreed\s+to|supposed\s+to|meant\s+to|committed\s+to|(?:need|have|got)\s+to\s+do"
     r"|(?:any|my|our|the)\s+plans?|planned|scheduled)\b"
     r"|^\s*what(?:'s|\s+is|\s+do\s+i\s+have|\s+have\s+i\s+got)\s+(?:on|next|happening|ahead)\b"
+    r"|^\s*what\s+(?:am|are)\s+(?:i|we)\s+doing\b"
     r"|^\s*(?:do|have)\s+i\s+(?:have|got)\s+anything\b",
     re.I,
 )
@@ -210,10 +221,15 @@ ABOUT = re.compile(
 )
 # where a conversation was held, said as where it was ("at the team lunch", "over coffee", "on the phone")
 SETTING = re.compile(
-    r"\b(?:at|over|during|on|in)\s+(?:the\s+|my\s+|our\s+|a\s+|an\s+)?(?:\w+\s+)?"
-    r"(?:lunch|dinner|breakfast|brunch|coffee|drinks|call|phone|meeting|party|cafe|café|office|stairwell|gym|pub|bar)\b",
+    r"\b(?:at|over|during|on|in|for)\s+(?:the\s+|my\s+|our\s+|a\s+|an\s+|\w+'s\s+)?(?:[\w']+\s+){0,2}"
+    rf"(?:{_OCCASION}|phone|cafe|café|office|stairwell|gym|pub|bar|restaurant|park)\b",
     re.I,
 )
+# a place the question ends with: where the conversation asked about was ("who was I with at the farmers' market?")
+PLACE = re.compile(r"\b(?:at|in|during)\s+(?:the|my|our|a|an|\w+'s)\s+(?:[\w']+\s+){0,2}[\w']+\s*[?.!]*\s*$", re.I)
+ORDINAL_DAY = re.compile(r"\d+(?:st|nd|rd|th)")
+# what follows "talk about" when it says where or when, not what: "what did we talk about at the climbing wall?"
+AFTER_ABOUT = re.compile(r"\babout\s+((?:at|on|in|during|over|while|when|before|after|with|for)\b.*)$", re.I)
 _NOT_PLANS = re.compile(r"^\s*(?:when|where|who|whom|whose|why|how)\b", re.I)
 COUNT = re.compile(r"^\s*how\s+many\b", re.I)
 WHO = re.compile(r"^\s*(?:who|whom|which\s+(?:of\s+)?(?:(?:my|his|her|their|our)\s+)?(?:people|person|friends?|"
@@ -228,7 +244,9 @@ _MEETING_WORDS = frozenset(
     "visit visited hear heard lunch dinner breakfast coffee drinks drink summarize summarise summary recap sum "
     "rundown happen happened happening went go over cover covered said say tell told day last first time times "
     "often frequently long people persons folks others different recently recent whole everything anything "
-    "fill remind up catch know about everything something more".split()
+    "fill remind up catch know about everything something more topic topics subject subjects mention mentioned gist "
+    "overview highlights main key points interesting important new worth remembering give show please quick short "
+    "brief come came else".split()
 )
 
 _RELATIONS = {*FAMILY, *SOCIAL, *SHORT, "kids", "children", "wife", "husband"}
@@ -246,6 +264,13 @@ _CHILD = frozenset(["son", "daughter", "child", "kid"])
 
 # words a question asks with that name what it asks about all the same: "what happened to her job?" is no recap
 _ASKED_ABOUT = frozenset(canonical(w) for w in "job work living name home house family".split())
+
+
+# what someone's parent or grandparent is called by name: "Mum" is "my mother"
+KIN_NAMES = {"Mum": "mother", "Mom": "mother", "Mummy": "mother", "Mommy": "mother", "Dad": "father",
+             "Daddy": "father", "Grandma": "grandmother", "Granny": "grandmother", "Nan": "grandmother",
+             "Grandpa": "grandfather"}  # fmt: skip
+KIN_NAME = re.compile(rf"(?<!\bmy )(?<!\bour )(?<!'s )\b({'|'.join(KIN_NAMES)})\b")
 
 
 def relation_word(word: str) -> str:
@@ -312,8 +337,13 @@ MEETINGS = frozenset(
 )  # the kinds read from the conversations themselves
 
 
-def kind_of(text: str, now: datetime, topic: list[str], people: list[str]) -> tuple[Kind, list[str]]:
-    """The kind of `text`, and why (the first rule that fits, in the module's order)."""
+def kind_of(text: str, now: datetime, topic: list[str], people: list[str], untimed: str = "") -> tuple[Kind, list[str]]:
+    """The kind of `text`, and why (the first rule that fits, in the module's order); `untimed`: the question
+    without its time words ("who did I spend Saturday the 26th with?" → "who did I spend with?")."""
+
+    def said(pattern: re.Pattern) -> bool:
+        return bool(pattern.search(text) or (untimed and pattern.search(untimed)))
+
     if span_asked(text, now):
         return Kind.SPAN, ["asks how long between or since"]
     if order_asked(text):
@@ -321,17 +351,17 @@ def kind_of(text: str, now: datetime, topic: list[str], people: list[str]) -> tu
     rest = [w for w in topic if w not in _MEETING_WORDS]
     if ABOUT.search(text) and people and not rest:
         return Kind.ABOUT, ["asks what is known about someone"]
-    if MET_COUNT.search(text):
+    if said(MET_COUNT):
         return Kind.MET, ["asks how many people were met"]
-    if HOW_OFTEN.search(text):
+    if said(HOW_OFTEN):
         return Kind.HOW_OFTEN, ["asks how often someone was met"]
-    if HOW_LONG.search(text):
+    if said(HOW_LONG):
         return Kind.HOW_LONG, ["asks how long a talk lasted"]
-    if LAST_MET.search(text) and people:
+    if said(LAST_MET) and people:
         return Kind.LAST_MET, ["asks when someone was met"]
-    if MET.search(text):
+    if said(MET):
         return Kind.MET, ["asks who was met" + (f", about {' '.join(rest)}" if rest else "")]
-    if RECAP.search(text) and not rest:
+    if said(RECAP) and not rest:
         return Kind.RECAP, ["asks what was talked about, with no topic besides people and time"]
     if CHANGE.search(text):
         return Kind.CHANGE, ["asks what changed"]
@@ -356,41 +386,51 @@ def kind_of(text: str, now: datetime, topic: list[str], people: list[str]) -> tu
 
 def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Question:
     """`text` asked by `asker` (None: the device's owner, when one is set) at `now`, read once."""
-    asker = asker or memory.people.owner()
+    asker, asked = asker or memory.people.owner(), text
     names = sorted(memory.people.names(), key=len, reverse=True)
+    if not any(n in KIN_NAMES for n in names):  # "what did Mum say?": the asker's mother, when nobody is called so
+        text = KIN_NAME.sub(lambda m: f"my {KIN_NAMES[m.group(1)]}", text)
     named = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?:'s|s')?(?!\w)", text, re.I)]
     path, read_as, unreached = walk(memory, text, asker, named)
+    if unreached and text != asked:  # "Dad's birthday", no father known: the lines say "Dad" too
+        read_as = asked
     people = list(path[-1].people) if path else []
     if path and unreached and len(path) > 1:  # "my sister's kids", none known: asked of the sister
         people = path[-1].of.split(", ")
     people += [n for n in named if n not in people and not any(n == s.of for s in path)]
     parsed = time_window(text, now)
     window = parsed[0] if parsed else None
-    setting = SETTING.search(parsed[1] if parsed else text)  # "at the team lunch", "over coffee"
-    topic = topic_words(parsed[1] if parsed else text, named)
+    untimed = parsed[1] if parsed else text
+    setting = SETTING.search(untimed) or PLACE.search(untimed)  # "at the team lunch", "at the farmers' market"
+    topic = [w for w in topic_words(parsed[1] if parsed else text, named) if not ORDINAL_DAY.fullmatch(w)]
     if path:  # "what does David's brother teach": "brother" says who, not what
         said = {canonical(w) for s in path for w in (s.relation, s.relation + "s")}
         topic = [w for w in topic if w not in said and relation_word(w) not in said]
-    settled = [w for w in topic if not setting or w not in {canonical(x) for x in keywords(setting.group(0))}]
+    where = {canonical(x) for x in keywords(setting.group(0))} if setting else set()
+    if after := AFTER_ABOUT.search(parsed[1] if parsed else text):  # "talk about at the climbing wall": where
+        where |= {canonical(x) for x in keywords(after.group(1))}
+    settled = [w for w in topic if w not in where]
     said = {canonical(w) for w in keywords(parsed[1] if parsed else text)} - {
         canonical(w) for n in named for w in keywords(n)
     }
     settled += [w for w in sorted(said & _ASKED_ABOUT) if w not in settled]  # "what happened to her job": a topic
-    kind, notes = kind_of(read_as or text, now, settled, people)
+    someone = people or [s.relation for s in path]  # "my brother", known or not, is someone asked about
+    kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "")
+    if kind is Kind.ABOUT and (window or setting or re.search(rf"\b{_OCCASION}\b", text, re.I)):
+        # "tell me about my lunch with Tom": that conversation
+        kind, notes = Kind.RECAP, [*notes, "names a time or a setting: that conversation"]
     if kind in MEETINGS:
         topic = [w for w in topic if w not in _MEETING_WORDS]  # "who did I talk to": "talk" is no topic
         if window is None and (past := plan_window(text, now, past=True)) is not None:
             window = past[0]  # "who did I see on Wednesday?": the last Wednesday
-        if setting:  # "over coffee", "at the team lunch": where, not what was said
-            held = {canonical(w) for w in keywords(setting.group(0))}
-            topic = [w for w in topic if w not in held]
+        topic = [w for w in topic if w not in where]  # "over coffee", "at the team lunch": where, not what was said
     if path and not topic and not unreached and kind in (Kind.LOOKUP, Kind.WHO):  # "the name of Emily's daughter"
         kind, notes = Kind.WHO, [*notes, "asks only whom its relation path reaches"]
     if kind is Kind.PLANS and (ahead := plan_window(text, now)) is not None:  # "next week" is ahead
         window, topic = ahead[0], topic_words(ahead[1], named)
         topic = [w for w in topic if not re.fullmatch(r"\d+(?:st|nd|rd|th)", w)]  # "Monday the 18th": the day
     q = Question(
-        text,
+        asked,
         kind,
         asker,
         tuple(people),
@@ -400,7 +440,7 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
         unreached=unreached,
         read_as=read_as,
         setting=setting.group(0) if setting else "",
-        first=bool(kind is Kind.LAST_MET and FIRST.search(text)),
+        first=bool(kind in (Kind.LAST_MET, Kind.RECAP) and FIRST.search(text)),
         counted=bool(MET_COUNT.search(text)),
         needs_asker=asker_needed(text),
         several=asks_for_several(read_as or text),

@@ -83,8 +83,8 @@ def register(add) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="answers: the held-out questions, written from the transcripts alone and never tuned on; lifelog: the "
-        "held-out set, never read while building; facts: the "
+        help="answers: the held-out questions, written from the transcripts alone and never tuned on; lifelog: the two "
+        "held-out sets (written blind; the second never read); facts: the "
         "held-out scenes and their facts, written blind to the extraction rules; conversations: the held-out readers",
     )
     p.add_argument(
@@ -122,9 +122,9 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         plan = _conversation_plan(args)
         result = eval_conversations(cfg, plan, data[0], files_out, lambda line: sys.stderr.write(line + "\n"))
     elif args.what == "lifelog":
-        from app.evaluation.lifelog import eval_lifelog, render
+        from app.evaluation.lifelog import eval_lifelogs, render
 
-        result = eval_lifelog(cfg, "held-out" if args.held_out else "tuning", args.limit, files_out)
+        result = eval_lifelogs(cfg, ("held-out", "held-out-2") if args.held_out else ("tuning",), args.limit, files_out)
     elif args.what == "answers":
         from app.evaluation.answers import eval_answers, render
 

@@ -115,7 +115,10 @@ def _weekend(today: datetime, weeks: int) -> tuple[datetime, datetime]:
 
 
 # "on the 17th", with no month after it ("on the 3rd of May" names its month: `time_window`)
-_DAY_OF_MONTH = rf"\bon\s+the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{MONTH_RE})\b)"
+_DAY_OF_MONTH = (  # "on the 17th", "on Wednesday the 16th", "Saturday the 26th"
+    rf"(?:\bon\s+(?:(?:{_DAY}),?\s+)?|\b(?:{_DAY}),?\s+)the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b"
+    rf"(?!\s+(?:of\s+)?(?:{MONTH_RE})\b)"
+)
 
 
 def _day_of_month(today: datetime, number: int, step: int) -> datetime | None:
@@ -180,7 +183,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
             except ValueError:
                 continue
             return found(m, day, day + timedelta(days=1))
-    # "on the 17th" (no month said): the latest 17th not after now
+    # "on the 17th", "on Wednesday the 16th" (no month said): the latest 17th not after now
     if m := re.search(_DAY_OF_MONTH, q):
         day = _day_of_month(today, int(m["d"]), -1)
         if day is not None:
