@@ -150,7 +150,11 @@ def test_ask_answer_names_who_and_cites_what_they_said(demo_run, demo_key, capsy
     assert out["known"] and label in out["answer"], out  # the speaker of the line that holds it
     assert [(c["person"], c["text"]) for c in out["citations"]] == [(label, text)]  # and that line alone
     assert all(c["id"] in out["chosen"] for c in out["citations"]) and set(out["chosen"]) <= set(out["evidence"])
-    assert out["tokens"]["prompt"] > 0 and out["tokens"]["completion"] > 0
+    assert out["kind"] == "who"  # from the facts written: everyone they say it of, the model not asked
+    read = _cli(capsys, "--data-dir", str(data), "ask", f"what is {label} allergic to", "--answer", "--json")
+    assert read["known"] and "peanut" in read["answer"].lower() and read["kind"] == "lookup", read
+    assert [c["text"] for c in read["citations"]] == [text]
+    assert read["tokens"]["prompt"] > 0 and read["tokens"]["completion"] > 0  # read by the model from the line
     nothing = _cli(capsys, "--data-dir", str(data), "ask", "what car does John drive", "--answer", "--json")
     assert not nothing["known"] and nothing["answer"] == "I don't know." and nothing["citations"] == []
 

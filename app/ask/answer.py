@@ -205,6 +205,9 @@ class Answerer:
             asked = Asked(self.memory, now, lambda ids: cited_lines(self.memory, ids), read, lines_of)
             if handler(asked, q, out):
                 out.timings_ms["answer"] = (time.perf_counter() - started) * 1e3
+                cited = [c["id"] for c in out.citations]  # what it was made from
+                out.chosen = out.chosen or cited
+                out.evidence = list(dict.fromkeys([*out.evidence, *out.chosen]))
                 return done()
         if each := q.each_person():  # "what sports do Emily and Sarah like?": each of them asked about
             parts = [(who, self(part, now, q.asker, timeout_s=timeout_s, on_job=on_job)) for who, part in each]

@@ -39,6 +39,29 @@ SCENES = {
 }
 
 
+# the kinds of question the lifelog sets ask (`eval lifelog`, app/evaluation/lifelog.py)
+KINDS = ("lookup", "who", "when", "yesno", "list", "count", "order", "recap", "met", "last_met", "how_often",
+         "how_long", "state", "change", "relation", "plans", "guess")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LifeQuestion:
+    """A question of a lifelog set: what a right answer says (`need` of `accept`; none: the memory does not hold
+    it), the lines that hold it, when and by whom it is asked (None: the wearer)."""
+
+    question: str
+    kind: str  # one of KINDS
+    accept: tuple[str, ...] = ()  # phrases a right answer contains (case and punctuation aside); empty: unanswerable
+    need: int = 1  # how many of `accept` a right answer must contain
+    lines: tuple[tuple[str, int], ...] = ()  # (scene, line index): a right citation cites one
+    asked_at: str = ""  # ISO time the question is asked ("": the set's ASKED_AT)
+    asker: str | None = None  # None: the wearer
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.accept)
+
+
 @dataclass(frozen=True)
 class GoldFact:
     scene: str

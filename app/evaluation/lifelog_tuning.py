@@ -8,47 +8,7 @@ held-out set in `lifelog_held_out.py`, whose scenes share no people or topics wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from app.evaluation.gold import Scene
-
-
-@dataclass(frozen=True)
-class LifeQuestion:
-    question: str
-    kind: str  # one of KINDS
-    accept: tuple[str, ...] = ()  # phrases a right answer contains (case/punctuation ignored); empty: unanswerable
-    need: int = 1  # how many of `accept` a right answer must contain (len(accept) = all of them)
-    lines: tuple[
-        tuple[str, int], ...
-    ] = ()  # (scene name, line index) that support the answer: a right citation cites one
-    asked_at: str = ""  # ISO time the question is asked ("" = ASKED_AT)
-    asker: str | None = None  # None = the wearer
-
-    @property
-    def answerable(self) -> bool:
-        return bool(self.accept)
-
-
-KINDS = (
-    "lookup",
-    "who",
-    "when",
-    "yesno",
-    "list",
-    "count",
-    "order",
-    "recap",
-    "met",
-    "last_met",
-    "how_often",
-    "how_long",
-    "state",
-    "change",
-    "relation",
-    "plans",
-    "guess",
-)
+from app.evaluation.gold import KINDS, LifeQuestion, Scene  # noqa: F401
 
 WEARER = "Marta"
 MEMORY = "lifelog_tuning"
