@@ -446,8 +446,8 @@ class Answerer:
         t0 = time.perf_counter()
         request = Request(
             read_messages(question, lines, guess, change),
-            max_tokens=self.cfg.answer.read_tokens,
-            stop=("\n",),
+            max_tokens=self.cfg.answer.read_tokens * (2 if change else 1),
+            stop=() if change else ("\n",),  # "before: ...", then "now: ..." on a line of its own
             cache_prefix=1,
             temperature=0.0,
         )

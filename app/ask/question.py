@@ -196,6 +196,7 @@ CHANGE = re.compile(
     r"\bwhat(?:'s|\s+has|\s+have|\s+had)?\s+changed\b|\bwhat(?:'s|\s+is)\s+new\s+(?:with|for|about)\b"
     r"|\b(?:get|got|gotten|been|was|were|is|be)\s+(?:moved|postponed|rescheduled|pushed\s+back|brought\s+forward"
     r"|cancell?ed|called\s+off|swapped|switched|replaced)\b"
+    r"|\b(?:swap(?:ped)?|trade[ds]?|traded\s+in|replace[ds]?)\b.*\b(?:for|with)\b"
     r"|\bany\s+(?:news|changes?|updates?)\b|\b(?:change[ds]?|switch(?:ed)?|mov(?:e|ed)\s+(?:to|from)\s+(?:a\s+)?"
     r"(?:new|different|another))\b|\bused\s+to\b|\bbefore\s+(?:that|the\s+change)\b|\bno\s+longer\b",
     re.I,
