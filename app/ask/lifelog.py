@@ -230,7 +230,8 @@ def how_long(a: Asked, q: Question, out: Answer) -> bool:
         sessions = sessions[-1:]
     spent = sum(max(r.session_end - r.session_start, r.t_end - r.t_start) for r in sessions)
     days = joined([_day(r.session_start) for r in sessions])
-    out.answer, out.known = f"{_minutes(spent)[:1].upper()}{_minutes(spent)[1:]} ({days}).", True
+    lasted = _minutes(spent)
+    out.answer, out.known = f"{lasted[:1].upper()}{lasted[1:]} ({days}).", True
     out.citations = a.cite([r.first_id for r in sessions])
     return True
 
