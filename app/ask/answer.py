@@ -105,8 +105,6 @@ __all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
 UNKNOWN_ASKER = "I don't know who is asking."
 # a question about what holds now reads the latest said first of the lines within this of the best one's score
 LATEST_WITHIN = 0.1
-# kinds a question about "I" asks of the device, which was there whoever wears it: "who did I meet yesterday?"
-NO_ASKER_NEEDED = frozenset([Kind.MET, Kind.LAST_MET, Kind.HOW_OFTEN, Kind.HOW_LONG, Kind.RECAP, Kind.ABOUT])
 _UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
 
 
@@ -185,7 +183,8 @@ class Answerer:
                 on_answered()
             return out
 
-        if q.asker is None and q.needs_asker and q.kind not in NO_ASKER_NEEDED:
+        # a question about "I" read from the conversations asks the device, which was there: "who did I meet?"
+        if q.asker is None and q.needs_asker and q.kind not in MEETINGS:
             out.answer, out.why_unknown = UNKNOWN_ASKER, "asker"
             return done()
         if q.unreached and q.kind in MEETINGS:  # "when did I last talk to my brother?", no brother known

@@ -24,9 +24,10 @@ from datetime import datetime, timezone
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, said_on
-from app.ask.question import Kind, Question, relation_word
+from app.ask.question import Kind, Question, relation_reaches, relation_word
 from app.ask.wording import times_named
 from app.facts import FactKind
+from app.identity.naming import AUTO_NAME
 from app.store.memory import Memory
 from app.store.utterances import Presence
 from app.text.timeexpr import COUNTS, PARTS
@@ -40,7 +41,6 @@ WILL = re.compile(
     r"\b(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+promise|i\s+can|let\s+me|i'm\s+in)\b", re.I
 )
 PROMISE = re.compile(r"\b(?:promis\w*|agreed\s+to|committed\s+to|said\s+(?:i|we)\s+would|supposed\s+to|owe)\b", re.I)
-AHEAD = re.compile(r"\b(?:coming\s+up|upcoming|up\s+next|next|ahead|soon|later)\b", re.I)
 DAY_S = 86400.0
 
 
@@ -57,10 +57,6 @@ class Asked:
 
 def joined(names: list[str], last: str = "and") -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
-
-
-def _day(t: float) -> str:
-    return said_on(t)
 
 
 def _clock(t: float) -> str:
@@ -155,10 +151,10 @@ def met(a: Asked, q: Question, out: Answer) -> bool:
     first: dict[str, Presence] = {}
     for r in rows:
         first.setdefault(r.person, r)
-    names = [n for n in first if not n.startswith("unknown_")]
+    names = [n for n in first if not AUTO_NAME.match(n)]
     strangers = len(first) - len(names)
     said = names + ([f"{strangers} {'person' if strangers == 1 else 'people'} not yet named"] if strangers else [])
-    days = sorted({_day(r.session_start) for r in first.values()}, key=lambda d: d)
+    days = sorted({said_on(r.session_start) for r in first.values()}, key=lambda d: d)
     when = f" ({joined(days)})" if len(days) <= 2 else ""
     count = f"{len(first)} {'person' if len(first) == 1 else 'people'}: " if q.counted else ""
     out.answer, out.known = f"{count}{joined(said)}{when}.", True
@@ -186,7 +182,7 @@ def last_met(a: Asked, q: Question, out: Answer) -> bool:
         return True
     r = rows[0] if q.first else rows[-1]
     yes = "Yes, " if re.match(r"^\s*(?:have|had|did)\b", q.text, re.I) else ""
-    out.answer, out.known = f"{yes}{_day(r.session_start)}, at {_clock(r.t_start)}.", True
+    out.answer, out.known = f"{yes}{said_on(r.session_start)}, at {_clock(r.t_start)}.", True
     out.citations = a.cite([r.first_id])
     return True
 
@@ -203,7 +199,7 @@ def how_often(a: Asked, q: Question, out: Answer) -> bool:
         out.answer, out.known = f"Not once{' ' + q.window.expression if q.window else ''}.", True
         return True
     times = {1: "Once", 2: "Twice"}.get(n, f"{n} times")
-    days = [_day(r.session_start) for r in sessions]
+    days = [said_on(r.session_start) for r in sessions]
     out.answer, out.known = f"{times}: {joined(days)}.", True
     out.citations = a.cite([r.first_id for r in sessions])
     return True
@@ -229,7 +225,7 @@ def how_long(a: Asked, q: Question, out: Answer) -> bool:
     if q.window is None:
         sessions = sessions[-1:]
     spent = sum(max(r.session_end - r.session_start, r.t_end - r.t_start) for r in sessions)
-    days = joined([_day(r.session_start) for r in sessions])
+    days = joined([said_on(r.session_start) for r in sessions])
     lasted = _minutes(spent)
     out.answer, out.known = f"{lasted[:1].upper()}{lasted[1:]} ({days}).", True
     out.citations = a.cite([r.first_id for r in sessions])
@@ -266,7 +262,7 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
         else:  # not written yet (its conversation is still open): who talked, then
             people = sorted(p for p in by_session[s] if p)
             r = next(x for x in rows if x.session_id == s)
-            told.append(f"{_day(r.session_start)}: {joined(people or ['someone'])} talked." + about)
+            told.append(f"{said_on(r.session_start)}: {joined(people or ['someone'])} talked." + about)
             cited.append(first_line[s])
     out.answer, out.known = " ".join(t.rstrip(".") + "." for t in told), True
     out.citations = a.cite(list(dict.fromkeys(cited)))
@@ -327,12 +323,7 @@ def _holds(topic: tuple[str, ...], text: str) -> bool:
 def _facts_about(a: Asked, q: Question, history: bool) -> list[dict]:
     """The facts (with their history) about the people the question names, else the asker, that hold its topic
     (in the fact or the line it was read from)."""
-    people = list(q.people) or ([q.asker] if q.asker else [])
-    facts = []
-    for person in people:
-        pid = a.memory.people.person_id(person)
-        if pid is not None:
-            facts += a.memory.derived.facts_listed(pid, history=history)
+    facts = facts_of(a.memory, q.people or ((q.asker,) if q.asker else ()), history)
     if not q.topic:
         return facts
     lines = a.memory.turns.utterances([s for f in facts for s in f["sources"][:1]])
@@ -343,6 +334,15 @@ def _facts_about(a: Asked, q: Question, history: bool) -> list[dict]:
     ]
 
 
+def facts_of(memory: Memory, people: tuple[str, ...], history: bool) -> list[dict]:
+    """The facts about these people that hold (`history`: and those that no longer do)."""
+    facts = []
+    for person in people:
+        pid = memory.people.person_id(person)
+        facts += memory.derived.facts_listed(pid, history=history) if pid is not None else []
+    return facts
+
+
 def _said_at(f: dict) -> float:
     return f["last_seen"] or f["valid_from"] or f["learned_at"]
 
@@ -350,29 +350,28 @@ def _said_at(f: dict) -> float:
 def change(a: Asked, q: Question, out: Answer) -> bool:
     """What changed: each value the person's facts held before (superseded) and what holds instead, cited by
     both lines; a topic asked about keeps the facts that hold it."""
-    facts = _facts_about(a, q, history=True)
+    facts = sorted(_facts_about(a, q, history=True), key=_said_at)
     by_id = {f["id"]: f for f in facts}
     told, cited = [], []
-    for f in sorted(facts, key=_said_at):
+    for f in facts:
         newer = by_id.get(f["superseded_by"]) if f["superseded_by"] else None
-        if newer is None:  # the same key said again later with another value, not marked as superseding it
+        if newer is None and f["kind"] != FactKind.EVENT:  # the same key said again later with another value
             newer = next(
                 (
                     g
-                    for g in sorted(facts, key=_said_at)
+                    for g in facts
                     if g["key"] == f["key"]
                     and g["kind"] == f["kind"]
                     and _said_at(g) > _said_at(f)
                     and g["valid_to"] is None
                     and f["sources"][:1] != g["sources"][:1]
                     and g["value"] != f["value"]
-                    and f["kind"] != FactKind.EVENT
                 ),
                 None,
             )
         if newer is None:
             continue
-        told.append(f"{newer['value']} (since {_day(_said_at(newer))}); before, {_lower(f['value'])}")
+        told.append(f"{newer['value']} (since {said_on(_said_at(newer))}); before, {_lower(f['value'])}")
         cited += newer["sources"][:1] + f["sources"][:1]
     if not told:
         return False
@@ -408,10 +407,7 @@ def state(a: Asked, q: Question, out: Answer) -> bool:
 def superseded_lines(memory: Memory, people: tuple[str, ...]) -> set[int]:
     """The lines of these people's facts that no longer hold (a newer value superseded them) and of none that does:
     what they said before is no answer to what holds now."""
-    facts = []
-    for person in people:
-        pid = memory.people.person_id(person)
-        facts += memory.derived.facts_listed(pid, history=True) if pid is not None else []
+    facts = facts_of(memory, people, history=True)
     old = {s for f in facts if f["superseded_by"] for s in f["sources"]}
     return old - {s for f in facts if not f["superseded_by"] and f["valid_to"] is None for s in f["sources"]}
 
@@ -460,7 +456,7 @@ def plans(a: Asked, q: Question, out: Answer) -> bool:
         out.why_unknown = "no plan then"
         return True
     order = sorted(lines, key=lambda i: (found[i] is None, found[i] or 0.0, i))[:PLANS_SAID]
-    told = [f"{_day(found[i]) + ': ' if found[i] else ''}{_told(lines[i])}" for i in order]
+    told = [f"{said_on(found[i]) + ': ' if found[i] else ''}{_told(lines[i])}" for i in order]
     out.answer, out.known = "; ".join(told) + ".", True
     out.citations = a.cite(order)
     return True
@@ -528,16 +524,14 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
 def counted_relation(a: Asked, q: Question, out: Answer) -> bool:
     """How many of a relation someone has ("how many kids does Priya have?"): everyone the relation reaches,
     counted and named."""
-    from app.ask.question import _reached  # the same walk the parse makes
-
     rel = next((relation_word(w) for w in q.topic if relation_word(w) in _COUNTED), None)
     person = q.people[0] if q.people else q.asker
     if rel is None or person is None:
         return False
-    reached, sources = _reached(a.memory, person, rel)
-    if not reached:
+    found, sources = relation_reaches(a.memory, person, rel)  # the same walk the parse makes
+    if not found:
         return False
-    out.answer, out.known = f"{len(reached)}: {joined(reached)}.", True
+    out.answer, out.known = f"{len(found)}: {joined(found)}.", True
     out.citations = a.cite(list(dict.fromkeys(sources)))
     return True
 

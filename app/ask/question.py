@@ -250,7 +250,7 @@ _MEETING_WORDS = frozenset(
     "brief come came else".split()
 )
 
-_RELATIONS = {*FAMILY, *SOCIAL, *SHORT, "kids", "children", "wife", "husband"}
+_RELATIONS = {*FAMILY, *SOCIAL, *SHORT}
 _REL = "|".join(sorted({*_RELATIONS, *(r + "s" for r in _RELATIONS), "children"}, key=len, reverse=True))
 # "David's brother", "my wife's sister", "John's colleagues", "the brother of David"
 _PATH = re.compile(rf"\b(?P<head>my|our|[A-Z][a-z]+)(?:'s|s')?\s+(?P<rels>(?:(?:{_REL})(?:'s)?\s+)*(?:{_REL}))\b")
@@ -281,7 +281,7 @@ def relation_word(word: str) -> str:
     return _SAME_RELATION.get(w, w)
 
 
-def _reached(memory: Memory, who: str, relation: str) -> tuple[list[str], list[int]]:
+def relation_reaches(memory: Memory, who: str, relation: str) -> tuple[list[str], list[int]]:
     """Whom `relation` of `who` reaches over the current relations, and the lines that say so."""
     people, sources = [], []
     for r in memory.derived.relations_listed(memory.people.person_id(who)):
@@ -315,7 +315,7 @@ def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tupl
         for rel in rels:
             reached, sources = [], []
             for who in here:
-                found, said = _reached(memory, who, rel)
+                found, said = relation_reaches(memory, who, rel)
                 reached += [p for p in found if p not in reached and p != start]
                 sources += said
             steps.append(Step(", ".join(here), rel, tuple(reached), tuple(sources)))
@@ -403,17 +403,15 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     window = parsed[0] if parsed else None
     untimed = parsed[1] if parsed else text
     setting = SETTING.search(untimed) or PLACE.search(untimed)  # "at the team lunch", "at the farmers' market"
-    topic = [w for w in topic_words(parsed[1] if parsed else text, named) if not ORDINAL_DAY.fullmatch(w)]
+    topic = [w for w in topic_words(untimed, named) if not ORDINAL_DAY.fullmatch(w)]
     if path:  # "what does David's brother teach": "brother" says who, not what
         said = {canonical(w) for s in path for w in (s.relation, s.relation + "s")}
         topic = [w for w in topic if w not in said and relation_word(w) not in said]
     where = {canonical(x) for x in keywords(setting.group(0))} if setting else set()
-    if after := AFTER_ABOUT.search(parsed[1] if parsed else text):  # "talk about at the climbing wall": where
+    if after := AFTER_ABOUT.search(untimed):  # "talk about at the climbing wall": where
         where |= {canonical(x) for x in keywords(after.group(1))}
     settled = [w for w in topic if w not in where]
-    said = {canonical(w) for w in keywords(parsed[1] if parsed else text)} - {
-        canonical(w) for n in named for w in keywords(n)
-    }
+    said = {canonical(w) for w in keywords(untimed)} - {canonical(w) for n in named for w in keywords(n)}
     settled += [w for w in sorted(said & _ASKED_ABOUT) if w not in settled]  # "what happened to her job": a topic
     someone = people or [s.relation for s in path]  # "my brother", known or not, is someone asked about
     kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "")
@@ -429,7 +427,7 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
         kind, notes = Kind.WHO, [*notes, "asks only whom its relation path reaches"]
     if kind is Kind.PLANS and (ahead := plan_window(text, now)) is not None:  # "next week" is ahead
         window, topic = ahead[0], topic_words(ahead[1], named)
-        topic = [w for w in topic if not re.fullmatch(r"\d+(?:st|nd|rd|th)", w)]  # "Monday the 18th": the day
+        topic = [w for w in topic if not ORDINAL_DAY.fullmatch(w)]  # "Monday the 18th": the day
     q = Question(
         asked,
         kind,
