@@ -154,7 +154,7 @@ def met(a: Asked, q: Question, out: Answer) -> bool:
     names = [n for n in first if not AUTO_NAME.match(n)]
     strangers = len(first) - len(names)
     said = names + ([f"{strangers} {'person' if strangers == 1 else 'people'} not yet named"] if strangers else [])
-    days = sorted({said_on(r.session_start) for r in first.values()}, key=lambda d: d)
+    days = list(dict.fromkeys(said_on(r.session_start) for r in sorted(first.values(), key=lambda r: r.session_start)))
     when = f" ({joined(days)})" if len(days) <= 2 else ""
     count = f"{len(first)} {'person' if len(first) == 1 else 'people'}: " if q.counted else ""
     out.answer, out.known = f"{count}{joined(said)}{when}.", True
