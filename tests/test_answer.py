@@ -33,7 +33,7 @@ from app.ask.grounding import (
     topic_words,
     with_turns_beside,
 )
-from app.ask.prompts import GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, guess_kind, read_messages
+from app.ask.prompts import CHANGE, GUESS, READ, SELECT, SELECT_ONE, UNKNOWN, guess_kind, read_messages
 from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, resolve_times, unrepeated, weekdays_near
 from app.llm import DIALOG, Request
@@ -737,7 +737,7 @@ def test_the_names_of_several_pets_are_read_from_the_lines_that_say_them(llm, cf
 
 def test_the_prompts_hold_no_example_facts():
     """A small model copies names, dates and numbers out of its instructions into answers."""
-    for text in (SELECT, SELECT_ONE, READ, GUESS):
+    for text in (SELECT, SELECT_ONE, READ, GUESS, CHANGE):
         assert not re.search(r"\d", text)
         starts = {m.group(1) for m in re.finditer(r"(?:^|[.:;]\s+)([A-Z]\w*)", text)}
         assert set(re.findall(r"\b[A-Z]\w*", text)) - starts <= {"JSON", "I"}, text

@@ -814,6 +814,19 @@ def test_the_listener_called_sis_is_the_speaker_s_sister():
     assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Rosa", "sister", "Paula")]
 
 
+def test_the_one_greeted_as_dad_at_the_opening_is_the_speaker_s_father():
+    said_lines = [
+        ("Lena", "Hello Dad, got a minute?"),
+        ("Pavel", "Always. What's up?"),
+        ("Lena", "Hi Mum is what Tom calls you, not me."),  # no opening: not a relation
+        ("Pavel", "Ha, fine."),
+    ]
+    lines = [Line(i, i, who, text, T0 + 10 * i) for i, (who, text) in enumerate(said_lines, 1)]
+    names = ["Lena", "Pavel"]
+    items, _ = check(said(lines, names), lines, names, set())
+    assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [("Pavel", "father", "Lena")]
+
+
 def test_a_session_summary_is_a_diary_line_written_from_its_facts():
     lines = [Line(i, 1, who, text, T0 + 10 * i) for i, (who, text) in enumerate(SCRIPT, 1)]
     text = digest(lines, check(said(lines, NAMES), lines, NAMES, set())[0])

@@ -133,6 +133,20 @@ def test_a_day_of_the_month_said_alone():
     assert time_window("Who did I spend Saturday the 1st with?", NOW)[0].start == day(2023, 5, 1)
 
 
+def test_a_day_of_the_month_said_in_words():
+    """People say "the ninth of October" and "Saturday the third": the day, not the month alone (and not the
+    month of last year), and "the first may be hard" names no day."""
+    assert plan_window("The deadline is now the ninth of October.", NOW)[0].start == day(2023, 10, 9)
+    assert plan_window("It's October the twenty-first.", NOW)[0].start == day(2023, 10, 21)
+    assert plan_window("See you on Saturday the third", NOW)[0].start == day(2023, 6, 3)  # its weekday said too
+    assert plan_window("I sold it on Saturday the thirtieth", NOW, past=True)[0].start == day(2023, 4, 30)
+    assert time_window("What happened on the second of May?", NOW)[0].start == day(2023, 5, 2)
+    assert plan_window("The first may be hard", NOW) is None
+    # a month said alone in what is not told as past is the next one: "the second week of April now", in May
+    assert plan_window("It's the second week of April now.", NOW)[0].start == day(2024, 4, 1)
+    assert plan_window("We went there in April.", NOW, past=True)[0].start == day(2023, 4, 1)
+
+
 def test_weekdays_as_chat_shortens_them():
     assert time_window("Last Fri I took my kids to a pottery workshop", NOW)[0].start == day(2023, 5, 12)
     assert time_window("last tues. we went out", NOW)[0].start == day(2023, 5, 16)

@@ -81,6 +81,7 @@ from app.ask.grounding import (
 )
 from app.ask.lifelog import HANDLERS, Asked, superseded_lines
 from app.ask.prompts import (
+    CHANGE_SCHEMA,
     UNKNOWN,
     VERIFY_SCHEMA,
     guess_kind,
@@ -95,6 +96,7 @@ from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated, weekdays_near
 from app.config import Config
 from app.consolidation import forgetting
+from app.errors import LLMCutOff
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text import places
@@ -106,6 +108,15 @@ UNKNOWN_ASKER = "I don't know who is asking."
 # a question about what holds now reads the latest said first of the lines within this of the best one's score
 LATEST_WITHIN = 0.1
 _UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
+
+
+def _as_told(part: str, lines: list[Line]) -> str:
+    """A part of a change as read, without the speaker and the day its line was shown with, which a small model
+    copies ("Tom: The club meets on the 9th (said on Monday 26 October 2026)" → "The club meets on the 9th")."""
+    part = " ".join(part.split())
+    for line in lines:
+        part = part.removeprefix(f"{line.person}: ") if line.person else part
+    return re.sub(r"\s*\(said on [^)]*\)?$", "", part).strip(" .")
 
 
 def says_unknown(answer: str) -> bool:
@@ -321,17 +332,32 @@ class Answerer:
 
     def _change(self, q: Question, found: Gathered, out: Answer, timeout_s, on_job, started: float) -> bool:
         """What changed, read from the `answer.listed` best lines in the order they were said, each dated: "before:
-        X; now: Y", each part held by a line (the later one by a later line); none → False."""
+        X; now: Y", each part held by a line (the later one by a later line), what is asked about by the lines read;
+        none → False."""
         lines = sorted(found.lines[: self.cfg.answer.listed], key=lambda line: (line.t_start, line.id))
-        dated = [replace(line, shown=f"(on {said_on(line.t_start)}) {line.shown}") for line in lines]
-        text = out.read = self._read(q.reading, dated, out, timeout_s, on_job, started, change=True)
-        m = re.search(r"before\s*:?\s*(.+?)\s*[;,.]?\s*now\s*:?\s*(.+?)\.?$", text, re.I)
-        if m is None or says_unknown(text):
+        dated = [replace(line, shown=f"{line.shown} (said on {said_on(line.t_start)})") for line in lines]
+        t0 = time.perf_counter()
+        request = Request(
+            read_messages(q.reading, dated, change=True),
+            max_tokens=self.cfg.answer.read_tokens * 3,
+            schema=CHANGE_SCHEMA,  # both parts, always: a small model asked for a shape in words answers "Yes."
+            cache_prefix=1,
+            temperature=0.0,
+        )
+        try:
+            data = self._run(request, timeout_s, on_job, out).data or {}
+        except LLMCutOff:  # parts longer than a few words are no change told: the lines are read as for any question
             return False
-        before, now = m.group(1).strip(), m.group(2).strip()
-        joined = list(found.joined.values())
-        was = holding(before, q.reading, lines, found.named, joined, self._similar)
-        is_ = holding(now, q.reading, lines, found.named, joined, self._similar)
+        out.timings_ms["read"] = out.timings_ms.get("read", 0.0) + (time.perf_counter() - t0) * 1e3
+        before, now = (_as_told(str(data.get(k, "")), lines) for k in ("before", "now"))
+        out.read = f"before: {before}; now: {now}"
+        if not before or not now or says_unknown(before) or says_unknown(now) or before.lower() == now.lower():
+            return False
+        # each part held by a line of its own; the people and what is asked about by the lines read together (a
+        # change is told over them: "the deadline for the Hart bid is the 30th", then "they moved it to the 9th")
+        told = [*found.joined.values(), *lines]
+        was = holding(before, q.reading, lines, found.named, told, self._similar)
+        is_ = holding(now, q.reading, lines, found.named, told, self._similar)
         if not was or not is_ or max(x.t_start for x in is_) < min(x.t_start for x in was):
             return False
         out.answer, out.known = f"Now {now}; before, {before}.", True
@@ -440,13 +466,12 @@ class Answerer:
         on_job,
         started: float,
         guess: bool = False,
-        change: bool = False,
     ) -> str:
         t0 = time.perf_counter()
         request = Request(
-            read_messages(question, lines, guess, change),
-            max_tokens=self.cfg.answer.read_tokens * (2 if change else 1),
-            stop=() if change else ("\n",),  # "before: ...", then "now: ..." on a line of its own
+            read_messages(question, lines, guess),
+            max_tokens=self.cfg.answer.read_tokens,
+            stop=("\n",),
             cache_prefix=1,
             temperature=0.0,
         )

@@ -203,6 +203,52 @@ def said_on(t: float) -> str:
     return day_words(d, d.fromordinal(d.toordinal() + 1))
 
 
+# a relation one side of which says it of the other too ("John is David's brother": David is John's brother too)
+_BOTH_WAYS = frozenset(
+    "brother sister sibling cousin friend colleague coworker neighbor neighbour roommate classmate partner".split()
+)
+_SAME_RELATION = {"kid": "child", "children": "child", "mom": "mother", "mum": "mother", "dad": "father",
+                  "sis": "sister", "bro": "brother", "coworker": "colleague", "neighbour": "neighbor"}  # fmt: skip
+_CHILD = frozenset(["son", "daughter", "child", "kid"])
+_PARENT = frozenset(["mother", "father", "parent"])
+_SIBLING = frozenset(["brother", "sister", "sibling"])
+# the other side of a relation, whose word its side does not say: Ana, Tom's sister, has Tom for a sibling (a
+# brother or a sister: the relation says Ana's), Tom's mother has Tom for a child
+_INVERSE = {**dict.fromkeys(_SIBLING, _SIBLING), **dict.fromkeys(_CHILD, _PARENT), **dict.fromkeys(_PARENT, _CHILD)}
+
+
+def relation_word(word: str) -> str:
+    """A relation word as relations are compared: singular, one name for each ("kids" is "child")."""
+    w = word.lower().removesuffix("'s")
+    w = "child" if w == "children" else singular(w)
+    return _SAME_RELATION.get(w, w)
+
+
+def relation_reaches(memory: Memory, who: str, relation: str) -> dict[str, int | None]:
+    """Whom `relation` of `who` reaches over the current relations, each with the line that says so."""
+    reached: dict[str, int | None] = {}
+    for r in memory.derived.relations_listed(memory.people.person_id(who)):
+        if r["valid_to"] is not None:
+            continue
+        said = relation_word(r["relation"])
+        wanted = said == relation or (relation == "child" and said in _CHILD)
+        if wanted and r["object"] == who and r["subject"] != who:
+            other = r["subject"]
+        elif (
+            wanted
+            and r["subject"] == who
+            and said in _BOTH_WAYS
+            or r["subject"] == who
+            and said in _INVERSE.get(relation, ())
+        ):
+            other = r["object"]
+        else:
+            continue
+        if other not in reached:
+            reached[other] = r["sources"][0] if r["sources"] else None
+    return reached
+
+
 def _relation_words(memory: Memory) -> set[str]:
     """The words relations are read from, and those the memory holds."""
     return RELATION_WORDS | {singular(r[1].lower()) for r in memory.derived.relation_edges()}
@@ -224,14 +270,14 @@ def gather(
     query, people = question, ()
     walked = {singular(w.lower()) for w in _MY.findall(question)} & _relation_words(memory)
     if walked:  # "my colleagues": the asker's colleagues' words, and the lines that made them colleagues
-        pid = memory.people.person_id(asker) if asker else None
-        rows = memory.turns.utterances
-        for r in memory.derived.relations_listed(pid) if pid is not None else []:
-            if r["valid_to"] is None and singular(r["relation"].lower()) in walked and r["sources"]:
-                other = r["object"] if r["subject"] == asker else r["subject"]
-                source = rows(r["sources"][:1]).get(r["sources"][0])
-                if source is not None and other != asker:
-                    joined.setdefault(other, line_of(source, 0.0, "relation", when_said))
+        reached = {}
+        for word in sorted(walked) if asker else ():
+            for other, uid in relation_reaches(memory, asker, relation_word(word)).items():
+                reached.setdefault(other, uid)
+        rows = memory.turns.utterances([uid for uid in reached.values() if uid is not None])
+        for other, uid in reached.items():
+            if uid in rows and other != asker:
+                joined.setdefault(other, line_of(rows[uid], 0.0, "relation", when_said))
         if not joined:
             return Gathered([], {}, f"I don't know of any {' or '.join(sorted(walked))} of yours.")
         query = _MY.sub(" ", question)

@@ -23,8 +23,8 @@ from datetime import datetime, timezone
 
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
-from app.ask.grounding import Line, said_on
-from app.ask.question import Kind, Question, relation_reaches, relation_word
+from app.ask.grounding import Line, relation_reaches, relation_word, said_on
+from app.ask.question import Kind, Question
 from app.ask.wording import times_named
 from app.facts import FactKind
 from app.identity.naming import AUTO_NAME
@@ -355,7 +355,9 @@ def change(a: Asked, q: Question, out: Answer) -> bool:
     told, cited = [], []
     for f in facts:
         newer = by_id.get(f["superseded_by"]) if f["superseded_by"] else None
-        if newer is None and f["kind"] != FactKind.EVENT:  # the same key said again later with another value
+        # what someone is, likes or does, said again later with another value ("home": Porto, then Lisbon); plans
+        # and events are each their own, and "other" is no one thing
+        if newer is None and f["kind"] not in (FactKind.EVENT, FactKind.PLAN) and f["key"] != "other":
             newer = next(
                 (
                     g
@@ -385,8 +387,9 @@ def _lower(text: str) -> str:
 
 
 def state(a: Asked, q: Question, out: Answer) -> bool:
-    """What holds now: read from the line of the latest fact that holds the topic (a superseded one never);
-    none, the lines are read as for any question."""
+    """What holds now: read from the line of the latest fact that holds the topic (a superseded one never), else
+    the latest fact whose own words hold the topic; none, the lines are read as for any question ("Sam is
+    paying" is no answer to where Sam lives, though its line says "live")."""
     facts = [f for f in _facts_about(a, q, history=False) if f["sources"]]
     if not facts:
         return False
@@ -398,9 +401,12 @@ def state(a: Asked, q: Question, out: Answer) -> bool:
     if held:
         out.answer, out.known = text, True
         out.citations = a.cite([x.id for x in held])
-    else:  # the fact itself, as it was written from its line and checked then
-        out.answer, out.known, out.why_unknown = f"{latest['value']}.", True, ""
-        out.citations = a.cite(latest["sources"][-1:])
+    elif own := [f for f in facts if not q.topic or _holds(q.topic, f["value"])]:
+        fact = max(own, key=_said_at)  # the latest fact that says it itself, as written from its line
+        out.answer, out.known, out.why_unknown = f"{fact['value']}.", True, ""
+        out.citations = a.cite(fact["sources"][-1:])
+    else:  # only their lines hold the topic, and what they say of it was not read: the lines are read instead
+        return False
     return True
 
 
@@ -528,11 +534,11 @@ def counted_relation(a: Asked, q: Question, out: Answer) -> bool:
     person = q.people[0] if q.people else q.asker
     if rel is None or person is None:
         return False
-    found, sources = relation_reaches(a.memory, person, rel)  # the same walk the parse makes
+    found = relation_reaches(a.memory, person, rel)  # the same walk the parse makes
     if not found:
         return False
-    out.answer, out.known = f"{len(found)}: {joined(found)}.", True
-    out.citations = a.cite(list(dict.fromkeys(sources)))
+    out.answer, out.known = f"{len(found)}: {joined(list(found))}.", True
+    out.citations = a.cite([uid for uid in dict.fromkeys(found.values()) if uid is not None])
     return True
 
 

@@ -31,10 +31,16 @@ GUESS = (
     f"question, answer exactly: {UNKNOWN}"
 )
 CHANGE = (
-    "You tell what changed from the lines given, which are in the order they were said: what it was before and what "
-    "it is now, in a few words each, exactly as: before: ...; now: ... Use only what the lines say. When the lines "
-    f"do not say that it changed, answer exactly: {UNKNOWN}"
+    "You tell what changed from the lines given, which are in the order they were said. Reply in JSON: what it was "
+    "before and what it is now, in a few words each, only as the lines say them; both empty when the lines do not "
+    "say that it changed."
 )
+CHANGE_SCHEMA = {
+    "type": "object",
+    "properties": {k: {"type": "string", "maxLength": 100} for k in ("before", "now")},
+    "required": ["before", "now"],
+    "additionalProperties": False,
+}
 GUESS_KINDS = {
     "yes or no": ": yes or no",
     "choice": ": the one of the choices offered that is likelier",

@@ -35,13 +35,15 @@ from app.ask.grounding import (
     asks_for_a_guess,
     asks_for_several,
     asks_when_said,
+    relation_reaches,
+    relation_word,
     topic_words,
 )
 from app.ask.spans import OrderAsked, SpanAsked, order_asked, span_asked
 from app.consolidation.relations import FAMILY, SHORT, SOCIAL
 from app.store.memory import Memory
 from app.text.timeexpr import TimeWindow, plan_window, time_window
-from app.text.words import keywords, singular
+from app.text.words import keywords
 
 
 class Kind(StrEnum):
@@ -254,15 +256,6 @@ _RELATIONS = {*FAMILY, *SOCIAL, *SHORT}
 _REL = "|".join(sorted({*_RELATIONS, *(r + "s" for r in _RELATIONS), "children"}, key=len, reverse=True))
 # "David's brother", "my wife's sister", "John's colleagues", "the brother of David"
 _PATH = re.compile(rf"\b(?P<head>my|our|[A-Z][a-z]+)(?:'s|s')?\s+(?P<rels>(?:(?:{_REL})(?:'s)?\s+)*(?:{_REL}))\b")
-# a relation one side of which says it of the other too ("John is David's brother": David is John's brother too)
-_BOTH_WAYS = frozenset(
-    "brother sister sibling cousin friend colleague coworker neighbor neighbour roommate classmate partner".split()
-)
-_SAME_RELATION = {"kid": "child", "children": "child", "mom": "mother", "mum": "mother", "dad": "father",
-                  "sis": "sister", "bro": "brother", "coworker": "colleague", "neighbour": "neighbor"}  # fmt: skip
-_CHILD = frozenset(["son", "daughter", "child", "kid"])
-
-
 # words a question asks with that name what it asks about all the same: "what happened to her job?" is no recap
 _ASKED_ABOUT = frozenset(canonical(w) for w in "job work living name home house family".split())
 
@@ -272,33 +265,6 @@ KIN_NAMES = {"Mum": "mother", "Mom": "mother", "Mummy": "mother", "Mommy": "moth
              "Daddy": "father", "Grandma": "grandmother", "Granny": "grandmother", "Nan": "grandmother",
              "Grandpa": "grandfather"}  # fmt: skip
 KIN_NAME = re.compile(rf"(?<!\bmy )(?<!\bour )(?<!'s )\b({'|'.join(KIN_NAMES)})\b")
-
-
-def relation_word(word: str) -> str:
-    """A relation word as relations are compared: singular, one name for each ("kids" is "child")."""
-    w = word.lower().removesuffix("'s")
-    w = "child" if w == "children" else singular(w)
-    return _SAME_RELATION.get(w, w)
-
-
-def relation_reaches(memory: Memory, who: str, relation: str) -> tuple[list[str], list[int]]:
-    """Whom `relation` of `who` reaches over the current relations, and the lines that say so."""
-    people, sources = [], []
-    for r in memory.derived.relations_listed(memory.people.person_id(who)):
-        if r["valid_to"] is not None:
-            continue
-        said = relation_word(r["relation"])
-        wanted = said == relation or (relation == "child" and said in _CHILD)
-        if wanted and r["object"] == who and r["subject"] != who:
-            other = r["subject"]
-        elif wanted and r["subject"] == who and said in _BOTH_WAYS:
-            other = r["object"]
-        else:
-            continue
-        if other not in people:
-            people.append(other)
-            sources += r["sources"][:1]
-    return people, sources
 
 
 def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tuple[tuple[Step, ...], str, str]:
@@ -315,9 +281,9 @@ def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tupl
         for rel in rels:
             reached, sources = [], []
             for who in here:
-                found, said = relation_reaches(memory, who, rel)
+                found = relation_reaches(memory, who, rel)
                 reached += [p for p in found if p not in reached and p != start]
-                sources += said
+                sources += [uid for uid in found.values() if uid is not None]
             steps.append(Step(", ".join(here), rel, tuple(reached), tuple(sources)))
             if not reached:  # read the rest as said of the last one reached: "my sister's kids" as "Lena's kids"
                 whose = "your" if head.lower() in ("my", "our") else f"{head}'s"

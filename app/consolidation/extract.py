@@ -233,6 +233,8 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
         before = lines[line_no - 2].person if line_no > 1 else None
         if listener and listener == before:  # between the two of them: the one answered and answering
             named += [(r, listener, line.person) for r in called(line.text)]
+        elif listener and line_no == 1:  # the opening greets who answers: "Hello Dad, got a minute?"
+            named += [(r, listener, line.person) for r in called(line.text, opening=True)]
         for relation, other, whose in named:
             if whose and whose not in refused and other not in refused:
                 circle = "family" if relation in FAMILY else "social"

@@ -54,10 +54,18 @@ CALLED |= {"daddy": "father", "grandma": "grandmother", "granny": "grandmother",
 CALLED |= {"grandpa": "grandfather"}
 
 
-def called(text: str) -> list[str]:
+_GREETED = re.compile(  # a conversation opened by greeting the listener so: "Hello Dad, got a minute?"
+    r"^\s*(?i:hi|hello|hey|hiya|morning|good\s+(?:morning|afternoon|evening))\s+"
+    r"(?P<rel>(?i:sis|mum|mom|mummy|mommy|dad|daddy|grandma|grandpa|granny|nana))\s*(?=[,.!?]|$)"
+)
+
+
+def called(text: str, opening: bool = False) -> list[str]:
     """What the speaker calls the one they talk to, as a relation ("Oh, that's great, sis!": sister; "Thanks,
-    Mum": mother): the listener is that to the speaker."""
-    return list(dict.fromkeys(CALLED[m.group("rel").lower()] for m in _CALLED.finditer(text)))
+    Mum": mother): the listener is that to the speaker. With `opening` (the line that opens a conversation), a
+    greeting too: "Hello Dad, got a minute?"."""
+    found = [*_CALLED.finditer(text), *(_GREETED.finditer(text) if opening else ())]
+    return list(dict.fromkeys(CALLED[m.group("rel").lower()] for m in found))
 
 
 def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:

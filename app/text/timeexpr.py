@@ -48,6 +48,13 @@ MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))  # the names as a reg
 # a weekday as chat shortens it too ("last Fri"); "Sat" and "Sun" are words as well ("I sat", "the sun")
 _DAY_NAMES = WEEKDAYS | {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
 _DAY = "|".join(sorted(_DAY_NAMES, key=len, reverse=True))
+_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
+_TEENS = "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth".split()
+# a day of the month said in words, as people say it: "the ninth of October", "October the twenty-first"
+ORDINAL_DAYS = {w: i for i, w in enumerate([*_UNITS, *_TEENS], 1)} | {"twentieth": 20, "thirtieth": 30}
+ORDINAL_DAYS |= {f"twenty{sep}{w}": 21 + i for i, w in enumerate(_UNITS) for sep in ("-", " ")}
+ORDINAL_DAYS |= {f"thirty{sep}first": 31 for sep in ("-", " ")}
+_SAID_DAY = "|".join(sorted(ORDINAL_DAYS, key=len, reverse=True))
 _NUM = r"\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
 _PART = "|".join(PARTS)
 
@@ -116,9 +123,15 @@ def _weekend(today: datetime, weeks: int) -> tuple[datetime, datetime]:
 
 # "on the 17th", with no month after it ("on the 3rd of May" names its month: `time_window`)
 _DAY_OF_MONTH = (  # "on the 17th", "on Wednesday the 16th", "Saturday the 26th"
-    rf"(?:\bon\s+(?:(?:{_DAY}),?\s+)?|\b(?:{_DAY}),?\s+)the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b"
+    rf"(?:\bon\s+(?:(?:{_DAY}),?\s+)?|\b(?:{_DAY}),?\s+)the\s+(?P<d>\d{{1,2}}(?=st|nd|rd|th)|{_SAID_DAY})(?:st|nd|rd|th)?\b"
     rf"(?!\s+(?:of\s+)?(?:{MONTH_RE})\b)"
 )
+
+
+def _day_number(m: re.Match) -> int:
+    """The day of the month a match names, in figures ("9", "9th") or words ("ninth")."""
+    said = m.groupdict().get("said") or (m["d"] if not m["d"].isdigit() else None)
+    return ORDINAL_DAYS[said] if said else int(m["d"])
 
 
 def _day_of_month(today: datetime, number: int, step: int) -> datetime | None:
@@ -174,18 +187,24 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
     # "on 8 May 2023", "May 8, 2023", "on May 8"
-    day_first = rf"\b(?:on\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{MONTH_RE})\.?,?\s*(?P<y>\d{{4}})?\b"
-    month_first = rf"\b(?:on\s+)?(?P<m>{MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b"
+    day_first = (
+        rf"\b(?:on\s+)?(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?|(?:the\s+)?(?P<said>{_SAID_DAY})\s+of\s+)"
+        rf"(?P<m>{MONTH_RE})\.?,?\s*(?P<y>\d{{4}})?\b"
+    )
+    month_first = (
+        rf"\b(?:on\s+)?(?P<m>{MONTH_RE})\.?\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?|(?:the\s+)?(?P<said>{_SAID_DAY})\b)"
+        rf"(?:,?\s*(?P<y>\d{{4}}))?\b"
+    )
     for pattern in (day_first, month_first):
         if m := re.search(pattern, q):
             try:
-                day = datetime(int(m["y"] or today.year), MONTHS[m["m"]], int(m["d"]))
+                day = datetime(int(m["y"] or today.year), MONTHS[m["m"]], _day_number(m))
             except ValueError:
                 continue
             return found(m, day, day + timedelta(days=1))
     # "on the 17th", "on Wednesday the 16th" (no month said): the latest 17th not after now
     if m := re.search(_DAY_OF_MONTH, q):
-        day = _day_of_month(today, int(m["d"]), -1)
+        day = _day_of_month(today, _day_number(m), -1)
         if day is not None:
             return found(m, day, day + timedelta(days=1))
     # "in May 2023", "May 2023", "in May" (the latest May not after now)
@@ -268,7 +287,8 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
 
 def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindow, str] | None:
     """The window a statement about the future names ("next Friday", "tomorrow", "on Monday", "in September",
-    "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference). With
+    "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference), but a month
+    said alone is the next one ("the second week of April now", said in March: this April). With
     `past` (the statement tells what happened: "I twisted my ankle on Friday"), a weekday is the last one."""
     q = text.lower()
     tz = now.tzinfo
@@ -278,6 +298,9 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         rest = _without(text, m)
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), m.group(0).strip()), rest
 
+    # "on Saturday the 3rd", "the party is on the 25th": that day of the month, the next one (`past`: the last one)
+    if (m := re.search(_DAY_OF_MONTH, q)) and (day := _day_of_month(today, _day_number(m), -1 if past else 1)):
+        return found(m, day, day + timedelta(days=1))
     # a weekday's thing ("Friday's meeting") is that day's, as "on Friday" is
     if past and (m := re.search(rf"\b(?:(?:on|this(?! coming))\s+({_DAY})\b|({_DAY})(?=['’]s\b))", q)):
         day = _DAY_NAMES[m.group(1) or m.group(2)]
@@ -314,10 +337,6 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     if m := re.search(rf"\bin\s+({_NUM})\s+(day|week|month|year)s?\b", q):
         centre = today + timedelta(days=count_of(m.group(1)) * UNITS[m.group(2)])
         return found(m, centre, centre + timedelta(days=1))
-    if not past and (m := re.search(_DAY_OF_MONTH, q)):  # "the party is on the 25th": the next 25th
-        day = _day_of_month(today, int(m["d"]), 1)
-        if day is not None:
-            return found(m, day, day + timedelta(days=1))
     m = re.search(rf"\b(?:in|this|next)\s+({MONTH_RE})\b(?:\s+((?:19|20)\d{{2}})\b)?", q)
     if m and (m.group(1) != "may" or m.group(0).startswith(("in ", "next "))):  # "may": a verb
         month = MONTHS[m.group(1)]
@@ -328,4 +347,14 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
         else:
             year = today.year + (month < today.month)
         return found(m, *_month_span(year, month))
-    return time_window(text, now)
+    read = time_window(text, now)
+    if read is None or past:
+        return read
+    span, rest = read  # "it's the second week of April now", said in March: this April, not the last one
+    month_said = (
+        span.start.day == 1 and 28 <= (span.end - span.start).days <= 31 and not re.search(r"\d", span.expression)
+    )
+    if month_said and span.end <= now:
+        start, end = _month_span(span.start.year + 1, span.start.month)
+        return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), span.expression), rest
+    return read
