@@ -332,8 +332,8 @@ class Answerer:
 
     def _change(self, q: Question, found: Gathered, out: Answer, timeout_s, on_job, started: float) -> bool:
         """What changed, read from the `answer.listed` best lines in the order they were said, each dated: "before:
-        X; now: Y", each part held by a line (the later one by a later line), what is asked about by the lines read;
-        none → False."""
+        X; now: Y", each part held by a line (the later one by a line said later: one line is no change told), what
+        is asked about by one of them or by both together; none → False."""
         lines = sorted(found.lines[: self.cfg.answer.listed], key=lambda line: (line.t_start, line.id))
         dated = [replace(line, shown=f"{line.shown} (said on {said_on(line.t_start)})") for line in lines]
         t0 = time.perf_counter()
@@ -353,12 +353,19 @@ class Answerer:
         out.read = f"before: {before}; now: {now}"
         if not before or not now or says_unknown(before) or says_unknown(now) or before.lower() == now.lower():
             return False
-        # each part held by a line of its own; the people and what is asked about by the lines read together (a
-        # change is told over them: "the deadline for the Hart bid is the 30th", then "they moved it to the 9th")
-        told = [*found.joined.values(), *lines]
-        was = holding(before, q.reading, lines, found.named, told, self._similar)
-        is_ = holding(now, q.reading, lines, found.named, told, self._similar)
-        if not was or not is_ or max(x.t_start for x in is_) < min(x.t_start for x in was):
+        joined = list(found.joined.values())
+
+        def part(text: str, beside: list[Line]) -> list[Line]:
+            return holding(text, q.reading, lines, found.named, [*joined, *beside], self._similar)
+
+        # each part held by a line of its own, what is asked about by that line or by the other part's (a change is
+        # told over two: "the deadline for the Hart bid is the 30th", then "they moved it to the 9th")
+        was, is_ = part(before, []), part(now, [])
+        if was and not is_:
+            is_ = part(now, was)
+        elif is_ and not was:
+            was = part(before, is_)
+        if not was or not is_ or max(x.t_start for x in is_) <= min(x.t_start for x in was):
             return False
         out.answer, out.known = f"Now {now}; before, {before}.", True
         out.chosen = [line.id for line in lines]

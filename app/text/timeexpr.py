@@ -288,7 +288,7 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
 def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindow, str] | None:
     """The window a statement about the future names ("next Friday", "tomorrow", "on Monday", "in September",
     "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference), but a month
-    said alone is the next one ("the second week of April now", said in March: this April). With
+    said alone is the next one ("the fair is the last week of April now", said in March: this April). With
     `past` (the statement tells what happened: "I twisted my ankle on Friday"), a weekday is the last one."""
     q = text.lower()
     tz = now.tzinfo
@@ -350,7 +350,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     read = time_window(text, now)
     if read is None or past:
         return read
-    span, rest = read  # "it's the second week of April now", said in March: this April, not the last one
+    span, rest = read  # "the fair is the last week of April now", said in March: this April, not the last one
     month_said = (
         span.start.day == 1 and 28 <= (span.end - span.start).days <= 31 and not re.search(r"\d", span.expression)
     )
