@@ -145,6 +145,7 @@ def test_a_day_of_the_month_said_in_words():
     # a month said alone in what is not told as past is the next one: "the last week of April now", in May
     assert plan_window("The fair is the last week of April now.", NOW)[0].start == day(2024, 4, 1)
     assert plan_window("We went there in April.", NOW, past=True)[0].start == day(2023, 4, 1)
+    assert plan_window("I lost my job last month and I am planning a trip", NOW)[0].start == day(2023, 4, 1)
 
 
 def test_weekdays_as_chat_shortens_them():

@@ -234,14 +234,8 @@ def relation_reaches(memory: Memory, who: str, relation: str) -> dict[str, int |
         wanted = said == relation or (relation == "child" and said in _CHILD)
         if wanted and r["object"] == who and r["subject"] != who:
             other = r["subject"]
-        elif (
-            wanted
-            and r["subject"] == who
-            and said in _BOTH_WAYS
-            or r["subject"] == who
-            and said in _INVERSE.get(relation, ())
-        ):
-            other = r["object"]
+        elif r["subject"] == who and (wanted and said in _BOTH_WAYS or said in _INVERSE.get(relation, ())):
+            other = r["object"]  # "my brother": I am Tom's sister
         else:
             continue
         if other not in reached:

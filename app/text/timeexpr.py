@@ -351,9 +351,7 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     if read is None or past:
         return read
     span, rest = read  # "the fair is the last week of April now", said in March: this April, not the last one
-    month_said = (
-        span.start.day == 1 and 28 <= (span.end - span.start).days <= 31 and not re.search(r"\d", span.expression)
-    )
+    month_said = re.fullmatch(rf"(?:(?:in|during)\s+)?(?:{MONTH_RE})\.?", span.expression)  # not "last month"
     if month_said and span.end <= now:
         start, end = _month_span(span.start.year + 1, span.start.month)
         return TimeWindow(start.replace(tzinfo=tz), end.replace(tzinfo=tz), span.expression), rest
