@@ -15,7 +15,7 @@ from lines, grounded: retrieval and code choose and check; the model only reads 
    from it fails the check, the best two are read after all) — or those the model picks by number (`model`:
    measured worse and slower; README, Answers). A question about what holds now reads the latest said first of
    the lines nearly as good as the best, and never a line whose fact was superseded; one about what changed is
-   read from the best lines in the order they were said, as "before: ...; now: ...", each part held by a line.
+   read from the best lines in the order they were said, as before and now (JSON), each part held by a line.
 3. read: the model answers from the chosen lines alone, in a few words.
 4. check (app/ask/checking.py): the line that holds the answer's own words (and the people, relation words and
    topic words of the question) is its citation; none → "I don't know" (a list asked for keeps the items that
@@ -331,9 +331,9 @@ class Answerer:
             out.why_unknown = "the model did not know" if says_unknown(text) else "not in the lines"
 
     def _change(self, q: Question, found: Gathered, out: Answer, timeout_s, on_job, started: float) -> bool:
-        """What changed, read from the `answer.listed` best lines in the order they were said, each dated: "before:
-        X; now: Y", each part held by a line (the later one by a line said later: one line is no change told), what
-        is asked about by one of them or by both together; none → False."""
+        """What changed, read from the `answer.listed` best lines in the order they were said, each dated, as JSON
+        {before, now}: each part held by a line (the later one by a line said later: one line is no change told),
+        what is asked about by one of them or by both together; none → False."""
         lines = sorted(found.lines[: self.cfg.answer.listed], key=lambda line: (line.t_start, line.id))
         dated = [replace(line, shown=f"{line.shown} (said on {said_on(line.t_start)})") for line in lines]
         t0 = time.perf_counter()
