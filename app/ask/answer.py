@@ -110,12 +110,17 @@ LATEST_WITHIN = 0.1
 _UNKNOWN_PHRASES = ("don't know", "not know", "not mentioned", "no information", "not say", "doesn't say", "unknown")
 
 
+def _unprefixed(text: str, lines: list[Line]) -> str:
+    """`text` without the speaker a reply that copies a whole line keeps ("Tom: The club meets on the 9th")."""
+    for line in lines:
+        text = text.removeprefix(f"{line.person}: ") if line.person else text
+    return text
+
+
 def _as_told(part: str, lines: list[Line]) -> str:
     """A part of a change as read, without the speaker and the day its line was shown with, which a small model
     copies ("Tom: The club meets on the 9th (said on Monday 26 October 2026)" → "The club meets on the 9th")."""
-    part = " ".join(part.split())
-    for line in lines:
-        part = part.removeprefix(f"{line.person}: ") if line.person else part
+    part = _unprefixed(" ".join(part.split()), lines)
     return re.sub(r"\s*\(said on [^)]*\)?$", "", part).strip(" .")
 
 
@@ -260,7 +265,7 @@ class Answerer:
         if not found.lines:
             out.answer, out.why_unknown = found.why_none or UNKNOWN, "nothing found"
             return
-        if q.kind is Kind.CHANGE and self._change(q, found, out, timeout_s, on_job, started):
+        if q.kind is Kind.CHANGE and self._change(q, found, out, timeout_s, on_job):
             return  # "what changed with Bea's job?": what it was before and what it is now, each held by a line
         if q.kind is Kind.STATE:  # "where does she live now?": never a superseded value, the latest said first
             gone = superseded_lines(self.memory, q.people or ((person,) if person else ()))
@@ -330,7 +335,7 @@ class Answerer:
         else:
             out.why_unknown = "the model did not know" if says_unknown(text) else "not in the lines"
 
-    def _change(self, q: Question, found: Gathered, out: Answer, timeout_s, on_job, started: float) -> bool:
+    def _change(self, q: Question, found: Gathered, out: Answer, timeout_s, on_job) -> bool:
         """What changed, read from the `answer.listed` best lines in the order they were said, each dated, as JSON
         {before, now}: each part held by a line (the later one by a line said later: one line is no change told),
         what is asked about by one of them or by both together; none → False."""
@@ -490,9 +495,7 @@ class Answerer:
         out.finish = reply.usage.finish
         text = " ".join(reply.text.split()).strip().strip('"').strip()
         text = unrepeated(re.sub(r"^(?:the )?answer(?: is)?\s*:\s*", "", text, flags=re.I))  # "The answer is: park"
-        for line in lines:  # a reply that copies a whole line with its speaker keeps the line
-            text = text.removeprefix(f"{line.person}: ") if line.person else text
-        return text
+        return _unprefixed(text, lines)  # a reply that copies a whole line with its speaker keeps the line
 
     def _to_verify(self, answer: str, question: str) -> bool:
         """Whether the answer is asked about again (`answer.verify`): with `names`, one that only names people —

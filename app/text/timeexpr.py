@@ -130,8 +130,8 @@ _DAY_OF_MONTH = (  # "on the 17th", "on Wednesday the 16th", "Saturday the 26th"
 
 def _day_number(m: re.Match) -> int:
     """The day of the month a match names, in figures ("9", "9th") or words ("ninth")."""
-    said = m.groupdict().get("said") or (m["d"] if not m["d"].isdigit() else None)
-    return ORDINAL_DAYS[said] if said else int(m["d"])
+    day = m.groupdict().get("said") or m["d"]
+    return int(day) if day.isdigit() else ORDINAL_DAYS[day]
 
 
 def _day_of_month(today: datetime, number: int, step: int) -> datetime | None:
