@@ -82,6 +82,48 @@ def test_words_times_add_no_words(speech):
     assert all(0 <= w.start_s <= w.end_s <= len(two) / 16000 for w in timed.words)
 
 
+def test_words_times_decode_no_pass_over_the_pad(speech):
+    """Asked for its words' times, faster-whisper would decode again from the last word's end, a whole window's
+    encoding for the pad the VAD keeps after the speech: when the words reach within LATER_PASS_MIN_S of the
+    end, that pass is never decoded (one encoding, as without the times)."""
+    need_models("whisper-base")
+    asr = load_recognizer("whisper-base", MODELS)
+    encoded: list[int] = []
+    encode = asr._model.encode
+    asr._model.encode = lambda features: encoded.append(1) or encode(features)
+    clip = np.concatenate([speech(SENTENCES[0]), np.zeros(8000, np.float32)])  # half a second of pad
+    timed = asr(clip, words=True)
+    assert wer(SENTENCES[0], timed.text) <= 0.15 and timed.words
+    assert len(encoded) == 1
+
+
+def test_a_later_pass_saying_again_what_the_last_ended_with_ends_the_reading():
+    """Over a stretch of several voices a later pass once said "Miss Inns." eleven times, each pass a whole
+    window's encoding. Whisper's loops cannot be called up at will, so this double of faster-whisper's
+    transcribe (the real recognizer around it) yields such passes: the first repeat ends the reading and is
+    dropped, and nothing after it is decoded."""
+    from types import SimpleNamespace
+
+    need_models("whisper-base")
+    asr = load_recognizer("whisper-base", MODELS)
+    asked = []
+
+    def segment(seek: int, text: str, end: float):
+        word = SimpleNamespace(word=text.rsplit(maxsplit=1)[-1], start=end - 0.3, end=end)
+        return SimpleNamespace(
+            seek=seek, text=text, words=[word], no_speech_prob=0.1, avg_logprob=-0.3, compression_ratio=1.2
+        )
+
+    def passes():
+        for k, (text, end) in enumerate([("every purpose. Miss Inns.", 4.0), ("Miss Inns.", 5.0), ("Miss Inns.", 6.0)]):
+            asked.append(k)
+            yield segment(k * 100, text, end)
+
+    asr._model.transcribe = lambda audio, **options: (passes(), None)
+    heard = asr(np.full(16000 * 10, 0.1, np.float32), words=True)
+    assert heard.text == "every purpose. Miss Inns." and asked == [0, 1]
+
+
 @pytest.mark.parametrize("name", ["whisper-base", "whisper-tiny.en"])
 def test_silence_and_noise_give_no_words(name):
     """Whisper makes words up in silence and noise ("you"); whether one CPU's kernels push a made-up segment past

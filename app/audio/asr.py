@@ -34,9 +34,15 @@ _FILLERS = {"<s>", "</s>", "<sil>", "[NOISE]", "[BREATH]", "[COUGH]", "[UM]", "[
 # kernels cross and another's do not; this one leaves a margin of 0.25 in log-probability on each side.
 NO_SPEECH_PROB = 0.6
 NO_SPEECH_LOGPROB = -0.8
-# with words' times faster-whisper decodes again from the last word's end; what it hears in that pad ("it.", "Thanks
-# for watching.", a name) it judges no speech at 0.42-0.55, a first pass's early stop it goes on with at 0.07
+# Without the segments' timestamps Whisper's first pass sometimes stops after one sentence of several, and the rest
+# is lost; with words' times faster-whisper decodes again from the last word's end, which recovers it (it judges
+# that no speech at 0.07). What it hears in the pad after the last word ("it.", "Thanks for watching.", a name) it
+# judges no speech at 0.42-0.55.
 LATER_PASS_NO_SPEECH = 0.35
+# A later pass is not decoded at all when the last word ends this near the audio's end (s): what is left is the
+# pad, and each pass is a whole window's encoding. On the VAD stretches of the 9 tuning conversations (661 s;
+# README, Conversations): plain 145 s of CPU, WER 0.311; words' times with this 153 s, WER 0.303
+LATER_PASS_MIN_S = 1.0
 # a reading with the names given that has fewer words than this per second of a stretch this long is read again
 # without them (people say 2-3 words a second; a stretch the VAD found is mostly speech)
 SPARSE_MIN_S = 4.0
@@ -170,10 +176,17 @@ class WhisperAsr:
                 without_timestamps=True,
                 vad_filter=False,
                 condition_on_previous_text=False,
-                word_timestamps=words,  # the alignment costs about a third more (README, Conversations)
+                word_timestamps=words,  # and with them a pass after a first that stopped early (see below)
                 hotwords=hotwords or None,
             )
-            decoded = list(segments)
+            decoded, end_s = [], len(audio) / SAMPLE_RATE_HZ
+            for segment in segments:  # a generator: each later pass is decoded only when asked for
+                if decoded and _repeats(decoded[-1].text, segment.text):
+                    break  # a later pass says again what the one before ended with: a loop, pass after pass
+                decoded.append(segment)
+                said = segment.words or ()
+                if words and (not said or end_s - said[-1].end < LATER_PASS_MIN_S):
+                    break
             if decoded:  # a later pass (words' times) over the pad after the last word: what it hears there is made up
                 first = decoded[0].seek
                 decoded = [s for s in decoded if s.seek == first or s.no_speech_prob < LATER_PASS_NO_SPEECH]
@@ -203,6 +216,13 @@ def _windowed_whisper():
             return super().encode(features[..., : self.frames])
 
     return WindowedWhisper
+
+
+def _repeats(before: str, later: str) -> bool:
+    """Whether a later pass's text is what the pass before ended with ("... every purpose. Miss Inns." then "Miss
+    Inns." eleven times over a tuning conversation's stretch)."""
+    later = later.strip().lower()
+    return bool(later) and before.strip().lower().endswith(later)
 
 
 def _heard(segment) -> bool:

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from app.audio.asr import Transcript
 from app.audio.vad import Reframer, SpeechSegmenter
 from app.config import Config
 from app.consolidation.background import BackgroundWriter
@@ -38,7 +39,7 @@ from app.identity.tracker import IdentityTracker
 from app.recorder.perception import Perception
 from app.recorder.sources import Source
 from app.recorder.summary import RunSummary
-from app.recorder.turns import MIN_EMBED_S, Heard, turns
+from app.recorder.turns import MIN_EMBED_S, Heard, fill_skipped, turns
 from app.recorder.writer import UtteranceWriter
 from app.store.memory import Memory
 from app.store.retention import sweep
@@ -318,15 +319,23 @@ class Recorder:
         transcript = self.models.asr(seg.audio, words=len(runs) > 1, hotwords=hotwords)
         if transcript.looped and len(runs) > 1:  # long speech of several voices can send Whisper round in a loop
             return Heard(transcript, runs, windows, self._each_run(seg, runs, hotwords))
-        return Heard(transcript, runs, windows)
+        return Heard(self._fill_skipped(seg, transcript, runs, hotwords), runs, windows)
+
+    def _fill_skipped(
+        self, seg: SpeechSegment, transcript: Transcript, runs: tuple[VoiceRun, ...], hotwords: str
+    ) -> Transcript:
+        """The stretch's words with the voices' runs Whisper passed over read again (turns.fill_skipped)."""
+        filled, again = fill_skipped(transcript, runs, lambda run: self._read_run(seg, run, hotwords))
+        self.summary.runs_read_again += again
+        return filled
 
     def _each_run(self, seg: SpeechSegment, runs: tuple[VoiceRun, ...], hotwords: str) -> tuple[str, ...]:
         """Each voice's run recognised on its own (when the stretch as a whole looped)."""
+        return tuple(self._read_run(seg, run, hotwords) for run in runs)
+
+    def _read_run(self, seg: SpeechSegment, run: VoiceRun, hotwords: str) -> str:
         rate = SAMPLE_RATE_HZ
-        return tuple(
-            self.models.asr(seg.audio[int(r.start_s * rate) : int(r.end_s * rate)], hotwords=hotwords).text
-            for r in runs
-        )
+        return self.models.asr(seg.audio[int(run.start_s * rate) : int(run.end_s * rate)], hotwords=hotwords).text
 
     def _learn(self, seg: SpeechSegment, heard: Heard, diarizer: Diarizer) -> Heard:
         """A stretch with words, closed: the conversation's voices learn it and give its runs (the same as
@@ -337,7 +346,9 @@ class Recorder:
         if heard.texts is not None and len(runs) == len(heard.texts):
             return dataclasses.replace(heard, runs=runs)
         if len(runs) > 1 and not heard.transcript.words:
-            return Heard(self.models.asr(seg.audio, words=True, hotwords=self.writer.hotwords), runs, heard.windows)
+            hotwords = self.writer.hotwords
+            transcript = self.models.asr(seg.audio, words=True, hotwords=hotwords)
+            return Heard(self._fill_skipped(seg, transcript, runs, hotwords), runs, heard.windows)
         return dataclasses.replace(heard, runs=runs)
 
     def _turns(self, seg: SpeechSegment, heard: Heard) -> list[Utterance]:

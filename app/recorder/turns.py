@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -24,6 +24,10 @@ SNAP_S = 0.6  # a change of voice is moved to the pause between two words this n
 MIN_GAP_S = 0.05  # a pause between two words at least this long (the recognizer often leaves none)
 PAUSE_S = 0.15  # the VAD is looked at this far on each side of a change of voice for a pause (s)
 BACKCHANNEL_S = 1.5  # a listener's signal is shorter than this (s)
+# a voice's run this long (s) with fewer words a second than this in the reading of its whole stretch was passed
+# over by Whisper (people say 2-3 words a second) and is read again on its own
+SKIPPED_MIN_S = 1.0
+SKIPPED_WORDS_PER_S = 1.0
 _BACKCHANNEL_WORDS = frozenset(
     """mm mhm mmhmm mm-hmm mm-hm hmm hm uh-huh uh huh um yeah yes yep yup ya right okay ok sure wow oh ah aha
     really exactly true totally absolutely indeed cool nice great alright i see got it""".split()
@@ -89,6 +93,32 @@ def _spread(runs: list[VoiceRun], texts: tuple[str, ...]) -> tuple[Word, ...]:
         step = (run.end_s - run.start_s) / max(len(said), 1)
         out += [Word(w, run.start_s + k * step, run.start_s + (k + 1) * step) for k, w in enumerate(said)]
     return tuple(out)
+
+
+def fill_skipped(
+    transcript: Transcript, runs: tuple[VoiceRun, ...], read: Callable[[VoiceRun], str]
+) -> tuple[Transcript, int]:
+    """The stretch's words with each voice's run that Whisper passed over (SKIPPED_MIN_S or more of it with under
+    SKIPPED_WORDS_PER_S: read over several voices, it sometimes drops a quick answer whole) read again on its own
+    by `read`, its words spread over the run; and how many runs were read again."""
+    if len(runs) < 2 or not transcript.words:
+        return transcript, 0
+    words, again = list(transcript.words), 0
+    for run in runs:
+        seconds = run.end_s - run.start_s
+        held = _words_in(tuple(words), run.start_s, run.end_s)
+        if seconds < SKIPPED_MIN_S or len(held) >= SKIPPED_WORDS_PER_S * seconds:
+            continue
+        said = read(run).split()
+        if len(said) <= len(held):
+            continue
+        step = seconds / len(said)
+        spread = [Word(w, run.start_s + k * step, run.start_s + (k + 1) * step) for k, w in enumerate(said)]
+        words = sorted([w for w in words if w not in held] + spread, key=lambda w: w.start_s)
+        again += 1
+    if not again:
+        return transcript, 0
+    return replace(transcript, text=" ".join(w.text for w in words), words=tuple(words)), again
 
 
 def _words_in(words: tuple[Word, ...], start: float, end: float) -> list[Word]:
