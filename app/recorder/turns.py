@@ -10,7 +10,7 @@ over, which is marked as overlapped, and its words go. A run that begins without
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -106,22 +106,20 @@ def fill_skipped(
     words, again = list(transcript.words), 0
     for run in runs:
         seconds = run.end_s - run.start_s
-        held = _words_in(tuple(words), run.start_s, run.end_s)
+        held = _words_in(words, run.start_s, run.end_s)
         if seconds < SKIPPED_MIN_S or len(held) >= SKIPPED_WORDS_PER_S * seconds:
             continue
-        said = read(run).split()
-        if len(said) <= len(held):
+        text = read(run)
+        if len(text.split()) <= len(held):
             continue
-        step = seconds / len(said)
-        spread = [Word(w, run.start_s + k * step, run.start_s + (k + 1) * step) for k, w in enumerate(said)]
-        words = sorted([w for w in words if w not in held] + spread, key=lambda w: w.start_s)
+        words = sorted([w for w in words if w not in held] + list(_spread([run], (text,))), key=lambda w: w.start_s)
         again += 1
     if not again:
         return transcript, 0
     return replace(transcript, text=" ".join(w.text for w in words), words=tuple(words)), again
 
 
-def _words_in(words: tuple[Word, ...], start: float, end: float) -> list[Word]:
+def _words_in(words: Sequence[Word], start: float, end: float) -> list[Word]:
     return [w for w in words if start <= (w.start_s + w.end_s) / 2 < end]
 
 
