@@ -24,7 +24,7 @@ from app.demo import face_cards, group_photo
 from app.frames import SAMPLE_RATE_HZ, Face
 from app.identity.speakers import SpeakerAssigner
 from app.identity.tracker import IdentityTracker
-from app.recorder.perception import face_backend, load_faces, load_voice, single_thread_numpy_blas
+from app.recorder.perception import face_backend, load_faces, load_voice, single_thread_blas
 from app.vision.faces import FaceTracker, NoveltyGate
 
 PEOPLE = 1000
@@ -127,7 +127,7 @@ def _assigner(cfg: Config, faces_model, seen: Face, heard: np.ndarray, people: i
 
 
 def bench_identity(cfg: Config, people: int = PEOPLE, polls: int = POLLS) -> dict:
-    single_thread_numpy_blas()  # as the recorder runs (load_perception)
+    single_thread_blas()  # as the recorder runs (load_perception)
     faces_model, voice_model = load_faces(cfg), load_voice(cfg)
     scenes = _scenes(face_cards(group_photo()), polls + 1)
     frame, window = scenes["unchanged"][0], _speech_window(cfg)

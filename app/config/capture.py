@@ -157,6 +157,10 @@ class TurnsConfig:
     switch_cost: float = opt(
         0.3, "cosine a window must gain by changing voice before its label changes (smoothing)", lo=0.0, hi=5.0
     )
+    revise: bool = opt(True, "when a conversation ends, cluster all its turns' voices at once and give turns again")
+    revise_same_voice: float = opt(
+        0.89, "cosine of two voices' means over a whole conversation above which they are one voice", lo=0.0, hi=1.0
+    )
 
 
 @dataclass(frozen=True)

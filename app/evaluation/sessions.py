@@ -25,7 +25,7 @@ from app.evaluation.plots import pyplot, saved
 from app.evaluation.speakers import assign_turns, attributed, render_people, speaker_counts, summed
 from app.frames import SAMPLE_RATE_HZ
 from app.identity.sessions import Session, Turn, boundary_prf, frame_labels, jaccard, segment
-from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
+from app.recorder.perception import load_vad, load_voice, single_thread_blas
 
 STREAMS = 10
 SESSIONS_PER_STREAM = 4
@@ -102,7 +102,7 @@ def predict(turns: list[Turn], cfg: Config) -> list[Session]:
 
 
 def eval_sessions(cfg: Config, data: Path, out_dir: Path | None = None, streams: int = STREAMS) -> dict:
-    single_thread_numpy_blas()  # as the recorder runs
+    single_thread_blas()  # as the recorder runs
     vad, encoder = load_vad(cfg), load_voice(cfg)
     clips = _clips(data, vad)
     result = {"streams": streams, "sessions": streams * SESSIONS_PER_STREAM, "fps": 12.5}

@@ -35,7 +35,7 @@ from app.identity.cohort import load_seed
 from app.identity.sessions import Turn
 from app.identity.snorm import AdaptiveSNorm
 from app.identity.speakers import SpeakerAssigner
-from app.recorder.perception import load_vad, load_voice, single_thread_numpy_blas
+from app.recorder.perception import load_vad, load_voice, single_thread_blas
 from app.recorder.turns import MIN_EMBED_S
 
 GAP = np.zeros(1600, np.float32)  # 0.1 s between joined clips
@@ -123,7 +123,7 @@ def _dataset(name, units, emb: np.ndarray, cohorts: dict[str, np.ndarray]) -> di
 
 
 def eval_speakers(cfg: Config, datasets: list[Path], out_dir: Path | None = None) -> dict:
-    single_thread_numpy_blas()  # as the recorder runs
+    single_thread_blas()  # as the recorder runs
     encoder = load_voice(cfg)
     seed = load_seed(cfg.models_dir, cfg.models.voice)
     loaded, streams = {}, {}

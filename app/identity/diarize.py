@@ -16,18 +16,34 @@ voice encoder's own partial embeddings, shorter). Then, per stretch:
    `turns.switch_cost` per change, and the voices learn the windows given to them.
 The labels are the conversation's voices (0, 1, ...), not people: app/recorder/writer.py gives each one to a
 person, known or new. Measured on conversations simulated from LibriSpeech readers (README, Conversations).
+
+Online, a voice is born from the first stretch it is heard in, and a conversation that opens with quick exchanges
+gives birth to a voice that holds two people and learns both. When the conversation ends, `conversation_voices`
+clusters all of its turns' windows at once (spectral clustering with the number of voices read off the eigengap of
+a pruned affinity graph: Park et al. 2019, "Auto-Tuning Spectral Clustering for Speaker Diarization Using
+Normalized Maximum Eigengap"), and app/recorder/writer.py gives the turns to people again by it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.cluster.vq import kmeans2
 
 from app.config import TurnsConfig
 
 SLOPE = 0.03  # how much lower the bar is per e-fold fewer windows on either side (see the module's docstring)
 FULL_RUN, FULL_VOICE = 10, 80  # windows from which a run's and a voice's means are as sharp as they get
+# The whole conversation's clustering (`conversation_voices`): its points are pieces of PIECE_WINDOWS windows of one
+# turn (about 1.8 s of speech); with fewer than MIN_PIECES the online voices stand; beyond MAX_PIECES an even sample
+# of them is clustered; at most MAX_VOICES voices. On the tuning readers' conversations (27, seeds 0-2) and each
+# of their speakers alone (73 one-voice sets), clusters of under MIN_VOICE_PIECES were all one voice split in two
+# (2-8 pieces, means 0.74-0.95 alike), while two readers' clusters held 9-29 pieces at most 0.894 alike.
+PIECE_WINDOWS, MIN_PIECES, MAX_PIECES, MAX_VOICES = 5, 8, 600, 10
+MIN_VOICE_PIECES = 6  # a cluster of fewer pieces (about 6 s of speech) joins its nearest: one voice split in two
+REFINE = 3  # rounds of giving each piece to the cluster mean it is most alike before alike clusters merge
 
 
 @dataclass(frozen=True)
@@ -153,3 +169,76 @@ class Diarizer:
         bounds = [0.0, *((centres_s[change - 1] + centres_s[change]) / 2).tolist(), duration_s]
         voices = [int(labels[0]), *labels[change].tolist()]
         return [VoiceRun(a, b, v) for a, b, v in zip(bounds, bounds[1:], voices, strict=False)]
+
+
+def _pieces(turn_windows: Sequence[np.ndarray]) -> np.ndarray:
+    """Unit means of consecutive PIECE_WINDOWS windows of each turn (a short tail joins the piece before)."""
+    means = []
+    for windows in turn_windows:
+        starts = list(range(0, len(windows), PIECE_WINDOWS))
+        if len(starts) > 1 and len(windows) - starts[-1] <= PIECE_WINDOWS // 2:
+            starts.pop()
+        means += [_unit(windows[a:b].sum(axis=0)) for a, b in zip(starts, [*starts[1:], len(windows)], strict=True)]
+    return np.asarray(means, np.float32)
+
+
+def _spectral(points: np.ndarray) -> np.ndarray:
+    """Cluster labels of unit rows: for each pruning p (each row keeps its p most alike), the Laplacian's largest
+    gap among its smallest eigenvalues gives a number of clusters; the p with the largest gap for its pruning wins
+    (Park et al. 2019), and k-means on its first eigenvectors labels the rows."""
+    n = len(points)
+    affinity = points @ points.T
+    order = np.argsort(-affinity, axis=1)
+    step = max(1, n // 50)
+    low = max(2, step)
+    best: tuple[float, int, np.ndarray] | None = None
+    for p in range(low, max(low + 1, n // 4), step):
+        kept = np.zeros_like(affinity)
+        np.put_along_axis(kept, order[:, :p], 1.0, axis=1)
+        kept = (kept + kept.T) / 2
+        values, vectors = np.linalg.eigh(np.diag(kept.sum(axis=1)) - kept)
+        gaps = np.diff(values[: MAX_VOICES + 1])
+        ratio = p / n / max(float(gaps.max()), 1e-10)
+        if best is None or ratio < best[0]:
+            best = (ratio, int(np.argmax(gaps)) + 1, vectors)
+    assert best is not None
+    _, k, vectors = best
+    if k == 1:
+        return np.zeros(n, np.int64)
+    space = vectors[:, :k]
+    tries = [kmeans2(space, k, minit="++", seed=seed) for seed in range(5)]
+    inertia = [float(((space - centres[labels]) ** 2).sum()) for centres, labels in tries]
+    return tries[int(np.argmin(inertia))][1].astype(np.int64)
+
+
+def conversation_voices(turn_windows: Sequence[np.ndarray], same_voice: float) -> list[int] | None:
+    """Each turn's voice over the whole conversation, from its windows' embeddings (unit rows, at least one per
+    turn): their pieces are clustered (`_spectral`); a cluster of under MIN_VOICE_PIECES joins the one it is most
+    alike, and clusters whose means are `same_voice` alike or more are one voice (the eigengap alone splits one
+    voice in two about as often as not); each turn goes to the voice its windows' mean is most alike. None when
+    the conversation is too short to cluster."""
+    points = _pieces(turn_windows)
+    if len(points) < MIN_PIECES:
+        return None
+    points = points[np.linspace(0, len(points) - 1, min(len(points), MAX_PIECES)).round().astype(np.int64)]
+    labels = _spectral(points)
+    for _ in range(REFINE):  # each piece to the voice it is most alike, as the turns will be
+        means = np.stack([_unit(points[labels == k].sum(axis=0)) for k in np.unique(labels)])
+        labels = np.argmax(points @ means.T, axis=1)
+    groups = [[points[labels == k].sum(axis=0), int(np.count_nonzero(labels == k))] for k in np.unique(labels)]
+    while len(groups) > 1:
+        means = np.stack([_unit(v) for v, _ in groups])
+        alike = means @ means.T
+        np.fill_diagonal(alike, -1.0)
+        small = min(range(len(groups)), key=lambda i: groups[i][1])
+        if groups[small][1] < MIN_VOICE_PIECES:  # too little of it to be a voice of its own: its nearest takes it
+            a, b = small, int(np.argmax(alike[small]))
+        else:
+            a, b = np.unravel_index(int(np.argmax(alike)), alike.shape)
+            if alike[a, b] < same_voice:
+                break
+        merged = [groups[a][0] + groups[b][0], groups[a][1] + groups[b][1]]
+        groups = [g for i, g in enumerate(groups) if i not in (a, b)] + [merged]
+    sums = [v for v, _ in groups]
+    centres = np.stack([_unit(v) for v in sums])
+    return [int(np.argmax(centres @ _unit(w.sum(axis=0)))) for w in turn_windows]

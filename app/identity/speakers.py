@@ -67,6 +67,11 @@ class KeyBank:
     def __contains__(self, pid: object) -> bool:
         return pid in self.by_person
 
+    def without(self, people: set[int]) -> KeyBank:
+        """The same keys less those of `people`."""
+        kept = {p: k for p, k in self.by_person.items() if p not in people}
+        return KeyBank(kept, {p: self.weights[p] for p in kept})
+
     def get(self, pid: int) -> np.ndarray | None:
         return self.by_person.get(pid)
 

@@ -130,18 +130,25 @@ class Perception:
         return NoveltyGate(self.cfg.video.novelty)
 
 
-def single_thread_numpy_blas() -> None:
-    """numpy's BLAS on one thread, for the whole process: the recorder's matrix products are small (mel
-    filters, key banks) and OpenBLAS's idle threads spin after each, which costs more CPU than they save
-    (`bench identity`: a poll's voice embedding 25 -> 10 ms of CPU, its matching 8 -> 0.8 ms)."""
-    ours = {i["prefix"] for i in threadpool_info() if i["user_api"] == "blas" and "numpy" in i["filepath"]}
+def single_thread_blas() -> None:
+    """numpy's and scipy's BLAS on one thread, for the whole process: the recorder's matrix products are small
+    (mel filters, key banks, a conversation's clustering) and OpenBLAS's idle threads spin after each, which costs
+    more CPU than they save (`bench identity`: a poll's voice embedding 25 -> 10 ms of CPU, its matching 8 -> 0.8
+    ms). Whisper's and the ONNX models' own thread pools are left as they are."""
+    import scipy.cluster.vq  # noqa: F401  (loads scipy's own OpenBLAS, so that it is limited too)
+
+    ours = {
+        i["prefix"]
+        for i in threadpool_info()
+        if i["user_api"] == "blas" and ("numpy" in i["filepath"] or "scipy" in i["filepath"])
+    }
     if ours:
         threadpool_limits({prefix: 1 for prefix in ours})
 
 
 def load_perception(cfg: Config, with_faces: bool = True) -> Perception:
     """Every model the recorder needs; a missing or corrupt one fails here, naming the fix."""
-    single_thread_numpy_blas()
+    single_thread_blas()
     return Perception(
         vad=load_vad(cfg),
         asr=load_recognizer(cfg.models.asr, cfg.models_dir, cfg.device.kind, cfg.device.threads),

@@ -34,7 +34,7 @@ from app.events import (
     VoiceActivity,
 )
 from app.frames import SAMPLE_RATE_HZ, AudioChunk, Face, FaceObservation, SpeechSegment, Utterance, VideoFrame
-from app.identity.diarize import Diarizer, VoiceRun
+from app.identity.diarize import Diarizer, VoiceRun, conversation_voices
 from app.identity.tracker import IdentityTracker
 from app.recorder.perception import Perception
 from app.recorder.sources import Source
@@ -51,6 +51,13 @@ _LOGGER = logging.getLogger(__name__)
 _END = None  # end-of-stream marker on every queue
 VIDEO_QUEUE = 8
 SEGMENT_QUEUE = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class _Revision:
+    """A conversation ended: each of its turns' voice over all of it, (start s, end s, voice) (writer.revise)."""
+
+    voices: tuple[tuple[float, float, int], ...]
 
 
 class Recorder:
@@ -355,12 +362,46 @@ class Recorder:
         vad = self.cfg.vad  # a turn is cut where the VAD heard a pause, and ends where its speech does
         return turns(seg, heard, self._conversation, self.models.voice, vad.neg_threshold, vad.pad_ms / 1000)
 
+    def _windows_of(
+        self, seg: SpeechSegment, heard: Heard, said: list[Utterance]
+    ) -> list[tuple[float, float, np.ndarray]]:
+        """The voice windows of each turn cut from a stretch (their centres inside it), for the conversation's
+        clustering when it ends; a listener's "mm-hm" and turns without windows take no part."""
+        if heard.windows is None:
+            return []
+        windows, centres = heard.windows
+        at = seg.t_start_s + centres
+        out = []
+        for utt in said:
+            inside = (at >= utt.t_start_s) & (at <= utt.t_end_s)
+            if utt.voice is not None and not utt.backchannel and inside.any():
+                out.append((utt.t_start_s, utt.t_end_s, windows[inside]))
+        return out
+
+    async def _revise(self, turns: list[tuple[float, float, np.ndarray]]) -> None:
+        """The conversation ended: its turns' voices clustered over all of it go to the store stage, which gives
+        its turns to people again (UtteranceWriter.revise)."""
+        if not self.cfg.turns.revise or not turns:
+            return
+        try:
+            same = self.cfg.turns.revise_same_voice
+            voices = await self._in("asr", conversation_voices, [w for *_, w in turns], same)
+        except Exception:
+            _LOGGER.exception("clustering the conversation's voices failed; its turns stay as they were given")
+            return
+        if voices is not None:
+            spans = tuple((start, end, v) for (start, end, _), v in zip(turns, voices, strict=True))
+            await self._utterance_q.put(_Revision(spans))
+
     async def _asr(self) -> None:
         ahead: tuple[SpeechSegment, Heard] | None = None  # a tentative segment and what was recognised in it
         diarizer, last_end = Diarizer(self.cfg.turns), None
+        conversation: list[tuple[float, float, np.ndarray]] = []  # its turns' (start, end) s and voice windows
         while (seg := await self._segment_q.get()) is not _END:
             if seg.final:  # a silence that ends a session ends the conversation's voices
                 if last_end is not None and seg.t_start_s - last_end >= self.cfg.session.gap_s:
+                    await self._revise(conversation)
+                    conversation = []
                     diarizer.reset()
                     self._conversation += 1
                 last_end = seg.t_end_s
@@ -393,8 +434,10 @@ class Recorder:
             except Exception:
                 self._skip(seg, "telling its turns apart failed")
                 continue
+            conversation += self._windows_of(seg, heard, said)
             for utt in said:
                 await self._utterance_q.put(utt)
+        await self._revise(conversation)
         await self._utterance_q.put(_END)
 
     def _skip(self, seg: SpeechSegment, what: str) -> None:
@@ -456,6 +499,9 @@ class Recorder:
 
     async def _store_loop(self) -> None:
         while (utt := await self._utterance_q.get()) is not _END:
+            if isinstance(utt, _Revision):
+                await self._give_again(utt)
+                continue
             await self._faces_until((utt.t_start_s + utt.t_end_s) / 2)
             seen = self._faces.main_face(utt.t_start_s, utt.t_end_s)
             if seen is not None:
@@ -479,6 +525,17 @@ class Recorder:
                 _LOGGER.exception("storing the utterance at %.1f s failed; skipped", utt.t_start_s)
                 self.summary.skipped += 1
                 self.bus.publish(Skipped(utt.t_start_s, "store"))
+
+    async def _give_again(self, revision: _Revision) -> None:
+        if self._full:
+            return
+        try:
+            self.summary.turns_given_again += await self._in("store", self.writer.revise, revision.voices)
+            self.summary.new_people, self.summary.people = self.writer.new_people, len(self.writer.people_seen)
+        except DiskFullError as e:
+            self._disk_full(e)
+        except Exception:  # the turns stay as they were given
+            _LOGGER.exception("giving the conversation's turns to people again failed")
 
     def _written(self, kind: str, ref: int) -> None:
         """From the memory writer's thread: a job's facts, relations and summary are committed."""

@@ -19,6 +19,7 @@ class RunSummary:
     eager_used: int = 0  # segments whose words were recognised ahead, before the VAD closed them (`eager`)
     eager_wasted: int = 0  # recognitions ahead that were not used: the speaker went on after the pause
     runs_read_again: int = 0  # voices' runs Whisper passed over in a stretch of several, read again on their own
+    turns_given_again: int = 0  # turns given to another person once their whole conversation was clustered
     frames_dropped: int = 0
     wall_s: float = 0.0
     memory_jobs: int = 0  # memory-writing jobs done in the background (memory.background)
@@ -47,6 +48,7 @@ class RunSummary:
             "eager_used": self.eager_used,
             "eager_wasted": self.eager_wasted,
             "runs_read_again": self.runs_read_again,
+            "turns_given_again": self.turns_given_again,
             "frames_dropped": self.frames_dropped,
             "wall_s": round(self.wall_s, 2),
             "real_time_factor": round(self.rtf, 3),

@@ -11,10 +11,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from app.audio.media import encode_wav
 from app.config import Config
@@ -22,7 +23,7 @@ from app.events import Event, PersonNamed, PersonNew, SessionEnd, SessionSplit, 
 from app.frames import Face, Utterance
 from app.identity.naming import AUTO_NAME, is_given_name, self_introduction
 from app.identity.sessions import Turn, boundary_before
-from app.identity.speakers import AMBIGUOUS, NEW_PERSON_S, Decision, SpeakerAssigner
+from app.identity.speakers import AMBIGUOUS, NEW_PERSON_S, Decision, KeyBank, SpeakerAssigner, nearest_voice
 from app.store.memory import Memory
 from app.store.utterances import NewUtterance
 from app.vision.faces import distances
@@ -40,6 +41,25 @@ class _Voice:
     waiting: list[int] = field(default_factory=list)  # its utterances stored before it was anyone's
 
 
+@dataclass
+class _Said:
+    """A stored turn of the open conversation, as `revise` needs it."""
+
+    uid: int
+    person: int | None
+    seconds: float
+    voice: np.ndarray | None  # its voice embedding
+    text: str
+    t_start_s: float
+    overlapped: bool
+
+    def heard(self) -> Utterance:
+        """Its voice as the speaker assignment takes one."""
+        return Utterance(self.text, 0.0, self.seconds, 1.0, self.voice, None)
+
+
+A_NEW_PERSON = 0  # the person a conversation's voice goes to when it is nobody known (people's ids start at 1)
+UNSURE = 0.01  # how much a second of a person's turn that does not sound like them weighs in whose voice it is
 HOTWORDS = 24  # names the recognizer is told to listen for, at most
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")  # not the first word of a sentence
 _PROPER_RUN = re.compile(
@@ -86,6 +106,7 @@ class UtteranceWriter:
         self.session: tuple[int, float] | None = None  # (id, end time) of the open session
         self.recent: list[tuple[int, Turn]] = []  # (utterance id, turn) of the open session's turns
         self.voices: dict[tuple[int, int], _Voice] = {}  # the conversations' voices, and whose they are
+        self.said_turns: dict[tuple[float, float], _Said] = {}  # the open conversation's turns by (start, end) s
         self.said: dict[str, None] = {}  # names said in the open conversation, in order
         self.hotwords = ""  # the names the recognizer listens for, as a sentence ("Ana, Mia and Tom.")
         self.previous: int | None = None
@@ -117,7 +138,7 @@ class UtteranceWriter:
         if self.session is not None and any(s["id"] == self.session[0] for s in self.memory.turns.sessions()):
             self.memory.writing.enqueue("session", self.session[0])
         self.session, self.previous, self.recent = None, None, []
-        self.voices = {}
+        self.voices, self.said_turns = {}, {}
         self.load()
         self.people_seen &= set(self.names)
 
@@ -221,7 +242,7 @@ class UtteranceWriter:
     def _start_session(self) -> None:
         """Transient identities, the voices of a conversation and the names said in it last one session."""
         assert self.assigner is not None
-        self.voices, self.said = {}, {}
+        self.voices, self.said, self.said_turns = {}, {}, {}
         for pid in [p for p in self.assigner.voice_keys if p < 0]:
             self.assigner.voice_keys.pop(pid, None)
             self.assigner.face_keys.pop(pid, None)
@@ -281,7 +302,13 @@ class UtteranceWriter:
         if new_session:
             self._publish(SessionStart(utt.t_start_s, session))
         self._committed(utt, uid, session, t1, pid, person, keys, decision)
-        self._name_from_speech(utt, pid)
+        if utt.voice is not None:
+            stored = pid if keeps else None
+            seconds = utt.t_end_s - utt.t_start_s
+            self.said_turns[(utt.t_start_s, utt.t_end_s)] = _Said(
+                uid, stored, seconds, utt.voice_embedding, utt.text, utt.t_start_s, utt.overlapped
+            )
+        self._name_from_speech(utt.text, utt.t_start_s, pid)
         self._heard_names(utt.text)
         if new_session:
             self.recent = []
@@ -295,6 +322,105 @@ class UtteranceWriter:
             self._split_closing_session()
             self.memory.writing.enqueue("session", self.session[0])
             self._publish(SessionEnd(self.session[1] - self.origin, self.session[0]))
+
+    def revise(self, voices: Sequence[tuple[float, float, int]]) -> int:
+        """The conversation ended and its voices were clustered over all of it (app/identity/diarize.py,
+        `conversation_voices`): `voices` gives each stored turn's voice by its (start, end) s. Each voice goes to
+        the person who holds most of its seconds in turns that sound like them (one person per voice); a voice
+        nobody holds (two people the conversation heard as one) goes to someone else its mean voice is known as,
+        else to a new person when there is enough of it (`_owner_of`). Turns then follow their voice, with the
+        keys learnt from them and their media, in one transaction. A person never loses their turns to another
+        unless another voice is theirs (the clustering can join two voices, the online voices rarely do): nobody
+        is merged. The number of turns given again."""
+        assert self.assigner is not None
+        if self.required or self.session is None:
+            return 0  # transient identities hold no stored turns to give again
+        said = [(self.said_turns[(a, b)], voice) for a, b, voice in voices if (a, b) in self.said_turns]
+        if len({v for _, v in said}) < 2 and len({t.person for t, _ in said}) < 2:
+            return 0
+        people = sorted({t.person for t, _ in said if t.person is not None and t.person > 0})
+        n_voices = max(v for _, v in said) + 1
+        held = np.zeros((n_voices, max(1, len(people))))
+        for turn, voice in said:
+            if turn.person in people:  # a person is who their keys say: turns that do not sound like them weigh little
+                sure = turn.voice is not None and self.assigner.sounds_like(turn.person, turn.heard())
+                held[voice, people.index(turn.person)] += turn.seconds * (1.0 if sure else UNSURE)
+        owner: dict[int, int] = {}  # voice -> person (A_NEW_PERSON: one to be made)
+        for voice, column in zip(*linear_sum_assignment(-held), strict=True):
+            if held[voice, column] > 0:
+                owner[int(voice)] = people[column]
+        for voice in range(n_voices):
+            if voice not in owner and (mine := [t for t, v in said if v == voice]):
+                known = {p for p in owner.values() if p != A_NEW_PERSON}
+                if (found := self._owner_of(mine, known)) is not None:
+                    owner[voice] = found
+        owners = set(owner.values())
+        moving = {  # a turn of someone who holds no other voice stays theirs
+            turn.uid: voice
+            for turn, voice in said
+            if voice in owner and owner[voice] != turn.person and (turn.person is None or turn.person in owners)
+        }
+        if not moving:
+            return 0
+        created: dict[int, int] = {}  # voice -> the new person's id
+        with self.memory.batch():
+            for voice in sorted({v for v in moving.values() if owner[v] == A_NEW_PERSON}):
+                created[voice] = self.memory.people.add_person().id
+                key = self._first_key([t for t, v in said if t.uid in moving and v == voice])
+                if key is not None:
+                    cap, model = self.cfg.identity.max_keys, self.voice_model
+                    self.memory.people.add_key("voice", created[voice], key.voice, key.seconds, cap, model, key.uid)
+            moves = {uid: created.get(voice, owner[voice]) for uid, voice in moving.items()}
+            self.memory.people.reattribute(moves)
+        self._revised(said, moves, created)
+        return len(moves)
+
+    def _owner_of(self, turns: list[_Said], taken: set[int]) -> int | None:
+        """Whose a voice is that no person of the conversation holds: someone else known by its mean voice, else
+        a new person (A_NEW_PERSON) when there is NEW_PERSON_S or more of it, else None (its turns stay). The
+        people holding the conversation's other voices are not asked: the clustering heard this voice apart from
+        theirs, and their keys may hold some of it (learnt while the two were heard as one)."""
+        assert self.assigner is not None
+        voiced = [t for t in turns if t.voice is not None]
+        seconds = sum(t.seconds for t in voiced)
+        if seconds < NEW_PERSON_S:
+            return None
+        mean = sum(t.voice * t.seconds for t in voiced)
+        mean = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        pid, _, margin = nearest_voice(mean, self.assigner.voice_keys.without(taken), self.cfg.identity, seconds)
+        return pid if pid is not None and margin >= 0 else A_NEW_PERSON
+
+    def _first_key(self, turns: list[_Said]) -> _Said | None:
+        """The turn a person made when a conversation was clustered is keyed by: their longest nobody spoke over."""
+        clear = [
+            t for t in turns if t.voice is not None and not t.overlapped and t.seconds >= self.cfg.identity.min_voice_s
+        ]
+        return max(clear, key=lambda t: t.seconds, default=None)
+
+    def _revised(self, said: list[tuple[_Said, int]], moves: dict[int, int], created: dict[int, int]) -> None:
+        """The in-memory state follows the turns given again (committed): the keys from the store, the people
+        made, who took part, and introductions now said by someone still unnamed."""
+        assert self.assigner is not None
+        people = self.memory.people
+        self.assigner.voice_keys = KeyBank(
+            people.voice_keys(self.voice_model), people.voice_key_seconds(self.voice_model)
+        )
+        self.assigner.face_keys = KeyBank(people.face_keys(self.face_model))
+        for voice, pid in created.items():
+            self.names[pid] = people.person_name(pid) or ""
+            self.new_people += 1
+            first = min(t.t_start_s for t, v in said if v == voice and t.uid in moves)
+            self._publish(PersonNew(first, self.names[pid], "speech"))
+        _LOGGER.info("gave %d turns of the conversation to other people (%d new)", len(moves), len(created))
+        self.recent = [
+            (uid, dataclasses.replace(turn, speaker=moves[uid]) if uid in moves else turn) for uid, turn in self.recent
+        ]
+        for turn, _ in said:
+            if turn.uid in moves:
+                turn.person = moves[turn.uid]
+                self.people_seen.add(turn.person)
+                self._name_from_speech(turn.text, turn.t_start_s, turn.person)
+        self._listen_for()
 
     def add_face_person(self, face: Face, t_s: float) -> int | None:
         """A face that stayed unknown in view becomes a new person keyed by it (not in consent mode, where
@@ -324,11 +450,11 @@ class UtteranceWriter:
         near = distances(np.stack([v for _, v in rows]), face.embedding, metric) <= threshold
         self.memory.media.claim_frame_faces(person_id, [r for (r, _), hit in zip(rows, near, strict=True) if hit])
 
-    def _name_from_speech(self, utt: Utterance, pid: int | None) -> None:
+    def _name_from_speech(self, text: str, t_s: float, pid: int | None) -> None:
         """ "My name is Emily" said by someone still called unknown_N names them."""
         if pid is None or pid < 0 or not AUTO_NAME.fullmatch(self.names.get(pid, "")):
             return
-        name = self_introduction(utt.text)
+        name = self_introduction(text)
         if name is None:
             return
         if self.memory.people.person_id(name) is not None:
@@ -336,7 +462,7 @@ class UtteranceWriter:
             return
         self.memory.people.rename_person(self.names[pid], name)
         _LOGGER.debug("%s is %s", self.names[pid], name)
-        self._publish(PersonNamed(utt.t_start_s, self.names[pid], name))
+        self._publish(PersonNamed(t_s, self.names[pid], name))
         self.names[pid] = name
         self._listen_for()
 

@@ -184,6 +184,19 @@ class People(Repository):
                 )
         return Person(person.id, person.name, len(owned))
 
+    def reattribute(self, moves: dict[int, int]) -> None:
+        """Utterances given to other people (utterance id -> person id), with the keys learnt from them and their
+        media: a conversation's turns given again once all of it was heard (app/recorder/writer.py)."""
+        by_person: dict[int, list[int]] = {}
+        for uid, pid in moves.items():
+            by_person.setdefault(pid, []).append(uid)
+        with transaction(self.con):
+            for pid, uids in by_person.items():
+                marks = ",".join("?" * len(uids))
+                self.con.execute(f"UPDATE utterances SET person_id = ? WHERE id IN ({marks})", [pid, *uids])
+                for table in ("voice_keys", "face_keys", "media"):
+                    self.con.execute(f"UPDATE {table} SET person_id = ? WHERE utterance_id IN ({marks})", [pid, *uids])
+
     def last_seen(self, person_id: int, before: float) -> tuple[float | None, str]:
         """When the person last spoke before epoch second `before` (None: never), and their consent state."""
         row = self.con.execute(
