@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.cluster.vq import kmeans2
+from scipy.cluster.vq import ClusterError, kmeans2
 
 from app.config import TurnsConfig
 
@@ -206,7 +206,14 @@ def _spectral(points: np.ndarray) -> np.ndarray:
     if k == 1:
         return np.zeros(n, np.int64)
     space = vectors[:, :k]
-    tries = [kmeans2(space, k, minit="++", seed=seed) for seed in range(5)]
+    tries = []
+    for seed in range(5):  # k-means from five starts, the tightest kept; a start that empties a cluster is dropped
+        try:
+            tries.append(kmeans2(space, k, minit="++", seed=seed, missing="raise"))
+        except ClusterError:
+            continue
+    if not tries:
+        return np.zeros(n, np.int64)
     inertia = [float(((space - centres[labels]) ** 2).sum()) for centres, labels in tries]
     return tries[int(np.argmin(inertia))][1].astype(np.int64)
 

@@ -355,10 +355,10 @@ class UtteranceWriter:
                 if (found := self._owner_of(mine, known)) is not None:
                     owner[voice] = found
         owners = set(owner.values())
-        moving = {  # a turn of someone who holds no other voice stays theirs
+        moving = {
             turn.uid: voice
             for turn, voice in said
-            if voice in owner and owner[voice] != turn.person and (turn.person is None or turn.person in owners)
+            if voice in owner and owner[voice] != turn.person and self._may_move(turn, owners)
         }
         if not moving:
             return 0
@@ -367,13 +367,26 @@ class UtteranceWriter:
             for voice in sorted({v for v in moving.values() if owner[v] == A_NEW_PERSON}):
                 created[voice] = self.memory.people.add_person().id
                 key = self._first_key([t for t, v in said if t.uid in moving and v == voice])
-                if key is not None:
+                if key is not None:  # (the turns that found the person may have stayed with someone else)
                     cap, model = self.cfg.identity.max_keys, self.voice_model
                     self.memory.people.add_key("voice", created[voice], key.voice, key.seconds, cap, model, key.uid)
             moves = {uid: created.get(voice, owner[voice]) for uid, voice in moving.items()}
             self.memory.people.reattribute(moves)
         self._revised(said, moves, created)
         return len(moves)
+
+    def _may_move(self, turn: _Said, owners: set[int]) -> bool:
+        """Whether a turn given to someone may go to another person's voice: not when it is too short to tell
+        (`identity.min_voice_s`) or sounds like the person it was given to (a short turn's windows are a noisy
+        estimate, and the clustering gave some of those to the other voice of a conversation the online voices
+        had right), nor when that person holds no other voice of the conversation (the clustering joined their
+        voice with another: nobody is merged). A turn given to nobody yet may always go."""
+        if turn.person is None:
+            return True
+        assert self.assigner is not None
+        if turn.voice is None or turn.seconds < self.cfg.identity.min_voice_s or turn.person not in owners:
+            return False
+        return not self.assigner.sounds_like(turn.person, turn.heard())
 
     def _owner_of(self, turns: list[_Said], taken: set[int]) -> int | None:
         """Whose a voice is that no person of the conversation holds: someone else known by its mean voice, else
@@ -383,8 +396,8 @@ class UtteranceWriter:
         assert self.assigner is not None
         voiced = [t for t in turns if t.voice is not None]
         seconds = sum(t.seconds for t in voiced)
-        if seconds < NEW_PERSON_S:
-            return None
+        if seconds < NEW_PERSON_S or self._first_key(turns) is None:
+            return None  # too little of it, or only scraps (often two voices at once, or one word): as online
         mean = sum(t.voice * t.seconds for t in voiced)
         mean = mean / max(float(np.linalg.norm(mean)), 1e-12)
         pid, _, margin = nearest_voice(mean, self.assigner.voice_keys.without(taken), self.cfg.identity, seconds)
