@@ -349,6 +349,7 @@ class UtteranceWriter:
         for voice, column in zip(*linear_sum_assignment(-held), strict=True):
             if held[voice, column] > 0:
                 owner[int(voice)] = people[column]
+        held_voices = set(owner)
         for voice in range(n_voices):
             if voice not in owner and (mine := [t for t, v in said if v == voice]):
                 known = {p for p in owner.values() if p != A_NEW_PERSON}
@@ -358,7 +359,7 @@ class UtteranceWriter:
         moving = {
             turn.uid: voice
             for turn, voice in said
-            if voice in owner and owner[voice] != turn.person and self._may_move(turn, owners)
+            if voice in owner and owner[voice] != turn.person and self._may_move(turn, owners, voice not in held_voices)
         }
         if not moving:
             return 0
@@ -375,18 +376,20 @@ class UtteranceWriter:
         self._revised(said, moves, created)
         return len(moves)
 
-    def _may_move(self, turn: _Said, owners: set[int]) -> bool:
+    def _may_move(self, turn: _Said, owners: set[int], split: bool) -> bool:
         """Whether a turn given to someone may go to another person's voice: not when it is too short to tell
-        (`identity.min_voice_s`) or sounds like the person it was given to (a short turn's windows are a noisy
-        estimate, and the clustering gave some of those to the other voice of a conversation the online voices
-        had right), nor when that person holds no other voice of the conversation (the clustering joined their
-        voice with another: nobody is merged). A turn given to nobody yet may always go."""
+        (`identity.min_voice_s`), nor when that person holds no other voice of the conversation (the clustering
+        joined their voice with another: nobody is merged). Between two voices the online voices had already told
+        apart, not either when it sounds like the person it was given to (a short conversation's clustering gave
+        such turns to the other voice where the online voices had them right); a voice split off someone
+        (`split`) takes their turns whatever their keys say, since those keys were learnt while the two were
+        heard as one. A turn given to nobody yet may always go."""
         if turn.person is None:
             return True
         assert self.assigner is not None
         if turn.voice is None or turn.seconds < self.cfg.identity.min_voice_s or turn.person not in owners:
             return False
-        return not self.assigner.sounds_like(turn.person, turn.heard())
+        return split or not self.assigner.sounds_like(turn.person, turn.heard())
 
     def _owner_of(self, turns: list[_Said], taken: set[int]) -> int | None:
         """Whose a voice is that no person of the conversation holds: someone else known by its mean voice, else
