@@ -246,6 +246,5 @@ def conversation_voices(turn_windows: Sequence[np.ndarray], same_voice: float) -
                 break
         merged = [groups[a][0] + groups[b][0], groups[a][1] + groups[b][1]]
         groups = [g for i, g in enumerate(groups) if i not in (a, b)] + [merged]
-    sums = [v for v, _ in groups]
-    centres = np.stack([_unit(v) for v in sums])
+    centres = np.stack([_unit(v) for v, _ in groups])
     return [int(np.argmax(centres @ _unit(w.sum(axis=0)))) for w in turn_windows]

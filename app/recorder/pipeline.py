@@ -531,7 +531,7 @@ class Recorder:
             return
         try:
             self.summary.turns_given_again += await self._in("store", self.writer.revise, revision.voices)
-            self.summary.new_people, self.summary.people = self.writer.new_people, len(self.writer.people_seen)
+            self._tally()
         except DiskFullError as e:
             self._disk_full(e)
         except Exception:  # the turns stay as they were given
@@ -574,7 +574,11 @@ class Recorder:
                 continue
 
     def _write(self, utt: Utterance) -> None:
+        self.writer.write(utt)
+        self._tally()
+
+    def _tally(self) -> None:
+        """The run summary's counts of what the writer stored and who it heard."""
         w = self.writer
-        w.write(utt)
         self.summary.utterances, self.summary.new_people = w.utterances, w.new_people
         self.summary.people = len(w.people_seen)

@@ -25,6 +25,7 @@ from app.identity.naming import AUTO_NAME, is_given_name, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import AMBIGUOUS, NEW_PERSON_S, Decision, KeyBank, SpeakerAssigner, nearest_voice
 from app.store.memory import Memory
+from app.store.people import Person
 from app.store.utterances import NewUtterance
 from app.vision.faces import distances
 
@@ -340,11 +341,15 @@ class UtteranceWriter:
             return 0
         people = sorted({t.person for t, _ in said if t.person is not None and t.person > 0})
         n_voices = max(v for _, v in said) + 1
+        sounds = {  # the turns that sound like the person they were given to
+            t.uid
+            for t, _ in said
+            if t.person in people and t.voice is not None and self.assigner.sounds_like(t.person, t.heard())
+        }
         held = np.zeros((n_voices, max(1, len(people))))
         for turn, voice in said:
             if turn.person in people:  # a person is who their keys say: turns that do not sound like them weigh little
-                sure = turn.voice is not None and self.assigner.sounds_like(turn.person, turn.heard())
-                held[voice, people.index(turn.person)] += turn.seconds * (1.0 if sure else UNSURE)
+                held[voice, people.index(turn.person)] += turn.seconds * (1.0 if turn.uid in sounds else UNSURE)
         owner: dict[int, int] = {}  # voice -> person (A_NEW_PERSON: one to be made)
         for voice, column in zip(*linear_sum_assignment(-held), strict=True):
             if held[voice, column] > 0:
@@ -359,37 +364,38 @@ class UtteranceWriter:
         moving = {
             turn.uid: voice
             for turn, voice in said
-            if voice in owner and owner[voice] != turn.person and self._may_move(turn, owners, voice not in held_voices)
+            if voice in owner
+            and owner[voice] != turn.person
+            and self._may_move(turn, owners, voice not in held_voices, turn.uid in sounds)
         }
         if not moving:
             return 0
-        created: dict[int, int] = {}  # voice -> the new person's id
+        created: dict[int, Person] = {}  # voice -> the new person
         with self.memory.batch():
             for voice in sorted({v for v in moving.values() if owner[v] == A_NEW_PERSON}):
-                created[voice] = self.memory.people.add_person().id
+                created[voice] = self.memory.people.add_person()
                 key = self._first_key([t for t, v in said if t.uid in moving and v == voice])
                 if key is not None:  # (the turns that found the person may have stayed with someone else)
                     cap, model = self.cfg.identity.max_keys, self.voice_model
-                    self.memory.people.add_key("voice", created[voice], key.voice, key.seconds, cap, model, key.uid)
-            moves = {uid: created.get(voice, owner[voice]) for uid, voice in moving.items()}
+                    self.memory.people.add_key("voice", created[voice].id, key.voice, key.seconds, cap, model, key.uid)
+            moves = {uid: created[voice].id if voice in created else owner[voice] for uid, voice in moving.items()}
             self.memory.people.reattribute(moves)
         self._revised(said, moves, created)
         return len(moves)
 
-    def _may_move(self, turn: _Said, owners: set[int], split: bool) -> bool:
+    def _may_move(self, turn: _Said, owners: set[int], split: bool, sounds: bool) -> bool:
         """Whether a turn given to someone may go to another person's voice: not when it is too short to tell
         (`identity.min_voice_s`), nor when that person holds no other voice of the conversation (the clustering
         joined their voice with another: nobody is merged). Between two voices the online voices had already told
-        apart, not either when it sounds like the person it was given to (a short conversation's clustering gave
+        apart, not either when it `sounds` like the person it was given to (a short conversation's clustering gave
         such turns to the other voice where the online voices had them right); a voice split off someone
         (`split`) takes their turns whatever their keys say, since those keys were learnt while the two were
         heard as one. A turn given to nobody yet may always go."""
         if turn.person is None:
             return True
-        assert self.assigner is not None
         if turn.voice is None or turn.seconds < self.cfg.identity.min_voice_s or turn.person not in owners:
             return False
-        return split or not self.assigner.sounds_like(turn.person, turn.heard())
+        return split or not sounds
 
     def _owner_of(self, turns: list[_Said], taken: set[int]) -> int | None:
         """Whose a voice is that no person of the conversation holds: someone else known by its mean voice, else
@@ -413,7 +419,7 @@ class UtteranceWriter:
         ]
         return max(clear, key=lambda t: t.seconds, default=None)
 
-    def _revised(self, said: list[tuple[_Said, int]], moves: dict[int, int], created: dict[int, int]) -> None:
+    def _revised(self, said: list[tuple[_Said, int]], moves: dict[int, int], created: dict[int, Person]) -> None:
         """The in-memory state follows the turns given again (committed): the keys from the store, the people
         made, who took part, and introductions now said by someone still unnamed."""
         assert self.assigner is not None
@@ -422,11 +428,11 @@ class UtteranceWriter:
             people.voice_keys(self.voice_model), people.voice_key_seconds(self.voice_model)
         )
         self.assigner.face_keys = KeyBank(people.face_keys(self.face_model))
-        for voice, pid in created.items():
-            self.names[pid] = people.person_name(pid) or ""
+        for voice, person in created.items():
+            self.names[person.id] = person.name
             self.new_people += 1
             first = min(t.t_start_s for t, v in said if v == voice and t.uid in moves)
-            self._publish(PersonNew(first, self.names[pid], "speech"))
+            self._publish(PersonNew(first, person.name, "speech"))
         _LOGGER.info("gave %d turns of the conversation to other people (%d new)", len(moves), len(created))
         self.recent = [
             (uid, dataclasses.replace(turn, speaker=moves[uid]) if uid in moves else turn) for uid, turn in self.recent

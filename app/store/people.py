@@ -176,12 +176,7 @@ class People(Repository):
             raise StoreError(f"not all of those utterances are {name}'s", "export")
         with transaction(self.con):
             person = self.add_person(new_name)
-            args = [person.id, pid, *owned]
-            self.con.execute(f"UPDATE utterances SET person_id = ? WHERE person_id = ? AND id IN ({marks})", args)
-            for table in ("voice_keys", "face_keys", "media"):
-                self.con.execute(
-                    f"UPDATE {table} SET person_id = ? WHERE person_id = ? AND utterance_id IN ({marks})", args
-                )
+            self.reattribute(dict.fromkeys(owned, person.id))
         return Person(person.id, person.name, len(owned))
 
     def reattribute(self, moves: dict[int, int]) -> None:
