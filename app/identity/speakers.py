@@ -213,13 +213,17 @@ class SpeakerAssigner:
     def sounds_like(self, person_id: int, utt: Utterance, slack: float = 0.0) -> bool:
         """Whether the utterance's voice clears `person_id`'s calibrated bar less `slack` (False without a voice
         of either)."""
+        return self.voice_margin(person_id, utt) >= -slack
+
+    def voice_margin(self, person_id: int, utt: Utterance) -> float:
+        """How far the utterance's voice is over `person_id`'s calibrated bar (-inf without a voice of either)."""
         mean, owners, keyed_s = self.voice_keys.means()
         rows = np.flatnonzero(owners == person_id)
         if utt.voice_embedding is None or not len(rows):
-            return False
+            return -math.inf
         i = int(rows[0])
         bar = voice_threshold(self.cfg, utt.t_end_s - utt.t_start_s, keyed_s[i : i + 1])[0]
-        return float(mean[i] @ utt.voice_embedding) >= bar - slack
+        return float(mean[i] @ utt.voice_embedding) - float(bar)
 
     def _known_face(self, utt: Utterance) -> int | None:
         return self.known_face(utt.face.embedding) if utt.face is not None else None

@@ -366,7 +366,7 @@ class UtteranceWriter:
             for turn, voice in said
             if voice in owner
             and owner[voice] != turn.person
-            and self._may_move(turn, owners, voice not in held_voices, turn.uid in sounds)
+            and self._may_move(turn, owner[voice], owners, voice not in held_voices, turn.uid in sounds)
         }
         if not moving:
             return 0
@@ -383,19 +383,27 @@ class UtteranceWriter:
         self._revised(said, moves, created)
         return len(moves)
 
-    def _may_move(self, turn: _Said, owners: set[int], split: bool, sounds: bool) -> bool:
-        """Whether a turn given to someone may go to another person's voice: not when it is too short to tell
-        (`identity.min_voice_s`), nor when that person holds no other voice of the conversation (the clustering
-        joined their voice with another: nobody is merged). Between two voices the online voices had already told
-        apart, not either when it `sounds` like the person it was given to (a short conversation's clustering gave
-        such turns to the other voice where the online voices had them right); a voice split off someone
-        (`split`) takes their turns whatever their keys say, since those keys were learnt while the two were
-        heard as one. A turn given to nobody yet may always go."""
+    def _may_move(self, turn: _Said, to: int, owners: set[int], split: bool, sounds: bool) -> bool:
+        """Whether a turn given to someone may go to the person `to` its voice goes to: not when it is too short
+        to tell (`identity.min_voice_s`), nor when the person it was given to holds no other voice of the
+        conversation (the clustering joined their voice with another: nobody is merged). Between two voices the
+        online voices had already told apart, not either when it `sounds` like the person it was given to at
+        least as much as like `to` (a short conversation's clustering gave such turns to the other voice where
+        the online voices had them right; two alike voices each clear the other's bar), when `to` has voice keys
+        to weigh it against; a voice split off
+        someone (`split`) takes their turns whatever their keys say, since those keys were learnt while the two
+        were heard as one. A turn given to nobody yet may always go."""
         if turn.person is None:
             return True
         if turn.voice is None or turn.seconds < self.cfg.identity.min_voice_s or turn.person not in owners:
             return False
-        return split or not sounds
+        if split or not sounds:
+            return True
+        assert self.assigner is not None
+        if to not in self.assigner.voice_keys:  # nothing of theirs to weigh the turn against: the clustering's word
+            return True
+        heard = turn.heard()
+        return self.assigner.voice_margin(to, heard) > self.assigner.voice_margin(turn.person, heard)
 
     def _owner_of(self, turns: list[_Said], taken: set[int]) -> int | None:
         """Whose a voice is that no person of the conversation holds: someone else known by its mean voice, else
