@@ -44,7 +44,7 @@ class Download:
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    role: str  # vad | asr | voice | face | text | llm | tts
+    role: str  # vad | asr | voice | face | text | llm | tts | eval (a recording evaluations score)
     runtime: str
     files: tuple[ModelFile, ...]
     source: str
@@ -304,6 +304,34 @@ REGISTRY: dict[str, ModelSpec] = {
                     "manylinux_2_28_x86_64",
                 ),
                 members=tuple((_BLAZE + n, "blazeface/" + n) for n in (_BLAZE_FULL, _BLAZE_SHORT)),
+            ),
+        ),
+        ModelSpec(
+            "pyannote-sample",
+            "eval",
+            "none (a recording: `eval conversations --real`)",
+            (
+                ModelFile(
+                    "pyannote-sample/sample.wav", "c319b4abca767b124e41432d364fd7df006cb26bb79d09326c487d606a134e6e"
+                ),
+                ModelFile(
+                    "pyannote-sample/sample.rttm", "d78fe62c69d8e6dcbb42c26adfce83faccb374c5a1e6d987fe37f85f1c173c87"
+                ),
+                ModelFile(
+                    "pyannote-sample/sample.stm", "f861f3004927e1c4429199f9695bfd252def75d7d5e4bdf735d3d85fd4a667f7"
+                ),
+            ),
+            "a real two-person telephone call with its who-spoke-when (RTTM) and words (STM), as the pyannote.audio "
+            "4.0.7 wheel ships it: pyannote/audio/sample/",
+            "MIT (pyannote.audio)",
+            "30 s, 16 kHz mono, two speakers",
+            prepared="fetch",
+            download=Download(
+                sha256="852ea15c4d85bc34773e618267603ffca6a521669a74d33742692cc67fc700d6",
+                pip=("pyannote.audio==4.0.7",),
+                members=tuple(
+                    (f"pyannote/audio/sample/sample.{x}", f"pyannote-sample/sample.{x}") for x in ("wav", "rttm", "stm")
+                ),
             ),
         ),
         ModelSpec(

@@ -223,3 +223,42 @@ def test_names_given_to_the_recognizer_never_cost_words(voices):
     named = asr(stretch, words=True, hotwords="San and Francisco.")
     assert len(plain.text.split()) >= 40
     assert len(named.text.split()) >= 40 and len(named.words) == len(named.text.split())
+
+
+def test_a_real_recording_a_package_ships_is_read_with_its_speakers_names(tmp_path, capsys):
+    """pyannote.audio's sample call (fetched by build.py from its wheel, sha256-pinned): its RTTM's speaker labels
+    take the STM's names, the gold scored against itself is no error, and `eval conversations --real` records it
+    through the whole recorder and scores it (its figures are in README; none is asserted here: it is never tuned
+    on)."""
+    _need_metrics()
+    need_models("pyannote-sample", "silero-vad", "whisper-base", "resemblyzer", "minilm-l6-int8")
+    from app.cli import main
+    from app.evaluation.diarization import Said, score
+    from app.evaluation.recordings import load
+
+    conv = load(MODELS, "pyannote-sample")
+    assert conv.speakers == ("Diane", "Sheila") and 29 < conv.duration_s < 31
+    assert {s.speaker for s in conv.segments} == {"Diane", "Sheila"} and len(conv.segments) == 10
+    assert [w.text for w in conv.words[:3]] == ["Hello?", "Hello?", "Oh,"]
+    gold = [Said(s.speaker, s.start_s, s.end_s) for s in conv.segments]
+    spoken = [Said(w.speaker, w.start_s, w.end_s, w.text) for w in conv.words]
+    assert score(conv, gold, words=False).der < EPS and score(conv, spoken).cp_errors == 0
+
+    out = tmp_path / "out"
+    assert main(["eval", "conversations", "--real", "--json", "--out", str(out), "--set", "store.kdf_log2_n=10"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["recordings"]
+    assert row["name"] == "pyannote-sample" and row["utterances"] >= 1 and not row["errors"]
+    for key in ("der", "jer", "cpwer", "wer"):
+        assert 0 <= row["score"][key] < 2
+    assert set(row["people"].values()) <= {"Diane", "Sheila", None}
+    assert (out / "conversations_real.json").is_file() and (
+        out / "conversations" / "pyannote-sample.hyp.rttm"
+    ).is_file()
+
+
+def test_without_the_real_recording_the_evaluation_names_the_command_that_fetches_it(tmp_path):
+    from app.errors import ModelError
+    from app.evaluation.recordings import load
+
+    with pytest.raises(ModelError, match=r"build\.py --download pyannote-sample"):
+        load(tmp_path, "pyannote-sample")

@@ -109,14 +109,26 @@ def register(add) -> None:
     noise.add_argument("--noisy", action="store_true", help="conversations: every one in a reverberant, noisy room")
     noise.add_argument("--clean", action="store_true", help="conversations: none noisy (default: every third)")
     p.add_argument("--no-paused", action="store_true", help="conversations: skip the paused twins")
+    p.add_argument(
+        "--real",
+        action="store_true",
+        help="conversations: the real recordings a package ships instead (pyannote.audio's sample call; "
+        "`python build.py --download pyannote-sample`)",
+    )
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     data = args.data or DEFAULT_DATA[args.what]
-    _check_audio_data(args.what, data)
+    real = args.what == "conversations" and args.real
+    if not real:
+        _check_audio_data(args.what, data)
     files_out, args.out = args.out, args.out or Path("eval")
     _writable(args.out)
-    if args.what == "conversations":
+    if real:
+        from app.evaluation.recordings import eval_recordings, render
+
+        result = eval_recordings(cfg, files_out, lambda line: sys.stderr.write(line + "\n"))
+    elif args.what == "conversations":
         from app.evaluation.conversations import eval_conversations, render
 
         plan = _conversation_plan(args)
@@ -200,6 +212,8 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     name = f"locomo_{'memory' if args.with_memory else args.mode}" if args.what == "locomo" else args.what
     if args.what == "facts" and args.spoken:
         name = f"facts_spoken_{result['timing']}" + ("_held_out" if args.held_out else "")
+    if real:
+        name = "conversations_real"
     no_plots = unavailable()
     if no_plots:
         result["plot_note"] = no_plots
