@@ -390,9 +390,8 @@ class UtteranceWriter:
         online voices had already told apart, not either when it `sounds` like the person it was given to at
         least as much as like `to` (a short conversation's clustering gave such turns to the other voice where
         the online voices had them right; two alike voices each clear the other's bar), when `to` has voice keys
-        to weigh it against; a voice split off
-        someone (`split`) takes their turns whatever their keys say, since those keys were learnt while the two
-        were heard as one. A turn given to nobody yet may always go."""
+        to weigh it against; a voice split off someone (`split`) takes their turns whatever their keys say, since
+        those keys were learnt while the two were heard as one. A turn given to nobody yet may always go."""
         if turn.person is None:
             return True
         if turn.voice is None or turn.seconds < self.cfg.identity.min_voice_s or turn.person not in owners:
