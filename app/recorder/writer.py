@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -341,15 +342,16 @@ class UtteranceWriter:
             return 0
         people = sorted({t.person for t, _ in said if t.person is not None and t.person > 0})
         n_voices = max(v for _, v in said) + 1
-        sounds = {  # the turns that sound like the person they were given to
-            t.uid
+        margins = {  # how far each turn is over the bar of the person it was given to (>= 0: it sounds like them)
+            t.uid: self.assigner.voice_margin(t.person, t.heard())
             for t, _ in said
-            if t.person in people and t.voice is not None and self.assigner.sounds_like(t.person, t.heard())
+            if t.person in people and t.voice is not None
         }
         held = np.zeros((n_voices, max(1, len(people))))
         for turn, voice in said:
             if turn.person in people:  # a person is who their keys say: turns that do not sound like them weigh little
-                held[voice, people.index(turn.person)] += turn.seconds * (1.0 if turn.uid in sounds else UNSURE)
+                sure = margins.get(turn.uid, -math.inf) >= 0
+                held[voice, people.index(turn.person)] += turn.seconds * (1.0 if sure else UNSURE)
         owner: dict[int, int] = {}  # voice -> person (A_NEW_PERSON: one to be made)
         for voice, column in zip(*linear_sum_assignment(-held), strict=True):
             if held[voice, column] > 0:
@@ -366,7 +368,7 @@ class UtteranceWriter:
             for turn, voice in said
             if voice in owner
             and owner[voice] != turn.person
-            and self._may_move(turn, owner[voice], owners, voice not in held_voices, turn.uid in sounds)
+            and self._may_move(turn, owner[voice], owners, voice not in held_voices, margins.get(turn.uid, -math.inf))
         }
         if not moving:
             return 0
@@ -383,26 +385,26 @@ class UtteranceWriter:
         self._revised(said, moves, created)
         return len(moves)
 
-    def _may_move(self, turn: _Said, to: int, owners: set[int], split: bool, sounds: bool) -> bool:
+    def _may_move(self, turn: _Said, to: int, owners: set[int], split: bool, margin: float) -> bool:
         """Whether a turn given to someone may go to the person `to` its voice goes to: not when it is too short
         to tell (`identity.min_voice_s`), nor when the person it was given to holds no other voice of the
         conversation (the clustering joined their voice with another: nobody is merged). Between two voices the
-        online voices had already told apart, not either when it `sounds` like the person it was given to at
-        least as much as like `to` (a short conversation's clustering gave such turns to the other voice where
-        the online voices had them right; two alike voices each clear the other's bar), when `to` has voice keys
-        to weigh it against; a voice split off someone (`split`) takes their turns whatever their keys say, since
-        those keys were learnt while the two were heard as one. A turn given to nobody yet may always go."""
+        online voices had already told apart, not either when it sounds like the person it was given to (its
+        `margin` over their bar is not negative) at least as much as like `to` (a short conversation's clustering
+        gave such turns to the other voice where the online voices had them right; two alike voices each clear the
+        other's bar), when `to` has voice keys to weigh it against; a voice split off someone (`split`) takes their
+        turns whatever their keys say, since those keys were learnt while the two were heard as one. A turn given
+        to nobody yet may always go."""
         if turn.person is None:
             return True
         if turn.voice is None or turn.seconds < self.cfg.identity.min_voice_s or turn.person not in owners:
             return False
-        if split or not sounds:
+        if split or margin < 0:
             return True
         assert self.assigner is not None
         if to not in self.assigner.voice_keys:  # nothing of theirs to weigh the turn against: the clustering's word
             return True
-        heard = turn.heard()
-        return self.assigner.voice_margin(to, heard) > self.assigner.voice_margin(turn.person, heard)
+        return self.assigner.voice_margin(to, turn.heard()) > margin
 
     def _owner_of(self, turns: list[_Said], taken: set[int]) -> int | None:
         """Whose a voice is that no person of the conversation holds: someone else known by its mean voice, else
