@@ -25,13 +25,10 @@ from app.audio.media import read_audio
 from app.config import Config
 from app.evaluation.conversations import _write, record
 from app.evaluation.diarization import Said, pooled, require, score
+from app.evaluation.facts_spoken import speakers_of
 from app.evaluation.simulate import Conversation, Segment, SpokenWord
 
 RECORDINGS = ("pyannote-sample",)  # registry entries of role "eval": (WAV, RTTM, STM)
-
-
-def _overlap(a: tuple[float, float], b: tuple[float, float]) -> float:
-    return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
 
 
 def load(models_dir: Path, name: str) -> Conversation:
@@ -49,14 +46,11 @@ def load(models_dir: Path, name: str) -> Conversation:
         if len(f) == 6 and not f[0].startswith(";;"):
             lines.append((f[2], float(f[3]), float(f[4]), f[5]))
     names = sorted({who for who, *_ in lines})
-    label_name = {
-        label: max(
-            names,
-            key=lambda n: sum(
-                _overlap((s, e), (a, b)) for lab, s, e in segments if lab == label for w, a, b, _ in lines if w == n
-            ),
-        )
-        for label in {lab for lab, *_ in segments}
+    label_name = {  # a label no line overlaps keeps its own name
+        label: found["speaker"] or label
+        for label, found in speakers_of(
+            [(lab, (s, e)) for lab, s, e in segments], [(who, (a, b)) for who, a, b, _ in lines]
+        ).items()
     }
     words = []
     for who, a, b, text in lines:
@@ -77,21 +71,10 @@ def load(models_dir: Path, name: str) -> Conversation:
 
 def named(conv: Conversation, said: list[Said]) -> dict[str, str | None]:
     """Each person found -> the speaker whose gold speech their utterances overlap most (None: nobody's)."""
-    out: dict[str, str | None] = {}
-    for person in {s.speaker for s in said if s.speaker is not None}:
-        held = {
-            who: sum(
-                _overlap((s.start_s, s.end_s), (g.start_s, g.end_s))
-                for s in said
-                if s.speaker == person
-                for g in conv.segments
-                if g.speaker == who
-            )
-            for who in conv.speakers
-        }
-        best = max(held, key=held.__getitem__)
-        out[person] = best if held[best] > 0 else None
-    return out
+    found = speakers_of(
+        [(s.speaker, (s.start_s, s.end_s)) for s in said], [(g.speaker, (g.start_s, g.end_s)) for g in conv.segments]
+    )
+    return {person: f["speaker"] for person, f in found.items()}
 
 
 def eval_recordings(cfg: Config, out_dir: Path | None = None, progress: Callable[[str], None] | None = None) -> dict:
