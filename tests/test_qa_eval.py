@@ -114,16 +114,34 @@ def test_eval_facts_scores_the_written_memory_against_gold_facts(tmp_path, capsy
 
 def test_the_lifelog_sets_are_whole():
     """The lifelog sets (`eval lifelog`): every kind asked, a fifth or more unanswerable, every cited line there."""
-    from app.evaluation import lifelog_held_out, lifelog_held_out_2, lifelog_tuning
+    from app.evaluation import lifelog_held_out, lifelog_held_out_2, lifelog_held_out_3, lifelog_tuning
 
-    for data in (lifelog_tuning, lifelog_held_out, lifelog_held_out_2):
+    for data in (lifelog_tuning, lifelog_held_out, lifelog_held_out_2, lifelog_held_out_3):
         assert {q.kind for q in data.QUESTIONS} == set(data.KINDS)
         assert sum(not q.answerable for q in data.QUESTIONS) >= len(data.QUESTIONS) // 5
         for q in data.QUESTIONS:
             assert all(i < len(data.SCENES[scene].lines) for scene, i in q.lines), q
             assert 1 <= q.need <= max(len(q.accept), 1), q
-    held = lifelog_held_out.QUESTIONS + lifelog_held_out_2.QUESTIONS
-    assert len(held) >= 200 and sum(not q.answerable for q in held) >= 40
+    held = lifelog_held_out.QUESTIONS + lifelog_held_out_2.QUESTIONS + lifelog_held_out_3.QUESTIONS
+    assert len(held) >= 400 and sum(not q.answerable for q in held) >= 80
+
+
+@pytest.mark.parametrize(
+    ("phrase", "answer", "says"),
+    [
+        ("dog", "A cat and two dogs.", True),  # a short phrase: a word of its own, or its plural
+        ("no", "I don't know.", False),
+        ("no", "Probably not, no.", True),
+        ("3", "Friday 3 October 2026", True),
+        ("3", "In 2023.", False),
+        ("krak", "She moved to Kraków.", True),  # a longer one: anywhere, so a stem takes every ending
+    ],
+)
+def test_a_lifelog_answer_says_a_short_phrase_only_as_a_word(phrase, answer, says):
+    from app.evaluation.answers import _said
+    from app.evaluation.lifelog import says as said
+
+    assert said(phrase, _said(answer)) is says
 
 
 def test_eval_lifelog_scores_each_kind(tmp_path, capsys):
