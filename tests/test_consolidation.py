@@ -83,6 +83,7 @@ def test_items_are_typed_by_what_they_say():
     assert typed("David is planning a trip to Paris") == ("plan", "travel")
     assert typed("Emily works as a nurse") == ("attribute", "job")
     assert typed("Maria moved here from Madrid last month") == ("event", "home")
+    assert typed("Maria is from Madrid")[1] == "home" and typed("Ana sees the park from the kitchen")[1] != "home"
     assert typed("John swims in the lake every morning") == ("habit", "hobby")
     assert typed("John prefers swimming in the lake") == ("likes", "hobby")
     assert typed("John is hoping to get into local politics")[0] == "plan"  # hoping to: ahead; get into: not likes
@@ -161,6 +162,54 @@ def test_a_relation_survives_how_the_recognizer_words_and_punctuates_it(heard):
     line = Line(7, 2, "John", heard, T0)
     (found,) = relations_in(line, names_in([line], {"John", "Emily"}))
     assert found in (("colleague", "Emily"), ("coworker", "Emily"))
+
+
+def _talk(*said: tuple[str, str]) -> list[Line]:
+    return [Line(40 + i, 2 + i % 2, who, text, T0 + 5 * i) for i, (who, text) in enumerate(said)]
+
+
+@pytest.mark.parametrize(
+    ("talk", "expected"),
+    [
+        # an echo of what the other just said
+        (
+            (("Ines", "Bad night. Jonas phoned at two, he's stuck in Lyon."), ("Paul", "Your brother? Again?")),
+            ("Jonas", "brother", "Ines"),
+        ),
+        # asking after the listener's relative: the answer begins with their name
+        (
+            (("Paul", "How's your son liking the new school?"), ("Ines", "Oh, Matteo adores it, he's made friends.")),
+            ("Matteo", "son", "Ines"),
+        ),
+        # "my husband" with no name, the sentence going on with it
+        ((("Ines", "My husband will be pleased, Karim hates cooking anyway."),), ("Karim", "husband", "Ines")),
+    ],
+)
+def test_a_relation_the_talk_around_it_says_is_written(talk, expected):
+    """People rarely say "my brother Jonas": the name is said a line before, or in the answer to a question about
+    the relative. The relation is written, and the one it names may have facts of their own."""
+    lines = _talk(*talk)
+    names = names_in(lines, set())
+    assert expected[0] in names
+    items, _ = check(said(lines, names), lines, names, refused=set())
+    assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [expected]
+
+
+@pytest.mark.parametrize(
+    "talk",
+    [
+        (("Paul", "What did your mother do on Sundays?"), ("Ines", "Gardening was her great love.")),  # not "how's"
+        (("Paul", "How's your wife?"), ("Ines", "Great, thanks. Busy.")),  # nobody named
+        (("Paul", "How's your sister doing?"), ("Ines", "Fine. Jonas and Lea came over, Lea is a baker.")),  # two
+        (("Ines", "A walk with my husband by the lake. Water was freezing."),),  # a sentence later, a common word
+        (("Ines", "Your brother?"), ("Paul", "Yes, Paris is where he lives now.")),  # not the line before
+        (("Ines", "I'm off to Lyon."), ("Paul", "Your sister? Mm-hm.")),  # a place, not the subject of a verb
+    ],
+)
+def test_a_relation_is_not_guessed_from_talk_that_does_not_name_one(talk):
+    lines = _talk(*talk)
+    items, _ = check(said(lines, names_in(lines, set())), lines, names_in(lines, set()), refused=set())
+    assert [i for i in items if i.kind == "relation"] == []
 
 
 def test_a_greeting_is_not_a_relation():

@@ -20,7 +20,7 @@ from app.consolidation.atoms import atoms, named_in
 from app.consolidation.items import Item
 from app.consolidation.kinds import typed
 from app.consolidation.person import third_person
-from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, relations_in, yours
+from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, in_context, relations_in, yours
 from app.consolidation.summaries import digest, naming, whole_sentences
 from app.errors import LLMCutOff
 from app.facts import FactKind, past_tense
@@ -50,12 +50,14 @@ SUMMARY_TASK = (
 
 
 def names_in(lines: list[Line], known: set[str]) -> list[str]:
-    """Who items may be about: the speakers, known people named in the lines (in any case), and capitalized
-    names that follow a relation word ("my wife Sarah")."""
+    """Who items may be about: the speakers, known people named in the lines (in any case), capitalized names
+    that follow a relation word ("my wife Sarah") and those the talk around a relation word names ("Your
+    sister?" after "Ruth texted me": `relations.in_context`)."""
     found = [ln.person for ln in lines if ln.person]
     text = "\n".join(ln.text for ln in lines)
     found += [n for n in known if re.search(rf"\b{re.escape(n)}\b", text, re.IGNORECASE)]
     found += _MENTION.findall(text)
+    found += [person for _, _, person, _ in in_context(lines)]
     return list(dict.fromkeys(found))
 
 
@@ -225,11 +227,13 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
     dropped = 0
     seen: set[tuple[int, str, str]] = set()
     by_line = {e.get("line"): e for e in reversed(raw.get("lines", []))}  # the first entry of a number counts
+    around = in_context(lines)
     for line_no, line in enumerate(lines, 1):
         entry = by_line.get(line_no, {"facts": []})
         listener = lines[line_no].person if line_no < len(lines) and lines[line_no].person != line.person else None
         named = [(r, n, line.person) for r, n in relations_in(line, names)]
         named += [(r, n, listener) for r, n in yours(line.text, names) if listener and n != listener]
+        named += [(r, n, whose) for i, r, n, whose in around if i == line_no - 1]
         before = lines[line_no - 2].person if line_no > 1 else None
         if listener and listener == before:  # between the two of them: the one answered and answering
             named += [(r, listener, line.person) for r in called(line.text)]

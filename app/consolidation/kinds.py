@@ -17,7 +17,7 @@ TOPICS = (  # key -> words that mark it, first match wins
         r"allerg|sick|\bill\b|illness|diagnos|injur|\bpain(?!t)|doctor's|hospitali[sz]ed|diet|veg(?:an|etarian)",
     ),
     ("job", r"\bwork|\bjob\b|teach|nurse|engineer|career|office|company|boss|colleague|employ|profession|retire"),
-    ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|from [A-Z]"),
+    ("home", r"\blive[sd]?\b|living in|moved|home|house|apartment|grew up|(?-i:from [A-Z])"),  # from Lima
     ("family", r"wife|husband|son\b|daughter|kids?\b|children|mother|father|mom\b|dad\b|brother|sister|family|baby"),
     ("education", r"school|college|universit|degree|study|studies|studying|class\b|course"),
     ("pet", r"\bdog|\bcat\b|puppy|kitten|pet\b"),

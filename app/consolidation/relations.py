@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from app.store.writing import Line
+from app.text.words import STOPWORDS
 
 FAMILY = (
     "wife husband partner girlfriend boyfriend fiance fiancee mother mom father dad son daughter brother sister "
@@ -84,4 +85,61 @@ def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
             if i == len(RELATED) - 1 and any(r == relation for r, _ in out):
                 continue  # "Hi John, my wife, Sarah, ...": the wife is Sarah, not the one greeted
             out.append((relation, name))
+    return out
+
+
+# said only by the talk around it ("Your sister? When?" after "Ruth texted at midnight"; "How's your daughter?" —
+# "Lucia loves it."; "My wife will be thrilled, Abena loves hosting."): a relation word said with no name, and a
+# name said as the subject of what follows it, the only one its line says
+_SUBJECT = re.compile(
+    r"(?<![\w'’])(?P<name>[A-Z][a-z]+)(?=(?:['’]s|\s+(?:is|was|has|had|will|can|got|just|never|always|[a-z]{2,}(?:s|ed)))\b)"
+)
+_NOT_NAMES = frozenset(
+    "everyone everybody nobody nothing everything something life work mine yours thanks sorry".split()
+    + [m.lower() for m in (*CALLED, *SHORT, *FAMILY, *SOCIAL)]
+    + "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december".split()
+)
+_UNNAMED = rf"(?P<rel>(?i:{RELATION_WORDS}))s?\b(?!,?\s+[A-Z])"
+_ECHOED = re.compile(rf"^\s*(?i:oh,?\s+|and\s+)?(?i:your)\s+{ADJ}{_UNNAMED}\s*\?")  # "Your sister?"
+# asking after the listener's relative: "How's your daughter getting on?", "how is your dad doing?"
+_YOURS_ASKED = re.compile(rf"\b(?i:how)(?:['’]s|\s+(?:is|are|was|were))\s+(?i:your)\s+{ADJ}{_UNNAMED}[^.!?]*\?")
+_OPENING = re.compile(r"^\s*(?:(?i:oh|well|yeah|yes|ah|great|good)\W+)*")
+# "My wife will be thrilled, ": the sentence goes on within a few words
+_MINE_THEN = re.compile(rf"\b(?i:my)\s+{ADJ}{_UNNAMED}(?:\s+[^\s,.;!?]+){{0,6}},\s+(?=[A-Z])")
+
+
+def _subjects(text: str, speakers: set[str], lower: set[str]) -> list[str]:
+    """The names `text` says as the subject of what follows them ("Ruth texted", "Esi's got"), not a speaker's
+    and not a word the conversation says in lower case too ("Travel was ...", "... loves travel")."""
+    found = [m.group("name") for m in _SUBJECT.finditer(text)]
+    unnamed = STOPWORDS | _NOT_NAMES | lower
+    return list(dict.fromkeys(n for n in found if n not in speakers and n.lower() not in unnamed))
+
+
+def in_context(lines: list[Line]) -> list[tuple[int, str, str, str]]:
+    """(line, relation, person, whose) for relations the talk around a line says and no line says with the name
+    by the relation word: `line` is the one with the relation word. An echo ("Your sister? When?") names the one
+    the line before named; a question about the listener's relative, the one the answer begins with ("How's your
+    daughter getting on?" — "Lucia loves it."); "my wife" with no name, the one the sentence goes on with ("My wife
+    will be thrilled, Abena loves hosting.")."""
+    speakers = {ln.person for ln in lines if ln.person}
+    lower = {w for ln in lines for w in re.findall(r"\b[a-z]+\b", ln.text)}
+    out: list[tuple[int, str, str, str]] = []
+    for i, line in enumerate(lines):
+        if not line.person:
+            continue
+        before = lines[i - 1] if i > 0 and lines[i - 1].person not in (None, line.person) else None
+        after = lines[i + 1] if i + 1 < len(lines) and lines[i + 1].person not in (None, line.person) else None
+        if (m := _ECHOED.search(line.text)) and before and len(named := _subjects(before.text, speakers, lower)) == 1:
+            out.append((i, _relation(m), named[0], before.person))
+        elif (m := _YOURS_ASKED.search(line.text)) and after:
+            named = _subjects(after.text, speakers, lower)
+            start = _OPENING.match(after.text)
+            if len(named) == 1 and after.text[start.end() if start else 0 :].startswith(named[0]):
+                out.append((i, _relation(m), named[0], after.person))
+        for m in _MINE_THEN.finditer(line.text):
+            named = _subjects(line.text, speakers, lower)
+            if len(named) == 1 and line.text[m.end() :].startswith(named[0]):
+                out.append((i, _relation(m), named[0], line.person))
     return out
