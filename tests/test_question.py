@@ -12,6 +12,7 @@ import pytest
 
 from app.ask.answer import UNKNOWN_ASKER, Answerer
 from app.ask.grounding import gather
+from app.ask.lifelog import topics
 from app.ask.question import Kind, parse
 from app.store.keys import Secret
 from app.store.memory import Memory
@@ -152,6 +153,10 @@ def test_the_parse_reads_the_people_the_path_and_the_time(week):
     assert q.people == ("Ben",) and q.read_as == "What does Ben teach?"
     assert q.path[0].relation == "brother" and q.path[0].sources == (ids[("coffee", 0)],)
     assert "brother" not in q.explain()["topic"]
+    for doing in ("What does Tom's brother do?", "what does Tom's brother do for a living"):  # his work, not his name
+        q = parse(doing, ASKED, None, m)
+        assert q.kind is Kind.LOOKUP and q.people == ("Ben",), q.explain()
+    assert parse("Who is Tom's brother?", ASKED, None, m).kind is Kind.WHO
     q = parse("Who did I see on Wednesday?", ASKED, None, m)
     assert q.window is not None and q.window.start.day == 4  # the last Wednesday, for a meeting asked about
     q = parse("What is coming up next week?", ASKED, None, m)
@@ -195,6 +200,15 @@ def test_who_was_met_when_and_how_often_comes_from_the_conversations(llm, week, 
     assert len(often.citations) == 2
     long = _ask(llm, m, perception, cfg, "How long did I talk to Ana on Monday?")
     assert long.known and "minute" in long.answer, long
+    # a conversation named by its time and setting, nobody asked about: that one, with whom it was
+    meal = _ask(llm, m, perception, cfg, "How long was the lunch on Monday?")
+    assert meal.known and "with Ana" in meal.answer and "Tom" not in meal.answer, meal
+    assert [c["id"] for c in meal.citations] == [ids[("lunch", 0)]]
+    # which of two people was met first or last: from when each spoke, not from what anyone said
+    first = _ask(llm, m, perception, cfg, "Who did I see first on Monday, Ana or Tom?")
+    assert first.answer.startswith("Tom") and len(first.citations) == 2, first
+    last = _ask(llm, m, perception, cfg, "Who did I talk to last on Monday, Tom or Ana?")
+    assert last.answer.startswith("Ana"), last
     lunch = _ask(llm, m, perception, cfg, "Who did I have lunch with on Monday?")
     assert lunch.answer.startswith("Ana"), lunch  # the conversation at midday, not the morning's coffee with Tom
     evening = _ask(llm, m, perception, cfg, "Who did I see on Wednesday evening?")
@@ -225,6 +239,11 @@ def test_change_and_state_come_from_the_facts_history(llm, week, perception, cfg
     now = _ask(llm, m, perception, cfg, "Where does Ana live now?")
     assert now.known and "Porto" not in now.answer, now  # never the superseded value
     assert [c["id"] for c in now.citations] == [ids[("evening", 0)]]
+    # a later fact of something else is no answer to where she lives: the facts asked of are those of her home
+    ana = m.people.person_id("Ana")
+    m.derived.add_fact(ana, "habit", "hobby", "Ana swims on Fridays", [ids[("evening", 2)]])
+    again = _ask(llm, m, perception, cfg, "Where does Ana live now?")
+    assert "swim" not in again.answer.lower() and [c["id"] for c in again.citations] == [ids[("evening", 0)]], again
 
 
 def test_plans_are_the_dated_ones_ahead_and_promises_the_askers(llm, week, perception, cfg):
@@ -236,6 +255,30 @@ def test_plans_are_the_dated_ones_ahead_and_promises_the_askers(llm, week, perce
     assert promised.known and "slides" in promised.answer, promised
     assert [c["id"] for c in promised.citations] == [ids[("coffee", 1)]]
     assert not _ask(llm, m, perception, cfg, "What is planned for next month?").known
+
+
+def test_a_plan_said_as_a_reply_is_told_with_the_question_it_answers(llm, week, perception, cfg):
+    """ "Are you still doing the marathon?" - "The fifteenth." is a plan whose line says only when: the question it
+    answers says what."""
+    m, _ = week
+    friday = MONDAY + 4 * DAY + 17 * HOUR
+    session = m.turns.start_session("call", friday)
+    said = [("Nina", "Are you still doing the marathon?"), ("Tom", "The fifteenth of November. Training every morning.")]
+    for i, ((who, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
+        who_id = m.people.person_id(who)
+        m.turns.add_utterance(
+            NewUtterance(session, who_id, text, friday + 8 * i, friday + 8 * i + 7, 1.0, "t", False, vec)
+        )
+    ahead = _ask(llm, m, perception, cfg, "What is coming up?")
+    assert 'Tom, asked "Are you still doing the marathon?": The fifteenth' in ahead.answer, ahead
+
+
+def test_a_recap_names_who_was_talked_about(week):
+    """Ben never spoke: that Tom talked about him is what the coffee was about, beside its distinctive words."""
+    m, ids = week
+    coffee = m.turns.utterances([ids[("coffee", 0)]])[ids[("coffee", 0)]].session_id
+    said = topics(m, coffee)
+    assert said[0] == "Ben" and "chemistry" in said, said
 
 
 def test_who_lists_everyone_a_fact_says_it_of_and_paths_reach_people(llm, week, perception, cfg):

@@ -23,11 +23,13 @@ from datetime import datetime, timezone
 
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
-from app.ask.grounding import Line, relation_reaches, relation_word, said_on
-from app.ask.question import Kind, Question
+from app.ask.grounding import Line, asked_before, relation_reaches, relation_word, said_on
+from app.ask.question import MET_ORDER, Kind, Question
 from app.ask.wording import times_named
+from app.consolidation.kinds import typed
 from app.facts import FactKind
 from app.identity.naming import AUTO_NAME
+from app.store import writing
 from app.store.memory import Memory
 from app.store.utterances import Presence
 from app.text.timeexpr import COUNTS, PARTS
@@ -187,6 +189,29 @@ def last_met(a: Asked, q: Question, out: Answer) -> bool:
     return True
 
 
+def met_first(a: Asked, q: Question, out: Answer) -> bool:
+    """Which of two people was met first, or last ("who did I talk to first on the 22nd, Raj or Kwame?"): their
+    first (or last) parts of the conversations then, compared, each cited. Not asked of meeting, or an option that
+    names no one person met then: the order of two things, read from lines (False)."""
+    if q.order is None or not MET_ORDER.search(q.text):
+        return False
+    rows = _before_now(a.memory.turns.presence(q.window.epoch() if q.window else None), a)
+    met: list[tuple[str, Presence]] = []
+    for option in q.order.options:
+        named = [p for p in q.people if re.search(rf"\b{re.escape(p)}\b", option, re.I)]
+        theirs = [r for r in rows if len(named) == 1 and r.person == named[0]]
+        if not theirs:
+            return False
+        met.append((option, theirs[0] if q.order.earliest else theirs[-1]))
+    if met[0][1].t_start == met[1][1].t_start:
+        return False
+    (picked, r), (_, rest) = sorted(met, key=lambda m: m[1].t_start, reverse=not q.order.earliest)
+    out.answer = f"{picked[:1].upper()}{picked[1:]} ({said_on(r.session_start)}, at {_clock(r.t_start)})."
+    out.known = True
+    out.citations = a.cite([r.first_id, rest.first_id])
+    return True
+
+
 def how_often(a: Asked, q: Question, out: Answer) -> bool:
     """How many conversations the person spoke in (in the time asked about), each cited."""
     found = _theirs(a, q)
@@ -212,8 +237,39 @@ def _minutes(seconds: float) -> str:
     return f"about {m} minute{'s' if m != 1 else ''}" if m < 90 else f"about {seconds / 3600:.1f} hours"
 
 
+def _conversations(a: Asked, q: Question) -> list[Presence]:
+    """One part of each conversation the question names by its time, setting or topic, with nobody asked about
+    ("how long was the studio meeting on the 14th?"); else the last day's."""
+    window = _window_or_last_day(a, q)
+    rows = _in_setting(a, _before_now(a.memory.turns.presence(window), a) if window else [], q)
+    topical = _topic_sessions(a, q, rows)
+    if topical:
+        rows = [r for r in rows if r.session_id in topical]
+    first: dict[int, Presence] = {}
+    for r in sorted(rows, key=lambda r: r.t_start):
+        first.setdefault(r.session_id, r)
+    return list(first.values())
+
+
 def how_long(a: Asked, q: Question, out: Answer) -> bool:
-    """How long the conversations with the person lasted (in the time asked about; else the last one)."""
+    """How long the conversations with the person lasted (in the time asked about; else the last one); with
+    nobody asked about, each conversation the question names ("how long was the meeting on the 14th?")."""
+    if not q.people:
+        sessions = _conversations(a, q)
+        if not sessions:
+            return False
+        people = a.memory.turns.session_speakers({r.session_id for r in sessions})
+        told = []
+        for r in sessions:
+            others = joined(sorted(p for p in people.get(r.session_id, ()) if p and p != q.asker)) or "nobody known"
+            told.append(
+                f"{_minutes(r.session_end - r.session_start)} ({said_on(r.session_start)}, "
+                f"{_clock(r.session_start)}, with {others})"
+            )
+        lasted = "; ".join(told)
+        out.answer, out.known = f"{lasted[:1].upper()}{lasted[1:]}.", True
+        out.citations = a.cite([r.first_id for r in sessions])
+        return True
     found = _theirs(a, q)
     if found is None:
         return False
@@ -274,11 +330,20 @@ ORDINAL = frozenset("first second third fourth fifth sixth seventh eighth ninth 
 
 
 def topics(memory: Memory, session_id: int, most: int = TOPICS) -> list[str]:
-    """What a conversation was about, in a few words: its content words (no names, no small talk's stopwords) that
-    other conversations say least and it says most (tf-idf, conversations as the documents), in the order first
-    said. A summary written from facts leaves out what was only talked about."""
+    """What a conversation was about, in a few words: the people it talked about who were not in it, then its
+    content words (no names, no small talk's stopwords) that other conversations say least and it says most
+    (tf-idf, conversations as the documents), in the order first said. A summary written from facts leaves out
+    what was only talked about."""
     lines = memory.writing.transcript(session_id)
     names = {w for n in memory.people.names() for w in keywords(n)}
+    spoke = {line.person for line in lines}
+    text = " ".join(line.text for line in lines)
+    about = [n for n in memory.people.names() if n not in spoke and re.search(rf"\b{re.escape(n)}\b", text)]
+    return about[:most] + _distinctive(memory, lines, names, most)
+
+
+def _distinctive(memory: Memory, lines: list[writing.Line], names: set[str], most: int) -> list[str]:
+    """The `most` content words of `lines` that other conversations say least and they say most (tf-idf)."""
     said: dict[str, tuple[int, str, int]] = {}  # stem -> (count, first form said, first position)
     for line in lines:
         for w in keywords(line.text):
@@ -389,11 +454,18 @@ def _lower(text: str) -> str:
 def state(a: Asked, q: Question, out: Answer) -> bool:
     """What holds now: read from the line of the latest fact that holds the topic (a superseded one never), else
     the latest fact whose own words hold the topic; none, the lines are read as for any question ("Sam is
-    paying" is no answer to where Sam lives, though its line says "live")."""
+    paying" is no answer to where Sam lives, though its line says "live"). The facts are those of the topic the
+    question is typed with, as facts are (`kinds.typed`: "where does she live now?" asks of her home); a question
+    of no topic and no type ("what's up with Sam now?") is read from the lines."""
     facts = [f for f in _facts_about(a, q, history=False) if f["sources"]]
-    if not facts:
+    key = typed(q.reading)[1]  # "where does she live now?": a fact of where she lives, as facts are typed
+    facts = [f for f in facts if key == "other" or f["key"] == key]
+    if not facts or not (q.topic or key != "other"):  # "what's new with Tom now?": no one fact is the answer
         return False
     latest = max(facts, key=_said_at)
+    # with no topic, a fact stands unread only when it says what is asked itself: "Ana lives in Lisbon", to where
+    # she lives ("it pays the rent", typed her home by "from Japanese", does not)
+    asked = tuple(w for w in keywords(q.reading) if w not in {x.lower() for p in q.people for x in keywords(p)})
     lines = a.lines(latest["sources"][-1:])
     if not lines:
         return False
@@ -401,7 +473,7 @@ def state(a: Asked, q: Question, out: Answer) -> bool:
     if held:
         out.answer, out.known = text, True
         out.citations = a.cite([x.id for x in held])
-    elif own := [f for f in facts if not q.topic or _holds(q.topic, f["value"])]:
+    elif own := [f for f in facts if (_holds(q.topic, f["value"]) if q.topic else _holds_any(asked, f["value"]))]:
         fact = max(own, key=_said_at)  # the latest fact that says it itself, as written from its line
         out.answer, out.known, out.why_unknown = f"{fact['value']}.", True, ""
         out.citations = a.cite(fact["sources"][-1:])
@@ -456,21 +528,26 @@ def plans(a: Asked, q: Question, out: Answer) -> bool:
             found = {i: t for i, t in found.items() if _mentions(rows[i], q.people)}
     topic = tuple(w for w in q.topic if w not in _PLAN_WORDS)
     lines = {x.id: x for x in a.lines(list(found))}
+    # a reply says when, the question it answers what: "Are you still doing that half marathon?" - "The 18th."
+    answering = asked_before(a.memory, a.memory.turns.utterances(list(lines)))
     if topic:
-        lines = {i: x for i, x in lines.items() if _holds_any(topic, x.text)}
+        lines = {i: x for i, x in lines.items() if _holds_any(topic, f"{answering.get(i, '')} {x.text}")}
     if not lines:
         out.why_unknown = "no plan then"
         return True
     order = sorted(lines, key=lambda i: (found[i] is None, found[i] or 0.0, i))[:PLANS_SAID]
-    told = [f"{said_on(found[i]) + ': ' if found[i] else ''}{_told(lines[i])}" for i in order]
+    told = [f"{said_on(found[i]) + ': ' if found[i] else ''}{_told(lines[i], answering.get(i, ''))}" for i in order]
     out.answer, out.known = "; ".join(told) + ".", True
     out.citations = a.cite(order)
     return True
 
 
-def _told(line: Line) -> str:
-    """A line as an answer tells it: who said it, in the third person, its time words dated."""
+def _told(line: Line, asked: str = "") -> str:
+    """A line as an answer tells it: who said it, in the third person, its time words dated; after the question it
+    answers, when another asked one just before it (`asked`)."""
     text = line.shown.rstrip(". ")
+    if asked:
+        return f'{line.person or "someone"}, asked "{asked.strip()}": {text}'
     return text if line.person and line.person in text else f"{line.person or 'someone'}: {text}"
 
 
@@ -570,6 +647,7 @@ HANDLERS: dict[Kind, Callable[[Asked, Question, Answer], bool]] = {
     Kind.LAST_MET: last_met,
     Kind.HOW_OFTEN: how_often,
     Kind.HOW_LONG: how_long,
+    Kind.ORDER: met_first,
     Kind.RECAP: recap,
     Kind.CHANGE: change,
     Kind.STATE: state,

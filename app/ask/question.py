@@ -45,6 +45,9 @@ from app.store.memory import Memory
 from app.text.timeexpr import TimeWindow, plan_window, time_window
 from app.text.words import keywords
 
+# "what does David's sister do?", "what does she do for a living?": what someone does, not who they are
+ASKS_DOING = re.compile(r"\bwhat\b.*\bdo\s*(?:for\s+(?:a\s+living|work))?\s*\??\s*$", re.IGNORECASE)
+
 
 class Kind(StrEnum):
     LOOKUP = "lookup"
@@ -184,6 +187,8 @@ LAST_MET = re.compile(
     re.I,
 )
 FIRST = re.compile(r"\bfirst\b", re.I)
+# an order asked of meetings: "who did I talk to first on the 22nd, Raj or Kwame?", "which of them did I see last?"
+MET_ORDER = re.compile(rf"\b{_WITH_ME}\s+(?:\w+\s+)?{_SEE}\b", re.I)
 HOW_OFTEN = re.compile(
     rf"^\s*how\s+(?:many\s+times|often|frequently)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}"
     rf"|^\s*how\s+many\s+(?:times|conversations|meetings|calls|chats)\s+(?:have|did|had)\s+{_ME}\s+(?:had\s+)?with\b",
@@ -389,8 +394,10 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
         if window is None and (past := plan_window(text, now, past=True)) is not None:
             window = past[0]  # "who did I see on Wednesday?": the last Wednesday
         topic = [w for w in topic if w not in where]  # "over coffee", "at the team lunch": where, not what was said
-    if path and not topic and not unreached and kind in (Kind.LOOKUP, Kind.WHO):  # "the name of Emily's daughter"
-        kind, notes = Kind.WHO, [*notes, "asks only whom its relation path reaches"]
+    elif kind is Kind.ORDER and MET_ORDER.search(text) and window is None:  # "who did I see first on Monday, A or B?"
+        window = past[0] if (past := plan_window(text, now, past=True)) is not None else None
+    if path and not topic and not unreached and kind in (Kind.LOOKUP, Kind.WHO) and not ASKS_DOING.search(text):
+        kind, notes = Kind.WHO, [*notes, "asks only whom its relation path reaches"]  # "the name of Emily's son"
     if kind is Kind.PLANS and (ahead := plan_window(text, now)) is not None:  # "next week" is ahead
         window, topic = ahead[0], topic_words(ahead[1], named)
         topic = [w for w in topic if not ORDINAL_DAY.fullmatch(w)]  # "Monday the 18th": the day
