@@ -44,6 +44,7 @@ T0 = datetime.fromisoformat(CREATION_TIME).timestamp()  # Thursday 14 May 2026
 def test_first_person_facts_are_said_about_the_speaker():
     assert third_person("Hi, my name is Emily and I work as a nurse.", "Emily") == "Emily works as a nurse"
     assert third_person("I teach history", "John") == "John teaches history"
+    assert third_person("I almost forgot", "Tom") == "Tom almost forgot"  # not "almosts"
     assert third_person("I am allergic to peanuts", "David") == "David is allergic to peanuts"
     assert third_person("I bought a bicycle and I ride it", "David") == "David bought a bicycle and David rides it"
     assert third_person("My wife Sarah is a doctor", "John") == "John's wife Sarah is a doctor"

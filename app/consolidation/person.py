@@ -39,7 +39,7 @@ def said_of(verb: str) -> str:
 ADVERBS = (
     "just|really|also|always|never|usually|often|still|finally|already|recently|actually|even|only|sometimes|last|"
     "first|once|totally|definitely|absolutely|honestly|truly|kinda|mostly|rarely|hardly|literally|seriously|"
-    "probably|certainly|completely|ever|least|"
+    "probably|certainly|completely|ever|least|almost|"
     # and any other "-ly" word but the verbs that end so ("I strongly recommend", not "I apply")
     r"(?!(?:apply|reply|rely|supply|imply|comply|multiply|fly|ally|rally|bully|tally)\b)[a-z]{2,}ly"
 )
