@@ -196,6 +196,21 @@ def test_a_relation_the_talk_around_it_says_is_written(talk, expected):
     assert [(i.who, i.what, i.other) for i in items if i.kind == "relation"] == [expected]
 
 
+def test_she_is_still_the_one_named_lines_before_while_each_line_speaks_of_her():
+    """ "She" is the one named a line or two before; a line between that speaks of her only as "she" keeps her the
+    one, so the fifth line's "she" is still Ruth."""
+    lines = _talk(
+        ("Mara", "Ruth texted me last night, she wants to visit."),
+        ("Paul", "Your sister? When?"),
+        ("Mara", "On Friday. She gets in at nine."),
+        ("Paul", "Is she still on that boat?"),
+        ("Mara", "Yeah, she's a marine biologist in Plymouth now."),
+    )
+    names = names_in(lines, set())
+    items, _ = check(said(lines, names), lines, names, refused=set())
+    assert ("Ruth", "Ruth is a marine biologist in Plymouth now") in [(i.who, i.what) for i in items]
+
+
 @pytest.mark.parametrize(
     "talk",
     [

@@ -301,11 +301,15 @@ def _asked(lines: list[Line], i: int) -> str:
     return lines[i - 1].text if i > 0 and lines[i - 1].person not in (None, lines[i].person) else ""
 
 
+_PRONOUN = re.compile(r"\b(?:she|her|he|him)\b", re.IGNORECASE)
+
+
 def said(lines: list[Line], names: list[str]) -> dict:
     """The statements extractor: the atomic facts of what each line by a known speaker states (`statement`,
     then `atoms`), as the LLM's reply would give them, so the same checks, types, dates and relations apply."""
     entries = []
     mentioned: list[list[str]] = []  # the names each line said, for "she" in the next two
+    speakers = {line.person for line in lines}
     for number, line in enumerate(lines, 1):
         fact = statement(line.text)
         if line.person and fact and states_something(fact):
@@ -317,7 +321,15 @@ def said(lines: list[Line], names: list[str]) -> dict:
                 )
             ]
             entries.append({"line": number, "facts": facts})
-        mentioned.append([n for n in named_in(line.text, names) if n != line.person])
+        else:
+            facts = []
+        # who the line spoke of, by name or as "she" of one named before (so a third line's "she" is still Ruth:
+        # "Ruth texted" - "Your sister?" - "She gets in Friday" - "Still on that boat?" - "Yeah, she's a biologist")
+        resolved = [f["who"] for f in facts if f["earlier"] and f["who"] not in speakers]
+        spoken_of = [n for n in [*named_in(line.text, names), *resolved] if n != line.person]
+        if not spoken_of and _PRONOUN.search(line.text):  # "Is she still on that boat?": the one before, still
+            spoken_of = list(dict.fromkeys(n for said_then in mentioned[-2:] for n in said_then))
+        mentioned.append(spoken_of)
     return {"lines": entries}
 
 
