@@ -112,6 +112,9 @@ def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
         ("When did I first meet Tom?", Kind.LAST_MET),
         ("How many times did I see Tom this week?", Kind.HOW_OFTEN),
         ("How long did I talk to Ana on Monday?", Kind.HOW_LONG),
+        ("How long was I on the phone with Tom?", Kind.HOW_LONG),
+        ("Who did I see first on Monday?", Kind.MET),
+        ("Who was the last person I talked to?", Kind.MET),
         ("What changed for Ana?", Kind.CHANGE),
         ("Did the dentist get moved?", Kind.CHANGE),
         ("Where does Ana live now?", Kind.STATE),
@@ -204,6 +207,10 @@ def test_who_was_met_when_and_how_often_comes_from_the_conversations(llm, week, 
     meal = _ask(llm, m, perception, cfg, "How long was the lunch on Monday?")
     assert meal.known and "with Ana" in meal.answer and "Tom" not in meal.answer, meal
     assert [c["id"] for c in meal.citations] == [ids[("lunch", 0)]]
+    opened = _ask(llm, m, perception, cfg, "Who did I see first on Monday?")
+    assert opened.answer.startswith("Tom") and "Ana" not in opened.answer, opened
+    closed = _ask(llm, m, perception, cfg, "Who was the last person I talked to on Monday?")
+    assert closed.answer.startswith("Ana") and "Tom" not in closed.answer, closed
     # which of two people was met first or last: from when each spoke, not from what anyone said
     first = _ask(llm, m, perception, cfg, "Who did I see first on Monday, Ana or Tom?")
     assert first.answer.startswith("Tom") and len(first.citations) == 2, first
@@ -263,7 +270,10 @@ def test_a_plan_said_as_a_reply_is_told_with_the_question_it_answers(llm, week, 
     m, _ = week
     friday = MONDAY + 4 * DAY + 17 * HOUR
     session = m.turns.start_session("call", friday)
-    said = [("Nina", "Are you still doing the marathon?"), ("Tom", "The fifteenth of November. Training every morning.")]
+    said = [
+        ("Nina", "Are you still doing the marathon?"),
+        ("Tom", "The fifteenth of November. Training every morning."),
+    ]
     for i, ((who, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
         who_id = m.people.person_id(who)
         m.turns.add_utterance(

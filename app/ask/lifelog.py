@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, asked_before, relation_reaches, relation_word, said_on
-from app.ask.question import MET_ORDER, Kind, Question
+from app.ask.question import MET_FIRST, MET_ORDER, Kind, Question
 from app.ask.wording import times_named
 from app.consolidation.kinds import typed
 from app.facts import FactKind
@@ -150,6 +150,9 @@ def met(a: Asked, q: Question, out: Answer) -> bool:
     if not rows:
         out.why_unknown = "no conversation then"
         return True
+    if which := MET_FIRST.search(q.text):  # "who did I see first on Wednesday?": the one, of all met then
+        last = (which["which"] or which["one"]).lower() == "last"
+        rows = [max(rows, key=lambda r: r.t_end) if last else min(rows, key=lambda r: r.t_start)]
     first: dict[str, Presence] = {}
     for r in rows:
         first.setdefault(r.person, r)

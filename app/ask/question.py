@@ -187,6 +187,13 @@ LAST_MET = re.compile(
     re.I,
 )
 FIRST = re.compile(r"\bfirst\b", re.I)
+# the first or the last one met: "who did I see first on Wednesday?", "who was the last person I talked to?"
+_THEN = r"(?=\s*(?:[?,.]|$|on\b|in\b|at\b|yesterday\b|today\b|this\b))"
+MET_FIRST = re.compile(
+    rf"\b{_SEE}(?:\s+(?:to|with))?\s+(?P<which>first|last){_THEN}"
+    rf"|\b(?:the\s+)?(?P<one>first|last)\s+(?:person|one)\s+{_WITH_ME}\s+(?:\w+\s+)?{_SEE}",
+    re.I,
+)
 # an order asked of meetings: "who did I talk to first on the 22nd, Raj or Kwame?", "which of them did I see last?"
 MET_ORDER = re.compile(rf"\b{_WITH_ME}\s+(?:\w+\s+)?{_SEE}\b", re.I)
 HOW_OFTEN = re.compile(
@@ -195,7 +202,9 @@ HOW_OFTEN = re.compile(
     re.I,
 )
 HOW_LONG = re.compile(
-    rf"^\s*how\s+long\s+(?:did|have|had|was|were)\s+{_ME}\s+(?:been\s+)?(?:\w+\s+)?(?:{_SEE}|{_TALK}|spend|spent)"
+    rf"^\s*(?:for\s+)?how\s+long\s+(?:did|have|had|was|were)\s+{_WITH_ME}\s+(?:been\s+)?(?:\w+\s+)?"
+    rf"(?:{_SEE}|{_TALK}|spend|spent)"
+    rf"|^\s*(?:for\s+)?how\s+long\s+(?:was|were)\s+{_WITH_ME}\s+(?:on\s+(?:the\s+)?(?:phone|call)|at|over)\b"
     rf"|^\s*how\s+long\s+(?:was|did)\s+(?:my|our|the)\s+(?:\w+\s+)?(?:conversation|call|chat|meeting|talk|lunch|coffee)",
     re.I,
 )
@@ -333,6 +342,8 @@ def kind_of(text: str, now: datetime, topic: list[str], people: list[str], untim
         return Kind.LAST_MET, ["asks when someone was met"]
     if said(MET):
         return Kind.MET, ["asks who was met" + (f", about {' '.join(rest)}" if rest else "")]
+    if said(MET_FIRST):
+        return Kind.MET, ["asks who was met first or last"]
     if said(RECAP) and not rest:
         return Kind.RECAP, ["asks what was talked about, with no topic besides people and time"]
     if CHANGE.search(text):
