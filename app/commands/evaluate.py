@@ -120,6 +120,7 @@ def register(add) -> None:
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     data = args.data or DEFAULT_DATA[args.what]
     real = args.what == "conversations" and args.real
+    plan = _conversation_plan(args) if args.what == "conversations" and not real else None  # a usage error first
     if not real:
         _check_audio_data(args.what, data)
     files_out, args.out = args.out, args.out or Path("eval")
@@ -131,7 +132,6 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "conversations":
         from app.evaluation.conversations import eval_conversations, render
 
-        plan = _conversation_plan(args)
         result = eval_conversations(cfg, plan, data[0], files_out, lambda line: sys.stderr.write(line + "\n"))
     elif args.what == "lifelog":
         from app.evaluation.lifelog import eval_lifelogs, render
