@@ -138,15 +138,19 @@ def _window_or_last_day(a: Asked, q: Question) -> tuple[float, float] | None:
     return day.timestamp(), day.timestamp() + DAY_S
 
 
-def met(a: Asked, q: Question, out: Answer) -> bool:
-    """Who was met (and how many): everyone who spoke in the conversations of the time asked about (the last day,
-    when none is named), the one asking aside; each cited by their first line then."""
+def _named_rows(a: Asked, q: Question) -> list[Presence]:
+    """The parts of the conversations the question names by its time (else the last day), its setting and its
+    topic ("who did I go hiking with?": the conversations that speak of it, when any does)."""
     window = _window_or_last_day(a, q)
     rows = _in_setting(a, _before_now(a.memory.turns.presence(window), a) if window else [], q)
     topical = _topic_sessions(a, q, rows)
-    if topical:  # "who did I go hiking with?": the conversations that speak of it, when any does
-        rows = [r for r in rows if r.session_id in topical]
-    rows = _others(rows, q)
+    return [r for r in rows if r.session_id in topical] if topical else rows
+
+
+def met(a: Asked, q: Question, out: Answer) -> bool:
+    """Who was met (and how many): everyone who spoke in the conversations of the time asked about (the last day,
+    when none is named), the one asking aside; each cited by their first line then."""
+    rows = _others(_named_rows(a, q), q)
     if not rows:
         out.why_unknown = "no conversation then"
         return True
@@ -243,13 +247,8 @@ def _minutes(seconds: float) -> str:
 def _conversations(a: Asked, q: Question) -> list[Presence]:
     """One part of each conversation the question names by its time, setting or topic, with nobody asked about
     ("how long was the studio meeting on the 14th?"); else the last day's."""
-    window = _window_or_last_day(a, q)
-    rows = _in_setting(a, _before_now(a.memory.turns.presence(window), a) if window else [], q)
-    topical = _topic_sessions(a, q, rows)
-    if topical:
-        rows = [r for r in rows if r.session_id in topical]
     first: dict[int, Presence] = {}
-    for r in sorted(rows, key=lambda r: r.t_start):
+    for r in sorted(_named_rows(a, q), key=lambda r: r.t_start):
         first.setdefault(r.session_id, r)
     return list(first.values())
 
@@ -338,11 +337,11 @@ def topics(memory: Memory, session_id: int, most: int = TOPICS) -> list[str]:
     (tf-idf, conversations as the documents), in the order first said. A summary written from facts leaves out
     what was only talked about."""
     lines = memory.writing.transcript(session_id)
-    names = {w for n in memory.people.names() for w in keywords(n)}
+    people = memory.people.names()
     spoke = {line.person for line in lines}
     text = " ".join(line.text for line in lines)
-    about = [n for n in memory.people.names() if n not in spoke and re.search(rf"\b{re.escape(n)}\b", text)]
-    return about[:most] + _distinctive(memory, lines, names, most)
+    about = [n for n in people if n not in spoke and re.search(rf"\b{re.escape(n)}\b", text)]
+    return about[:most] + _distinctive(memory, lines, {w for n in people for w in keywords(n)}, most)
 
 
 def _distinctive(memory: Memory, lines: list[writing.Line], names: set[str], most: int) -> list[str]:
@@ -468,7 +467,8 @@ def state(a: Asked, q: Question, out: Answer) -> bool:
     latest = max(facts, key=_said_at)
     # with no topic, a fact stands unread only when it says what is asked itself: "Ana lives in Lisbon", to where
     # she lives ("it pays the rent", typed her home by "from Japanese", does not)
-    asked = tuple(w for w in keywords(q.reading) if w not in {x.lower() for p in q.people for x in keywords(p)})
+    theirs = {x.lower() for p in q.people for x in keywords(p)}
+    asked = tuple(w for w in keywords(q.reading) if w not in theirs)
     lines = a.lines(latest["sources"][-1:])
     if not lines:
         return False

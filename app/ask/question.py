@@ -400,13 +400,12 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     if kind is Kind.ABOUT and (window or setting or re.search(rf"\b{_OCCASION}\b", text, re.I)):
         # "tell me about my lunch with Tom": that conversation
         kind, notes = Kind.RECAP, [*notes, "names a time or a setting: that conversation"]
+    meeting = kind in MEETINGS or (kind is Kind.ORDER and MET_ORDER.search(text))  # "who did I see first, A or B?"
+    if meeting and window is None and (past := plan_window(text, now, past=True)) is not None:
+        window = past[0]  # "who did I see on Wednesday?": the last Wednesday
     if kind in MEETINGS:
         topic = [w for w in topic if w not in _MEETING_WORDS]  # "who did I talk to": "talk" is no topic
-        if window is None and (past := plan_window(text, now, past=True)) is not None:
-            window = past[0]  # "who did I see on Wednesday?": the last Wednesday
         topic = [w for w in topic if w not in where]  # "over coffee", "at the team lunch": where, not what was said
-    elif kind is Kind.ORDER and MET_ORDER.search(text) and window is None:  # "who did I see first on Monday, A or B?"
-        window = past[0] if (past := plan_window(text, now, past=True)) is not None else None
     if path and not topic and not unreached and kind in (Kind.LOOKUP, Kind.WHO) and not ASKS_DOING.search(text):
         kind, notes = Kind.WHO, [*notes, "asks only whom its relation path reaches"]  # "the name of Emily's son"
     if kind is Kind.PLANS and (ahead := plan_window(text, now)) is not None:  # "next week" is ahead
