@@ -223,6 +223,34 @@ def test_introductions_in_fast_talk_name_the_right_people(cfg, perception, speec
     assert all(p == "Emily" for p, t in said if "nurse" in t)
 
 
+def test_people_who_never_say_their_names_are_named_by_what_the_others_call_them(cfg, perception, speech, tmp_path):
+    """Three people in fast talk who never introduce themselves, only call each other by name: when the
+    conversation closes each is named (before its memory is written), and their words are theirs by name."""
+    from app.audio.media import write_media
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+    from tests.conftest import record
+
+    lines = [
+        ("slt", "Morning, David. Did you finish the report for Friday?"),
+        ("rms", "Almost, I will send it tonight. Thanks for asking, Maria."),
+        ("kal16", "David, can you send me a copy as well?"),
+        ("rms", "Sure, Peter, no problem at all."),
+        ("slt", "Peter, how was your trip to the mountains?"),
+        ("kal16", "It was great, we walked every day and the weather was lovely."),
+    ]
+    write_media(tmp_path / "called.wav", _fast_talk(speech, lines))
+    events, summary = record(cfg, perception, tmp_path / "called.wav", tmp_path / "m.db")
+    named = sorted(e.detail["person"] for e in events if e.kind == "person_named")
+    assert named == ["David", "Maria", "Peter"] and summary.people == 3
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "test"), cfg.store) as memory:
+        said = [(u.person, u.text) for u in memory.turns.all_utterances()]
+    print(said)
+    assert any("walked" in t for _, t in said) and any("tonight" in t for _, t in said)
+    assert all(p == "Peter" for p, t in said if "mountains" not in t and "walked" in t)
+    assert all(p == "David" for p, t in said if "tonight" in t)
+
+
 def test_a_stretch_whisper_loops_on_is_recognised_voice_by_voice(cfg, perception, speech, tmp_path):
     """When Whisper goes round in a loop on a long stretch of several voices, what it heard is dropped: each
     voice's run is then recognised on its own. Whisper's loops cannot be called up at will, so this double of

@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from app.identity.naming import self_introduction
+from app.identity.naming import addressed, names_by_address, self_introduction
 from tests.conftest import need_models, record
 
 INTRODUCTIONS = [
@@ -220,3 +220,95 @@ def test_given_names_said_are_listened_for_but_not_a_word_of_a_place():
     assert given_names_in("Those who come to San Francisco from the East.") == []
     assert given_names_in("And that was Leo Smith, with Ana.") == ["Ana"]
     assert given_names_in("Maria said so.") == []
+
+
+# Names people are called by (the conversations here are hand-written; none is from an evaluation set)
+CALLED = [
+    ("Thanks, Priya, that was delicious.", [("Priya", "before")]),
+    ("No problem, Marek. I'll bring it back tomorrow.", [("Marek", "before")]),
+    ("Morning, Jonas!", [("Jonas", "around")]),
+    ("Hi Ana, hi Luis, sit down.", [("Ana", "around"), ("Luis", "around")]),
+    ("So, Helga, how was Vienna?", [("Helga", "after")]),
+    ("That's lovely, Tariq, did you take photos?", [("Tariq", "after")]),
+    ("Are you coming on Friday, Ingrid?", [("Ingrid", "after")]),
+    ("I'll print it tonight, Brendan.", [("Brendan", "around")]),
+    ("Sorry about that, Yusuf.", [("Yusuf", "before")]),
+    ("By the way Connor, I moved the meeting.", [("Connor", "around")]),
+]
+NOT_CALLED = [
+    "I went to the cinema with my sister, Anna.",
+    "One of them, Daisy, is a Labrador.",
+    "I met this amazing woman, Jean, who runs a bakery.",
+    "Lena, my sister, lives in Oslo.",
+    "Felix, Omar and I went to the match.",
+    "Tom, Anna, and Bob were there.",
+    "May, I think, or June.",
+    "Well, Lena did.",
+    "He said, thanks, Tom.",
+    'She shouted "Run, Ellie!" and we ran.',
+    "Hey! Oh, that's great. Yup, we did it.",
+]
+
+
+@pytest.mark.parametrize(("text", "called"), CALLED)
+def test_a_name_someone_is_called_by_is_found_with_whom_it_is_said_to(text, called):
+    assert addressed(text) == called
+
+
+@pytest.mark.parametrize("text", NOT_CALLED)
+def test_a_name_said_of_someone_is_not_a_name_called(text):
+    assert addressed(text) == []
+
+
+def test_the_people_of_a_conversation_take_the_names_they_are_called_by():
+    """Three people who never say their own names: each is called once or twice, and the one called answers
+    (or was answered); the host calls two at once, which names nobody but tells that the host is neither."""
+    turns = [
+        ("p1", "Hi Ana, hi Luis, come in, sit down."),
+        ("p2", "Thanks, Marta, what a lovely flat."),
+        ("p3", "It really is. Marta, did you paint the walls yourself?"),
+        ("p1", "I did, last spring. Ana, do you want some tea?"),
+        ("p2", "Yes please, with milk."),
+        ("p1", "Luis, what about you?"),
+        ("p3", "Just water, thanks."),
+    ]
+    assert names_by_address(turns, {}) == {"p1": "Marta", "p2": "Ana", "p3": "Luis"}
+    # someone already named keeps their name, and a name someone else has is not taken again
+    assert names_by_address(turns, {"p1": "Marta"}) == {"p2": "Ana", "p3": "Luis"}
+    assert names_by_address(turns, {"p9": "Ana"}) == {"p1": "Marta", "p3": "Luis"}
+
+
+def test_a_name_is_not_taken_on_split_or_weak_evidence():
+    # with three people a name said "around" (to whoever spoke before or speaks next) is half a vote each side
+    three = [("p1", "I can fix it."), ("p2", "I'll print it tonight, Brendan."), ("p3", "Good.")]
+    assert names_by_address(three, {}) == {}
+    # with two people any call names the other one
+    two = [("p1", "I can fix it."), ("p2", "I'll print it tonight, Brendan."), ("p1", "Good.")]
+    assert names_by_address(two, {}) == {"p1": "Brendan"}
+    # someone who calls a name is not the one it names; nor is a name called for two people anyone's
+    self_called = [("p1", "Thanks, Brendan."), ("p2", "Sure."), ("p1", "Brendan, are you in?"), ("p2", "Yes.")]
+    assert names_by_address(self_called, {}) == {"p2": "Brendan"}
+    tie = [("p1", "Ana, can you help?"), ("p2", "Sure."), ("p3", "Ana, are you free?"), ("p4", "No.")]
+    assert names_by_address(tie, {}) == {}
+    assert names_by_address([(None, "Thanks, Ana."), ("p1", "Sure.")], {}) == {}
+
+
+def test_locomo_friends_are_named_by_what_they_call_each_other(shared_data):
+    """Every LoCoMo session (two friends who never introduce themselves): the names found called are the other
+    speaker's (or a short form of it: "Mel" for Melanie), and each session's two people take the right names."""
+    turns = _locomo_turns(shared_data)
+    calls = [(name, t) for t in turns for name, _ in addressed(t["text"])]
+    wrong = [(name, t["text"]) for name, t in calls if not t["other"].split()[0].startswith(name)]
+    print(f"LoCoMo: {len(calls)} names called, {len(wrong)} not the other speaker's: {wrong}")
+    assert len(calls) > 1500 and len(wrong) <= 0.005 * len(calls)
+    data = json.loads((shared_data / "locomo" / "locomo10.json").read_text())
+    found = {"right": 0, "wrong": 0, "unnamed": 0}
+    for sample in data:
+        for key, session in sample["conversation"].items():
+            if re.fullmatch(r"session_\d+", key):
+                got = names_by_address([(t["speaker"], t["text"]) for t in session], {})
+                for person in {t["speaker"] for t in session}:
+                    name = got.get(person)
+                    found["unnamed" if name is None else "right" if person.startswith(name) else "wrong"] += 1
+    print(f"LoCoMo sessions' people: {found}")
+    assert found["wrong"] == 0 and found["right"] >= 0.85 * sum(found.values())

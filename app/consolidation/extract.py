@@ -80,10 +80,10 @@ def render(lines: list[Line]) -> str:
     return f"Conversation on {when} {day}:\n{body}"
 
 
-_LEAD = re.compile(  # greeting words at a sentence's start, with the name they address ("Hey Ben! ", "Wow, "; "No, "
-    # but not "No regrets")
-    r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no(?=\s*[,!.])|oh|ok|okay|sure|well|so|aw+|haha|lol|omg)\b"
-    r"[\s,!.]*)+(?-i:[A-Z][a-z]+\b[,!.]+\s*)?",
+_LEAD = re.compile(  # greeting words at a sentence's start, each with the names they address ("Hey Ben! ", "Wow, ",
+    # "Hi Felix, hi Omar, come in, "; "No, " but not "No regrets")
+    r"^(?:(?:hi|hey|hello|thanks|thank you|wow|yeah|yep|yes|no(?=\s*[,!.])|oh|ok|okay|sure|well|so|aw+|haha|lol|omg"
+    r"|come in|welcome)\b[\s,!.]*(?:(?-i:[A-Z][a-z]+\b)[,!.]+\s*)*)+",
     re.IGNORECASE,
 )
 _REACTION = re.compile(  # a sentence that only reacts ("That's really sweet", "Sounds great", "Lena, great to see you")

@@ -288,10 +288,14 @@ def eval_facts_spoken(
 def pooled(r: dict) -> dict:
     """The scenes' figures and their pool (recall, precision, kind, date over every gold fact and written item)."""
     scenes = r["scenes"]
+    made = [(p, v) for people in r["people"].values() for p, v in people.items()]
     return {
         **tally(r["rows"], r["written"], r["matching"]),
         "speakers": sum(len(s) for s in r["speakers"].values()),  # each memory's, scenes that share it together
         "people_made": sum(len(p) for p in r["people"].values()),
+        # the people the recorder named (by an introduction, or by what the others called them) and who they are
+        "named_right": sum(p == v["speaker"] for p, v in made),
+        "named_wrong": sum(p != v["speaker"] and not AUTO_NAME.fullmatch(p) for p, v in made),
         "about_unnamed": sum(s["about_unnamed"] for s in scenes.values()),
         "share_about_unnamed": share(sum(s["about_unnamed"] for s in scenes.values()), r["written"]),
         "scenes": scenes,
@@ -326,6 +330,7 @@ def render_result(r: dict) -> str:
         f"{'pooled':20s} {'':5s} {sum(s['utterances'] for s in r['scenes'].values()):4d} "
         f"{r['people_made']:>3d}/{r['speakers']:<2d} {_scores(r)} {r['about_unnamed']:7d}  ({r['wall_s']:.0f} s in all)"
     )
+    lines.append(f"  people named: {r['named_right']} right, {r['named_wrong']} wrong, of {r['people_made']} made")
     for memory, people in r["people"].items():
         who = ", ".join(f"{p} -> {v['speaker'] or 'nobody'} {v['seconds']}" for p, v in people.items())
         lines.append(f"  people of memory {memory}: {who}")

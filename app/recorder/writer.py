@@ -22,7 +22,7 @@ from app.audio.media import encode_wav
 from app.config import Config
 from app.events import Event, PersonNamed, PersonNew, SessionEnd, SessionSplit, SessionStart, Stored
 from app.frames import Face, Utterance
-from app.identity.naming import AUTO_NAME, is_given_name, self_introduction
+from app.identity.naming import AUTO_NAME, is_given_name, names_by_address, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import AMBIGUOUS, NEW_PERSON_S, Decision, KeyBank, SpeakerAssigner, nearest_voice
 from app.store.memory import Memory
@@ -256,6 +256,7 @@ class UtteranceWriter:
         embedding = self.text_embed([utt.text])[0]
         new_session = self.session is None or t0 - self.session[1] > self.cfg.session.gap_s
         if new_session:
+            self._name_by_address()
             self._split_closing_session()
             self._start_session()
         closed = self.session[0] if new_session and self.session is not None else None
@@ -321,6 +322,7 @@ class UtteranceWriter:
     def close(self) -> None:
         """The source ended: the open session is closed and queued for memory writing."""
         if self.session is not None:
+            self._name_by_address()
             self._split_closing_session()
             self.memory.writing.enqueue("session", self.session[0])
             self._publish(SessionEnd(self.session[1] - self.origin, self.session[0]))
@@ -486,8 +488,25 @@ class UtteranceWriter:
         if pid is None or pid < 0 or not AUTO_NAME.fullmatch(self.names.get(pid, "")):
             return
         name = self_introduction(text)
-        if name is None:
+        if name is not None:
+            self._name(pid, name, t_s)
+
+    def _name_by_address(self) -> None:
+        """The conversation is closing: someone still called unknown_N takes the name the others called them by
+        ("Thanks, Nadia, it smells amazing"; app/identity/naming.py `names_by_address`), before its memory is
+        written."""
+        if not self.recent or self.session is None:
             return
+        stored = self.memory.turns.utterances([uid for uid, _ in self.recent])
+        turns = [(stored[uid].person, stored[uid].text) for uid, _ in self.recent if uid in stored]
+        named = {n: n for n in self.names.values() if not AUTO_NAME.fullmatch(n)}
+        ids = {n: pid for pid, n in self.names.items()}
+        for old, name in names_by_address(turns, named).items():
+            if old is not None and AUTO_NAME.fullmatch(old) and old in ids:
+                self._name(ids[old], name, self.session[1] - self.origin)
+
+    def _name(self, pid: int, name: str, t_s: float) -> None:
+        """Someone still called unknown_N is `name` now, unless that is someone else's name already."""
         if self.memory.people.person_id(name) is not None:
             _LOGGER.info("heard a name already given to someone else; not renaming (see `people merge`)")
             return
