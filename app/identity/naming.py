@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
@@ -240,7 +239,7 @@ def names_by_address(turns: Sequence[tuple[P | None, str]], names: Mapping[P, st
     are taken, they take none); the result holds only the others."""
     speakers = [p for p, _ in turns]
     people = {p for p in speakers if p is not None}
-    votes: dict[P, Counter[str]] = {p: Counter() for p in people}
+    votes: dict[P, dict[str, float]] = {p: {} for p in people}
     calls: dict[P, set[str]] = {p: set() for p in people}
     for i, (speaker, text) in enumerate(turns):
         if speaker is None:
@@ -254,15 +253,15 @@ def names_by_address(turns: Sequence[tuple[P | None, str]], names: Mapping[P, st
         after = next((p for p in speakers[i + 1 : i + 3] if p is not None and p != speaker), None)
         for side, p in (("before", before), ("after", after)):
             if p is not None and to in (side, "around"):
-                votes[p][name] += 1.0 if to == side else 0.5
+                votes[p][name] = votes[p].get(name, 0.0) + (1.0 if to == side else 0.5)
     need = 0.5 if len(people) == 2 else 1.0
     taken = set(names.values())
     out: dict[P, str] = {}
     for p, counts in votes.items():
         if p in names or not counts:
             continue
-        (name, n), *rest = counts.most_common()
-        others = [m for _, m in rest] + [votes[q][name] for q in people if q != p]
+        (name, n), *rest = sorted(counts.items(), key=lambda kv: -kv[1])
+        others = [m for _, m in rest] + [votes[q].get(name, 0.0) for q in people if q != p]
         if n >= need and name not in taken and name not in calls[p] and all(n > m for m in others):
             out[p] = name
     return out
