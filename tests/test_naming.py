@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from app.identity.naming import addressed, names_by_address, self_introduction
+from app.identity.naming import addressed, as_known, names_by_address, self_introduction
 from tests.conftest import need_models, record
 
 INTRODUCTIONS = [
@@ -312,3 +312,30 @@ def test_locomo_friends_are_named_by_what_they_call_each_other(shared_data):
                     found["unnamed" if name is None else "right" if person.startswith(name) else "wrong"] += 1
     print(f"LoCoMo sessions' people: {found}")
     assert found["wrong"] == 0 and found["right"] >= 0.85 * sum(found.values())
+
+
+@pytest.mark.parametrize(
+    ("asked", "read"),
+    [
+        ("who is Ana's sister?", "who is Anna's sister?"),  # the memory's spelling, possessive kept
+        ("does ana like her cat?", "does ana like her cat?"),  # in lower case no word is taken for a name
+        ("what does Hana do?", "what does Hannah do?"),
+        ("is Luca moving?", "is Luke moving?"),
+        ("Did Jon call?", "Did John call?"),
+        ("what is Karl studying?", "what is Carl studying?"),
+        ("who is Ben's wife?", "who is Ben's wife?"),  # a name the memory has
+        ("will Tom come?", "will Tom come?"),  # nobody sounds like Tom
+        ("What did Mark say?", "What did Mark say?"),  # Marta is two letters and a sound away
+        ("May I ask who is vegetarian?", "May I ask who is vegetarian?"),  # a month, and the first word
+    ],
+)
+def test_a_name_asked_with_another_spelling_is_written_as_the_memory_has_it(asked, read):
+    assert as_known(asked, ["Anna", "Ben", "Carl", "unknown_4", "Hannah", "Luke", "Marta", "John"]) == read
+
+
+def test_a_name_that_sounds_like_two_peoples_or_was_heard_is_left_as_asked():
+    assert as_known("Where does Anne live?", ["Anna", "Ana"]) == "Where does Anne live?"
+    # Jean was talked about: she is someone else than Jon, though the two sound alike
+    assert as_known("Did Jean meet Jon?", ["Jon"], lambda w: w == "Jean") == "Did Jean meet Jon?"
+    assert as_known("Did Jean call?", ["Jon"]) == "Did Jon call?"
+    assert as_known("Is Paula coming?", ["Paul"]) == "Is Paula coming?"  # a woman's name and a man's

@@ -171,6 +171,17 @@ def test_the_parse_reads_the_people_the_path_and_the_time(week):
     assert q.unreached == "I don't know of your mother." and q.text == "What did Mum say?"
 
 
+def test_a_name_asked_with_another_spelling_is_read_as_the_memorys(week, llm, perception, cfg):
+    """Whisper writes a name one way, the one asking another: "Anna" asked is the memory's Ana, "Benn" its Ben;
+    the question is answered from their lines, and says the name as asked."""
+    m, ids = week
+    q = parse("Where does Anna live now?", ASKED, None, m)
+    assert q.people == ("Ana",) and q.reading == "Where does Ana live now?" and q.text == "Where does Anna live now?"
+    assert parse("What does Benn teach?", ASKED, None, m).people == ("Ben",)
+    assert parse("Where does Ana live now?", ASKED, None, m).read_as == ""  # the memory's spelling: read as asked
+    assert "Lisbon" in _ask(llm, m, perception, cfg, "Where does Anna live now?").answer
+
+
 def test_a_relation_reaches_the_other_side_its_word_does_not_name(week, perception, cfg):
     """The sister asked about her brother, and a mother about her children, reach them: the relation said
     names only one side."""

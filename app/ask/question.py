@@ -41,6 +41,7 @@ from app.ask.grounding import (
 )
 from app.ask.spans import OrderAsked, SpanAsked, order_asked, span_asked
 from app.consolidation.relations import FAMILY, SHORT, SOCIAL
+from app.identity.naming import as_known
 from app.store.memory import Memory
 from app.text.timeexpr import TimeWindow, plan_window, time_window
 from app.text.words import keywords
@@ -371,12 +372,15 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     """`text` asked by `asker` (None: the device's owner, when one is set) at `now`, read once."""
     asker, asked = asker or memory.people.owner(), text
     names = sorted(memory.people.names(), key=len, reverse=True)
+    # "Ana" asked, "Anna" heard and named: the memory's spelling, for a name it never heard
+    text = spelled = as_known(text, names, lambda word: memory.search.sessions_holding(word, 1) > 0)
     if not any(n in KIN_NAMES for n in names):  # "what did Mum say?": the asker's mother, when nobody is called so
         text = KIN_NAME.sub(lambda m: f"my {KIN_NAMES[m.group(1)]}", text)
     named = [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?:'s|s')?(?!\w)", text, re.I)]
     path, read_as, unreached = walk(memory, text, asker, named)
-    if unreached and text != asked:  # "Dad's birthday", no father known: the lines say "Dad" too
-        read_as = asked
+    if unreached and text != spelled:  # "Dad's birthday", no father known: the lines say "Dad" too
+        read_as = spelled
+    read_as = read_as or (spelled if spelled != asked else "")
     people = list(path[-1].people) if path else []
     if path and unreached and len(path) > 1:  # "my sister's kids", none known: asked of the sister
         people = path[-1].of.split(", ")

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 import gender_guesser.detector
+import jellyfish
 
 from app.text.words import STOPWORDS
 
@@ -265,3 +266,40 @@ def names_by_address(turns: Sequence[tuple[P | None, str]], names: Mapping[P, st
         if n >= need and name not in taken and name not in calls[p] and all(n > m for m in others):
             out[p] = name
     return out
+
+
+_WORD = re.compile(r"(?<![\w'’])([A-Za-z][a-z]+)(?=(?:['’]s)?\b)")
+
+
+def _other_gender(a: str, b: str) -> bool:
+    """Whether two names are one a man's and the other a woman's (Paul and Paula, Carl and Carla)."""
+    ga, gb = _given_names().get_gender(a), _given_names().get_gender(b)
+    return {ga.replace("mostly_", ""), gb.replace("mostly_", "")} == {"male", "female"}
+
+
+def as_known(text: str, names: Sequence[str], said: Callable[[str], bool] = lambda _: False) -> str:
+    """`text` (a question) with each name in it that nobody in `names` has and the memory never heard (`said`),
+    but that sounds like exactly one of theirs, written as theirs: Whisper writes a name one way, the one asking
+    another ("Ana" asked, "Anna" heard; Hana and Hannah, Luca and Luke, Jon and John). Sounding alike: the same
+    Metaphone key, at most two letters apart (jellyfish), and not one a man's and the other a woman's. A name is
+    a capitalised word (the first word of the text only when it is a given name), no common word; one that
+    sounds like two people's names is left as it is."""
+    known = {n.split()[0]: n for n in names if not AUTO_NAME.fullmatch(n)}
+    taken = {w.lower() for n in names for w in n.split()}
+
+    def spelled(m: re.Match) -> str:
+        word, low = m.group(1), m.group(1).lower()
+        first = re.search(r"\w", text[: m.start()]) is None
+        if not word[0].isupper() or (first and not is_given_name(word)) or low in taken | NOT_NAMES | _NOT_CALLED:
+            return word
+        key = jellyfish.metaphone(word)
+        alike = {
+            full
+            for name, full in known.items()
+            if jellyfish.metaphone(name) == key
+            and jellyfish.damerau_levenshtein_distance(low, name.lower()) <= 2
+            and not _other_gender(word, name)
+        }
+        return alike.pop() if len(alike) == 1 and not said(word) else word
+
+    return _WORD.sub(spelled, text)
