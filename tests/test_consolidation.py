@@ -184,6 +184,11 @@ def _talk(*said: tuple[str, str]) -> list[Line]:
         ),
         # "my husband" with no name, the sentence going on with it
         ((("Ines", "My husband will be pleased, Karim hates cooking anyway."),), ("Karim", "husband", "Ines")),
+        # asking whether the listener's relative does something: the answer goes on with her name
+        (
+            (("Paul", "Congratulations! Is your wife moving too?"), ("Ines", "Yes, Sofia found a job in Porto.")),
+            ("Sofia", "wife", "Ines"),
+        ),
     ],
 )
 def test_a_relation_the_talk_around_it_says_is_written(talk, expected):
@@ -220,6 +225,7 @@ def test_she_is_still_the_one_named_lines_before_while_each_line_speaks_of_her()
         (("Ines", "A walk with my husband by the lake. Water was freezing."),),  # a sentence later, a common word
         (("Ines", "Your brother?"), ("Paul", "Yes, Paris is where he lives now.")),  # not the line before
         (("Ines", "I'm off to Lyon."), ("Paul", "Your sister? Mm-hm.")),  # a place, not the subject of a verb
+        (("Paul", "Does your mother still paint?"), ("Ines", "No, Travel takes all her time.")),  # no given name
     ],
 )
 def test_a_relation_is_not_guessed_from_talk_that_does_not_name_one(talk):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from app.identity.naming import is_given_name
 from app.store.writing import Line
 from app.text.words import STOPWORDS
 
@@ -92,7 +93,8 @@ def relations_in(line: Line, names: list[str]) -> list[tuple[str, str]]:
 # "Lucia loves it."; "My wife will be thrilled, Abena loves hosting."): a relation word said with no name, and a
 # name said as the subject of what follows it, the only one its line says
 _SUBJECT = re.compile(
-    r"(?<![\w'’])(?P<name>[A-Z][a-z]+)(?=(?:['’]s|\s+(?:is|was|has|had|will|can|got|just|never|always|[a-z]{2,}(?:s|ed)))\b)"
+    r"(?<![\w'’])(?P<name>[A-Z][a-z]+)(?=(?:['’]s|\s+(?:is|was|has|had|will|can|got|just|never|always|[a-z]{2,}(?:s|ed)"
+    r"|found|said|went|took|made|came|left|told|knew|gave|bought|saw|did|would|could|might))\b)"
 )
 _NOT_NAMES = frozenset(
     "everyone everybody nobody nothing everything something life work mine yours thanks sorry".split()
@@ -102,9 +104,13 @@ _NOT_NAMES = frozenset(
 )
 _UNNAMED = rf"(?P<rel>(?i:{RELATION_WORDS}))s?\b(?!,?\s+[A-Z])"
 _ECHOED = re.compile(rf"^\s*(?i:oh,?\s+|and\s+)?(?i:your)\s+{ADJ}{_UNNAMED}\s*\?")  # "Your sister?"
-# asking after the listener's relative: "How's your daughter getting on?", "how is your dad doing?"
+# asking after the listener's relative: "How's your daughter getting on?", "how is your dad doing?", or whether
+# they do something: "Is your wife going too?" (its answer must name a given name: "Travel was her passion" is none)
 _YOURS_ASKED = re.compile(rf"\b(?i:how)(?:['’]s|\s+(?:is|are|was|were))\s+(?i:your)\s+{ADJ}{_UNNAMED}[^.!?]*\?")
-_OPENING = re.compile(r"^\s*(?:(?i:oh|well|yeah|yes|ah|great|good)\W+)*")
+_YOURS_YES_NO = re.compile(  # (Whisper may cut it off: "is your wife going to...")
+    rf"\b(?i:is|are|was|were|does|did|will|has|can)\s+(?i:your)\s+{ADJ}{_UNNAMED}[^.!?…]*(?:\?|\.\.\.|…|$)"
+)
+_OPENING = re.compile(r"^\s*(?:(?i:oh|well|yeah|yes|yep|no|nope|ah|great|good)\W+)*")
 # "My wife will be thrilled, ": the sentence goes on within a few words
 _MINE_THEN = re.compile(rf"\b(?i:my)\s+{ADJ}{_UNNAMED}(?:\s+[^\s,.;!?]+){{0,6}},\s+(?=[A-Z])")
 
@@ -133,10 +139,11 @@ def in_context(lines: list[Line]) -> list[tuple[int, str, str, str]]:
         after = lines[i + 1] if i + 1 < len(lines) and lines[i + 1].person not in (None, line.person) else None
         if (m := _ECHOED.search(line.text)) and before and len(named := _subjects(before.text, speakers, lower)) == 1:
             out.append((i, _relation(m), named[0], before.person))
-        elif (m := _YOURS_ASKED.search(line.text)) and after:
+        elif (m := _YOURS_ASKED.search(line.text) or _YOURS_YES_NO.search(line.text)) and after:
             named = _subjects(after.text, speakers, lower)
             start = _OPENING.match(after.text)
-            if len(named) == 1 and after.text[start.end() if start else 0 :].startswith(named[0]):
+            given = m.re is _YOURS_ASKED or (len(named) == 1 and is_given_name(named[0]))
+            if len(named) == 1 and given and after.text[start.end() if start else 0 :].startswith(named[0]):
                 out.append((i, _relation(m), named[0], after.person))
         for m in _MINE_THEN.finditer(line.text):
             named = _subjects(line.text, speakers, lower)
