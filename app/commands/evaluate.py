@@ -136,7 +136,7 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
     elif args.what == "lifelog":
         from app.evaluation.lifelog import eval_lifelogs, render
 
-        held_out = ("held-out", "held-out-2", "held-out-3")
+        held_out = ("held-out", "held-out-2", "held-out-3", "held-out-4")
         result = eval_lifelogs(cfg, held_out if args.held_out else ("tuning",), args.limit, files_out)
     elif args.what == "answers":
         from app.evaluation.answers import eval_answers, render

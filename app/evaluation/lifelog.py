@@ -36,6 +36,7 @@ SETS = {
     "held-out": "app.evaluation.lifelog_held_out",
     "held-out-2": "app.evaluation.lifelog_held_out_2",
     "held-out-3": "app.evaluation.lifelog_held_out_3",
+    "held-out-4": "app.evaluation.lifelog_held_out_4",
 }
 
 
