@@ -141,6 +141,11 @@ def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
         ("Who was I with at the farmers' market?", Kind.MET),
         ("Who did I spend Monday the 2nd with?", Kind.MET),
         ("When did I last speak to Mum?", Kind.LAST_MET),
+        ("How is Ben related to Tom?", Kind.RELATED),
+        ("Who is Ben to me?", Kind.RELATED),
+        ("How do I know Ana?", Kind.RELATED),
+        ("Who is Ben?", Kind.RELATED),
+        ("Who is Tom's brother?", Kind.WHO),
     ],
 )
 def test_one_module_decides_the_kind(week, question, kind):
@@ -169,6 +174,17 @@ def test_the_parse_reads_the_people_the_path_and_the_time(week):
     assert q.setting == "at the farmers' market?" and q.topic == ()  # where, not what was said
     q = parse("What did Mum say?", ASKED, None, m)  # nobody is called Mum: the asker's mother
     assert q.unreached == "I don't know of your mother." and q.text == "What did Mum say?"
+
+
+def test_how_two_people_are_related_is_told_from_the_relations_cited(llm, week, perception, cfg):
+    """ "How is Ben related to Tom?" and "who is Ben?" are answered from the stored relation, either way round,
+    cited by the line that said it; someone with no relation stored to the one asking is read from the lines."""
+    m, ids = week
+    for question in ("How is Ben related to Tom?", "How is Tom related to Ben?", "Who is Ben?"):
+        a = _ask(llm, m, perception, cfg, question)
+        assert a.answer == "Ben is Tom's brother." and [c["id"] for c in a.citations] == [ids[("coffee", 0)]]
+    a = _ask(llm, m, perception, cfg, "Who is Ana to me?")
+    assert "brother" not in a.answer
 
 
 def test_a_name_asked_with_another_spelling_is_read_as_the_memorys(week, llm, perception, cfg):

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, asked_before, relation_reaches, relation_word, said_on
-from app.ask.question import MET_FIRST, MET_ORDER, Kind, Question
+from app.ask.question import MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
 from app.ask.wording import times_named
 from app.consolidation.kinds import typed
 from app.facts import FactKind
@@ -643,6 +643,36 @@ def about(a: Asked, q: Question, out: Answer) -> bool:
     return True
 
 
+def related(a: Asked, q: Question, out: Answer) -> bool:
+    """How two people are related ("how is Teodor related to Petra?"), or someone to the one asking ("who is Declan
+    to me?"), or whom someone is to anyone ("who is Teodor?"): the relations stored between them, each cited by its
+    line ("Teodor is Petra's cousin."; "your brother" for the asker). None stored: read from lines (False)."""
+    people = list(q.people)
+    if len(people) == 1 and q.asker and not WHO_IS.search(q.text):
+        people.append(q.asker)  # "to me", "do I know"
+    edges = [
+        r
+        for r in a.memory.derived.relations_listed()
+        if r["valid_to"] is None
+        and r["subject"] in people
+        and (len(people) == 1 or r["object"] in people)
+        and r["subject"] != r["object"]
+    ]
+    if len(people) == 2:  # either way round, the first named as the subject when both are stored
+        mine = [r for r in edges if r["subject"] == people[0]]
+        edges = mine or [r for r in edges if r["subject"] == people[1]]
+    if not edges:
+        return False
+
+    def whose(name: str) -> str:
+        return "your" if name == q.asker else f"{name}'s"
+
+    told = list(dict.fromkeys(f"{r['subject']} is {whose(r['object'])} {r['relation']}" for r in edges))
+    out.answer, out.known = "; ".join(told) + ".", True
+    out.citations = a.cite(list(dict.fromkeys(s for r in edges for s in r["sources"][:1])))
+    return True
+
+
 _COUNTED = frozenset("child son daughter brother sister sibling cousin friend colleague grandchild".split())
 
 HANDLERS: dict[Kind, Callable[[Asked, Question, Answer], bool]] = {
@@ -658,4 +688,5 @@ HANDLERS: dict[Kind, Callable[[Asked, Question, Answer], bool]] = {
     Kind.WHO: who,
     Kind.COUNT: counted_relation,
     Kind.ABOUT: about,
+    Kind.RELATED: related,
 }

@@ -69,6 +69,7 @@ class Kind(StrEnum):
     PLANS = "plans"
     GUESS = "guess"
     ABOUT = "about someone"
+    RELATED = "related"
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,15 @@ ABOUT = re.compile(
     r"|what(?:'s|\s+is)\s+the\s+(?:story|deal)\s+with|remind\s+me\s+(?:who|about))\b",
     re.I,
 )
+# how two people are related, or someone to the one asking: "how is Teodor related to Petra?", "who is Declan to me?",
+# "how do I know Ilse?", "what's Mia's relation to Tom?"; and "who is Teodor?" of someone known
+RELATED = re.compile(
+    r"^\s*(?:how\s+(?:is|are|was|'s)\s+.+?\s+related\b|how\s+(?:do|did)\s+(?:i|we)\s+know\s+"
+    r"|who\s+(?:is|was|'s)\s+\S+\s+to\s+(?:me|us|\S+)\s*\??\s*$"
+    r"|what(?:'s|\s+is)\s+\S+\s+(?:relation(?:ship)?)\s+to\b)",
+    re.I,
+)
+WHO_IS = re.compile(r"^\s*who(?:'s|\s+is|\s+was)\s+(?-i:[A-Z][\w'’-]*)\s*\??\s*$", re.I)
 # where a conversation was held, said as where it was ("at the team lunch", "over coffee", "on the phone")
 SETTING = re.compile(
     r"\b(?:at|over|during|on|in|for)\s+(?:the\s+|my\s+|our\s+|a\s+|an\s+|\w+'s\s+)?(?:[\w']+\s+){0,2}"
@@ -319,9 +329,13 @@ MEETINGS = frozenset(
 )  # the kinds read from the conversations themselves
 
 
-def kind_of(text: str, now: datetime, topic: list[str], people: list[str], untimed: str = "") -> tuple[Kind, list[str]]:
+def kind_of(
+    text: str, now: datetime, topic: list[str], people: list[str], untimed: str = "", asked: str = ""
+) -> tuple[Kind, list[str]]:
     """The kind of `text`, and why (the first rule that fits, in the module's order); `untimed`: the question
-    without its time words ("who did I spend Saturday the 26th with?" → "who did I spend with?")."""
+    without its time words ("who did I spend Saturday the 26th with?" → "who did I spend with?"); `asked`: as
+    asked, before a relation path in it was replaced by whom it reaches ("who is Tom's brother?", not "who is
+    Ben?")."""
 
     def said(pattern: re.Pattern) -> bool:
         return bool(pattern.search(text) or (untimed and pattern.search(untimed)))
@@ -331,6 +345,9 @@ def kind_of(text: str, now: datetime, topic: list[str], people: list[str], untim
     if order_asked(text):
         return Kind.ORDER, ["asks which came first"]
     rest = [w for w in topic if w not in _MEETING_WORDS]
+    asked = asked or text
+    if people and (RELATED.search(asked) or (WHO_IS.search(asked) and len(people) == 1)):
+        return Kind.RELATED, ["asks how people are related"]
     if ABOUT.search(text) and people and not rest:
         return Kind.ABOUT, ["asks what is known about someone"]
     if said(MET_COUNT):
@@ -400,7 +417,7 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     said = {canonical(w) for w in keywords(untimed)} - {canonical(w) for n in named for w in keywords(n)}
     settled += [w for w in sorted(said & _ASKED_ABOUT) if w not in settled]  # "what happened to her job": a topic
     someone = people or [s.relation for s in path]  # "my brother", known or not, is someone asked about
-    kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "")
+    kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "", text)
     if kind is Kind.ABOUT and (window or setting or re.search(rf"\b{_OCCASION}\b", text, re.I)):
         # "tell me about my lunch with Tom": that conversation
         kind, notes = Kind.RECAP, [*notes, "names a time or a setting: that conversation"]
