@@ -6,6 +6,7 @@ answered through the real `Answerer` (the 0.5B model reads where a line must be 
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -185,6 +186,15 @@ def test_how_two_people_are_related_is_told_from_the_relations_cited(llm, week, 
         assert a.answer == "Ben is Tom's brother." and [c["id"] for c in a.citations] == [ids[("coffee", 0)]]
     a = _ask(llm, m, perception, cfg, "Who is Ana to me?")
     assert "brother" not in a.answer
+
+
+def test_the_askers_friends_none_known_as_such_are_everyone_known_and_said_so(llm, week, perception, cfg):
+    m, ids = week
+    a = _ask(llm, m, perception, cfg, "Which of my friends play chess?")
+    assert a.answer.startswith("I don't know of your friends; of everyone I know: ") and {"Tom", "Ana"} <= set(
+        re.findall(r"\w+", a.answer)
+    ), a
+    assert ids[("coffee", 2)] in [c["id"] for c in a.citations]
 
 
 def test_a_name_asked_with_another_spelling_is_read_as_the_memorys(week, llm, perception, cfg):

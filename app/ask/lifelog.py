@@ -27,6 +27,7 @@ from app.ask.grounding import Line, asked_before, relation_reaches, relation_wor
 from app.ask.question import MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
 from app.ask.wording import times_named
 from app.consolidation.kinds import typed
+from app.consolidation.relations import SOCIAL
 from app.facts import FactKind
 from app.identity.naming import AUTO_NAME
 from app.store import writing
@@ -573,7 +574,8 @@ _PLAN_WORDS = frozenset(
 def who(a: Asked, q: Question, out: Answer) -> bool:
     """Who the question asks for: whom its relation path reaches, when it asks nothing more ("who is John's
     brother?"); else everyone a fact (with its line) says what it asks of ("who loves tennis?": Emily and Sarah),
-    among the people it reaches when it names some ("do any of my colleagues love tennis?")."""
+    among the people it reaches when it names some ("do any of my colleagues love tennis?"), or among everyone
+    known when it names the asker's friends, colleagues or neighbours and none is known as such (and says so)."""
     if q.path and not q.topic:
         reached = list(q.path[-1].people)
         if not reached:  # "who is Emily's husband?", none known: what the lines say, else that none is known
@@ -581,7 +583,11 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
         out.answer, out.known = f"{joined(reached)}.", True
         out.citations = a.cite(list(dict.fromkeys(s for step in q.path for s in step.sources)))
         return True
+    # "which of my friends are into climbing?", nobody known as a friend: among everyone known, and said so
+    anyone = bool(q.unreached and len(q.path) == 1 and q.path[0].of == q.asker and q.path[0].relation in SOCIAL)
     among = set(q.people) if q.path or re.search(r"\bof\s+(?:my|our|his|her|their)\b", q.text, re.I) else None
+    if anyone:
+        among = None
     if not q.topic or (q.people and among is None):  # "who does Emily play tennis with?" is not Emily
         return False
     facts = a.memory.derived.facts_listed()
@@ -599,9 +605,12 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
             found.setdefault(f["person"], []).extend(f["sources"][:1])
     if not found:
         return False
-    names = list(found)
+    names = [n for n in found if n != q.asker] if anyone else list(found)
+    if not names:
+        return False
     yes = "Yes: " if q.kind is Kind.WHO and re.match(r"^\s*(?:does|do|did|is|are|has|have)\b", q.text, re.I) else ""
-    out.answer, out.known = f"{yes}{joined(names)}.", True
+    among_all = f"{q.unreached.removesuffix('.')}; of everyone I know: " if anyone else ""
+    out.answer, out.known = f"{among_all}{yes}{joined(names)}.", True
     cited = [s for ids in found.values() for s in ids] + [s for step in q.path for s in step.sources]
     out.citations = a.cite(list(dict.fromkeys(cited)))
     return True
