@@ -320,6 +320,28 @@ def test_a_plan_said_as_a_reply_is_told_with_the_question_it_answers(llm, week, 
     assert 'Tom, asked "Are you still doing the marathon?": The fifteenth' in ahead.answer, ahead
 
 
+def test_a_plan_asked_is_told_with_its_answer_and_a_bare_weekday_dates_it(llm, week, perception, cfg):
+    """ "Do you still need someone on Tuesday?" - "Yes please, can you take my morning shift?": the question says
+    when, its answer what. "We're moving the party to Sunday" names a day with no "on" before it."""
+    m, _ = week
+    friday = MONDAY + 4 * DAY + 17 * HOUR  # Friday 6 November
+    session = m.turns.start_session("desk", friday)
+    said = [
+        ("Nina", "Hey, do you still need someone on Tuesday?"),
+        ("Ana", "Yes please. Can you take my morning shift at the library?"),
+        ("Ana", "Oh, and we're moving the party to Sunday, same time."),
+    ]
+    for i, ((who, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
+        who_id = m.people.person_id(who)
+        m.turns.add_utterance(
+            NewUtterance(session, who_id, text, friday + 8 * i, friday + 8 * i + 7, 1.0, "t", False, vec)
+        )
+    tuesday = _ask(llm, m, perception, cfg, "What am I doing on Tuesday?")
+    assert "Tuesday 10 November 2026" in tuesday.answer and "morning shift" in tuesday.answer, tuesday
+    sunday = _ask(llm, m, perception, cfg, "What's happening on Sunday?")
+    assert "Sunday 8 November 2026" in sunday.answer and "party" in sunday.answer, sunday
+
+
 def test_a_recap_names_who_was_talked_about(week):
     """Ben never spoke: that Tom talked about him is what the coffee was about, beside its distinctive words."""
     m, ids = week

@@ -153,3 +153,19 @@ def test_weekdays_as_chat_shortens_them():
     assert time_window("last tues. we went out", NOW)[0].start == day(2023, 5, 16)
     assert plan_window("See you next Fri", NOW)[0].start == day(2023, 5, 26)  # said on a Wednesday: next week's
     assert plan_window("I sat on the sofa in the sun", NOW, past=True) is None  # "sat" and "sun" are words
+
+
+def test_a_weekday_said_bare_is_the_next_one_or_in_the_past_the_last():
+    tuesday = datetime(2026, 5, 26, 18, tzinfo=timezone.utc)
+    for text, day in [
+        ("So we're moving the party to Sunday, same time.", 31),
+        ("See you Sunday!", 31),
+        ("They can't come Thursday.", 28),
+    ]:
+        window, _ = plan_window(text, tuesday)
+        assert window.start.day == day, text
+    window, rest = plan_window("I saw him Sunday at the market.", tuesday, past=True)
+    assert window.start.day == 24 and "Sunday" not in rest
+    for habit in ("We play every Sunday.", "On Sundays we rest.", "Last Sunday was fun."):
+        found = plan_window(habit, tuesday)
+        assert found is None or found[0].start.day != 31, habit

@@ -345,6 +345,23 @@ def asked_before(memory: Memory, rows: dict) -> dict[int, str]:
     return out
 
 
+def answered_after(memory: Memory, rows: dict) -> dict[int, str]:
+    """For each of `rows` (utterance id → row) that asks something (ends with a question mark), the answer another
+    speaker gave right after it, with who gave it: a plan asked ("Do you still need someone for next Tuesday?")
+    is said in its answer ("Kwame: Yes please, can you take my morning shift?")."""
+    after = {
+        uid: pair[1]
+        for uid, pair in memory.search.neighbours(list(rows)).items()
+        if pair[1] is not None and rows[uid].text.rstrip().endswith("?")
+    }
+    answering = memory.turns.utterances(list(set(after.values())))
+    return {
+        uid: f"{row.person}: {row.text.strip()}"
+        for uid, nxt in after.items()
+        if (row := answering.get(nxt)) is not None and row.person and row.person != rows[uid].person
+    }
+
+
 _ASKING = frozenset(canonical(w) for w in ASKING)
 
 

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
-from app.ask.grounding import Line, asked_before, relation_reaches, relation_word, said_on
+from app.ask.grounding import Line, answered_after, asked_before, relation_reaches, relation_word, said_on
 from app.ask.question import MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
 from app.ask.wording import times_named
 from app.consolidation.kinds import typed
@@ -33,7 +33,7 @@ from app.identity.naming import AUTO_NAME
 from app.store import writing
 from app.store.memory import Memory
 from app.store.utterances import Presence
-from app.text.timeexpr import COUNTS, PARTS
+from app.text.timeexpr import COUNTS, PARTS, time_window
 from app.text.words import keywords
 
 RECAPPED = 4  # conversations a recap tells at most, the latest
@@ -506,9 +506,13 @@ def plans(a: Asked, q: Question, out: Answer) -> bool:
     if promised:
         if q.asker is None:
             return False
+        # "what did I promise Hanne on the 19th?", asked on the 20th: promised then, or to be done then
+        said = time_window(q.text, a.now)
+        said_in = said[0].epoch() if said and said[0].start <= a.now else None
         for u in a.memory.turns.said_between(0.0, now, by=q.asker):
             ahead = [w.epoch()[0] for w in times_named(u.text, u.t_start) if w.epoch()[0] >= u.t_start - DAY_S]
-            if WILL.search(u.text) and (q.window is None or any(start <= t < end for t in ahead)):
+            then = said_in is not None and said_in[0] <= u.t_start < said_in[1]
+            if WILL.search(u.text) and (q.window is None or then or any(start <= t < end for t in ahead)):
                 found[u.id] = ahead[0] if ahead else None
         if q.people:  # "what did I promise Oskar?": said where they were
             heard = a.memory.turns.session_speakers(
@@ -532,27 +536,39 @@ def plans(a: Asked, q: Question, out: Answer) -> bool:
             found = {i: t for i, t in found.items() if _mentions(rows[i], q.people)}
     topic = tuple(w for w in q.topic if w not in _PLAN_WORDS)
     lines = {x.id: x for x in a.lines(list(found))}
-    # a reply says when, the question it answers what: "Are you still doing that half marathon?" - "The 18th."
-    answering = asked_before(a.memory, a.memory.turns.utterances(list(lines)))
+    # a reply says when, the question it answers what: "Are you still doing that half marathon?" - "The 18th."; a
+    # question says when, its answer what: "Do you still need someone for next Tuesday?" - "Yes, take my shift?"
+    rows = a.memory.turns.utterances(list(lines))
+    answering, answered = asked_before(a.memory, rows), answered_after(a.memory, rows)
     if topic:
-        lines = {i: x for i, x in lines.items() if _holds_any(topic, f"{answering.get(i, '')} {x.text}")}
+        lines = {
+            i: x
+            for i, x in lines.items()
+            if _holds_any(topic, f"{answering.get(i, '')} {x.text} {answered.get(i, '')}")
+        }
     if not lines:
         out.why_unknown = "no plan then"
         return True
     order = sorted(lines, key=lambda i: (found[i] is None, found[i] or 0.0, i))[:PLANS_SAID]
-    told = [f"{said_on(found[i]) + ': ' if found[i] else ''}{_told(lines[i], answering.get(i, ''))}" for i in order]
+    told = [
+        f"{said_on(found[i]) + ': ' if found[i] else ''}{_told(lines[i], answering.get(i, ''), answered.get(i, ''))}"
+        for i in order
+    ]
     out.answer, out.known = "; ".join(told) + ".", True
     out.citations = a.cite(order)
     return True
 
 
-def _told(line: Line, asked: str = "") -> str:
+def _told(line: Line, asked: str = "", answer: str = "") -> str:
     """A line as an answer tells it: who said it, in the third person, its time words dated; after the question it
-    answers, when another asked one just before it (`asked`)."""
+    answers, when another asked one just before it (`asked`); with the answer another gave it, when it asks
+    (`answer`)."""
     text = line.shown.rstrip(". ")
     if asked:
-        return f'{line.person or "someone"}, asked "{asked.strip()}": {text}'
-    return text if line.person and line.person in text else f"{line.person or 'someone'}: {text}"
+        text = f'{line.person or "someone"}, asked "{asked.strip()}": {text}'
+    elif not (line.person and line.person in text):
+        text = f"{line.person or 'someone'}: {text}"
+    return f"{text} — {answer.rstrip('. ')}" if answer else text
 
 
 def _mentions(u, people: tuple[str, ...]) -> bool:

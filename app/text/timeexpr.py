@@ -319,6 +319,16 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
             ahead += 7  # "next Friday" said on a Thursday: the Friday of next week
         start = today + timedelta(days=ahead)
         return found(m, start, start + timedelta(days=1))
+    # a weekday said bare ("see you Sunday", "we're moving the party to Sunday", "now it's Saturday"): the next one
+    # (`past`: the last one); not "every Sunday", "last Sunday", "Sundays"
+    bare = rf"(?<!every\s)(?<!each\s)(?<!last\s)(?<!past\s)\b({'|'.join(WEEKDAYS)})\b(?!s\b|['’]s)"
+    if m := re.search(bare, q):
+        day = WEEKDAYS[m.group(1)]
+        if past:
+            start = today - timedelta(days=(today.weekday() - day) % 7 or 7)
+        else:
+            start = today + timedelta(days=(day - today.weekday()) % 7 or 7)
+        return found(m, start, start + timedelta(days=1))
     if past and (m := re.search(r"\bthis\s+weekend\b", q)):  # told on a weekday, it was the one before
         return found(m, *_weekend(today, -1 if today.weekday() < 5 else 0))
     if m := re.search(r"\bnext\s+weekend\b", q):
