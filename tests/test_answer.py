@@ -1304,3 +1304,18 @@ def test_what_someone_asked_or_suggested_is_held_by_their_line_without_the_verb(
         )
         == []
     )
+
+
+def test_an_hour_read_is_checked_as_a_line_says_it_in_words():
+    """ "9:00", read for "what time does the library open now?" from "we open at nine instead of ten", is held by
+    the line's "nine" (else the line's other time, "June", would answer)."""
+    from app.ask.answer import hour_said
+
+    assert [hour_said(t) for t in ("9:00", "9 am", "10", "9:30", "nine", "June 2026")] == [
+        "nine",
+        "nine",
+        "ten",
+        "",
+        "",
+        "",
+    ]

@@ -101,6 +101,7 @@ from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text import places
 from app.text.embedder import TextEmbedder
+from app.text.timeexpr import COUNTS
 from app.text.words import WORD, keywords
 
 __all__ = ["UNKNOWN", "Answer", "Answerer", "cited_lines", "says_unknown"]
@@ -115,6 +116,16 @@ def _unprefixed(text: str, lines: list[Line]) -> str:
     for line in lines:
         text = text.removeprefix(f"{line.person}: ") if line.person else text
     return text
+
+
+_WHAT_TIME = re.compile(r"\bwhat\s+time\b", re.I)
+_CLOCK = re.compile(r"(\d{1,2})(?::00)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock))?\.?", re.I)
+
+
+def hour_said(text: str) -> str:
+    """A reading that is only an hour ("9:00", "9 am", "9") as a line says it in words ("nine"); else ""."""
+    m = _CLOCK.fullmatch(text.strip())
+    return next((w for w, n in COUNTS.items() if m and n == int(m.group(1))), "")
 
 
 def _as_told(part: str, lines: list[Line]) -> str:
@@ -393,6 +404,9 @@ class Answerer:
         if not held and several and (kept := held_items(text, question, chosen)):
             held = holding(kept, question, chosen, found.named, joined, self._similar)  # the items lines hold
             text = kept if held else text
+        if not held and _WHAT_TIME.search(question) and (hour := hour_said(text)):
+            # "9:00" read for "what time does it open?" from "we open at nine": the hour as the line says it
+            held = holding(hour, question, chosen, found.named, joined, self._similar)
         if not held and ASKS_WHEN.search(question) and not says_unknown(text):  # "In the summer": the line's time
             said, held = time_held(question, chosen, found.named, joined, self._similar)
             if not held:  # "I finally opened my shop!": by the day it was said
