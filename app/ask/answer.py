@@ -67,7 +67,7 @@ from app.ask.checking import (
     own_words,
     whom_held,
 )
-from app.ask.comparing import canonical
+from app.ask.comparing import YES_NO, canonical
 from app.ask.grounding import (
     ASKS_WHEN,
     Gathered,
@@ -119,6 +119,8 @@ def _unprefixed(text: str, lines: list[Line]) -> str:
 
 
 _WHAT_TIME = re.compile(r"\bwhat\s+time\b", re.I)
+# a small model's "Yes, ..." to a question that asks no yes or no
+_YES_FIRST = re.compile(r"(?:yes|yeah)\s*[,.!]\s+(?=\w)", re.I)
 _CLOCK = re.compile(r"(\d{1,2})(?::00)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock))?\.?", re.I)
 
 
@@ -394,6 +396,8 @@ class Answerer:
         """What the model reads from `chosen` and the lines that hold it (none: not an answer; `out.why_unknown`
         says why)."""
         text = out.read = self._read(question, chosen, out, timeout_s, on_job, started)
+        if not YES_NO.search(question) and (yes := _YES_FIRST.match(text)):  # "Yes, three cat spays": what was asked
+            text = text[yes.end() :][:1].upper() + text[yes.end() + 1 :]
         if kind := places.asked_kind(question):  # "Bogota", read for "which country?": Colombia, held by its line
             text = places.as_regions(text, kind)
         if picked := option_picked(text, question):  # "Yes, she lives close to the beach" → "The beach"
