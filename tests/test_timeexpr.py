@@ -160,12 +160,13 @@ def test_a_weekday_said_bare_is_the_next_one_or_in_the_past_the_last():
     for text, day in [
         ("So we're moving the party to Sunday, same time.", 31),
         ("See you Sunday!", 31),
-        ("They can't come Thursday.", 28),
+        ("They can't come Thursday, now it's Saturday.", 30),  # the day it is not is not when
     ]:
         window, _ = plan_window(text, tuesday)
         assert window.start.day == day, text
     window, rest = plan_window("I saw him Sunday at the market.", tuesday, past=True)
     assert window.start.day == 24 and "Sunday" not in rest
+    assert plan_window("The author can't make Thursday.", tuesday) is None
     for habit in ("We play every Sunday.", "On Sundays we rest.", "Last Sunday was fun."):
         found = plan_window(habit, tuesday)
         assert found is None or found[0].start.day != 31, habit

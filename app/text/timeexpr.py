@@ -285,6 +285,9 @@ def time_window(question: str, now: datetime) -> tuple[TimeWindow, str] | None:
     return None
 
 
+_NOT_THEN = re.compile(r"\b(?:can['’]?t|cannot|won['’]?t|couldn['’]?t|not|isn['’]?t)\s+(?:\w+\s+){0,2}$", re.I)
+
+
 def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindow, str] | None:
     """The window a statement about the future names ("next Friday", "tomorrow", "on Monday", "in September",
     "in two weeks"), counted forward from `now`; otherwise what `time_window` reads (a past reference), but a month
@@ -322,7 +325,9 @@ def plan_window(text: str, now: datetime, past: bool = False) -> tuple[TimeWindo
     # a weekday said bare ("see you Sunday", "we're moving the party to Sunday", "now it's Saturday"): the next one
     # (`past`: the last one); not "every Sunday", "last Sunday", "Sundays"
     bare = rf"(?<!every\s)(?<!each\s)(?<!last\s)(?<!past\s)\b({'|'.join(WEEKDAYS)})\b(?!s\b|['’]s)"
-    if m := re.search(bare, q):
+    # "they can't come Thursday, now it's Saturday": not when it happens
+    m = next((x for x in re.finditer(bare, q) if not _NOT_THEN.search(q[: x.start()])), None)
+    if m:
         day = WEEKDAYS[m.group(1)]
         if past:
             start = today - timedelta(days=(today.weekday() - day) % 7 or 7)
