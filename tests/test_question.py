@@ -97,6 +97,14 @@ def week(cfg, perception, tmp_path):
         yield m, ids
 
 
+def _talk(m, perception, name: str, start: float, said: list[tuple[str, str]]) -> None:
+    """A conversation of its own added to the week at `start`: each line 8 s after the one before."""
+    session = m.turns.start_session(name, start)
+    for i, ((who, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
+        t = start + 8 * i
+        m.turns.add_utterance(NewUtterance(session, m.people.person_id(who), text, t, t + 7, 1.0, "t", False, vec))
+
+
 def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
     return Answerer(llm, m, perception.text, cfg)(question, ASKED, asker)
 
@@ -305,17 +313,11 @@ def test_a_plan_said_as_a_reply_is_told_with_the_question_it_answers(llm, week, 
     """ "Are you still doing the marathon?" - "The fifteenth." is a plan whose line says only when: the question it
     answers says what."""
     m, _ = week
-    friday = MONDAY + 4 * DAY + 17 * HOUR
-    session = m.turns.start_session("call", friday)
     said = [
         ("Nina", "Are you still doing the marathon?"),
         ("Tom", "The fifteenth of November. Training every morning."),
     ]
-    for i, ((who, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
-        who_id = m.people.person_id(who)
-        m.turns.add_utterance(
-            NewUtterance(session, who_id, text, friday + 8 * i, friday + 8 * i + 7, 1.0, "t", False, vec)
-        )
+    _talk(m, perception, "call", MONDAY + 4 * DAY + 17 * HOUR, said)
     ahead = _ask(llm, m, perception, cfg, "What is coming up?")
     assert 'Tom, asked "Are you still doing the marathon?": The fifteenth' in ahead.answer, ahead
 
@@ -324,18 +326,12 @@ def test_a_plan_asked_is_told_with_its_answer_and_a_bare_weekday_dates_it(llm, w
     """ "Do you still need someone on Tuesday?" - "Yes please, can you take my morning shift?": the question says
     when, its answer what. "We're moving the party to Sunday" names a day with no "on" before it."""
     m, _ = week
-    friday = MONDAY + 4 * DAY + 17 * HOUR  # Friday 6 November
-    session = m.turns.start_session("desk", friday)
     said = [
         ("Nina", "Hey, do you still need someone on Tuesday?"),
         ("Ana", "Yes please. Can you take my morning shift at the library?"),
         ("Ana", "Oh, and we're moving the party to Sunday, same time."),
     ]
-    for i, ((who, text), vec) in enumerate(zip(said, perception.text([t for _, t in said]), strict=True)):
-        who_id = m.people.person_id(who)
-        m.turns.add_utterance(
-            NewUtterance(session, who_id, text, friday + 8 * i, friday + 8 * i + 7, 1.0, "t", False, vec)
-        )
+    _talk(m, perception, "desk", MONDAY + 4 * DAY + 17 * HOUR, said)  # Friday 6 November
     tuesday = _ask(llm, m, perception, cfg, "What am I doing on Tuesday?")
     assert "Tuesday 10 November 2026" in tuesday.answer and "morning shift" in tuesday.answer, tuesday
     sunday = _ask(llm, m, perception, cfg, "What's happening on Sunday?")

@@ -601,9 +601,9 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
         return True
     # "which of my friends are into climbing?", nobody known as a friend: among everyone known, and said so
     anyone = bool(q.unreached and len(q.path) == 1 and q.path[0].of == q.asker and q.path[0].relation in SOCIAL)
-    among = set(q.people) if q.path or re.search(r"\bof\s+(?:my|our|his|her|their)\b", q.text, re.I) else None
-    if anyone:
-        among = None
+    among = None
+    if not anyone and (q.path or re.search(r"\bof\s+(?:my|our|his|her|their)\b", q.text, re.I)):
+        among = set(q.people)
     if not q.topic or (q.people and among is None):  # "who does Emily play tennis with?" is not Emily
         return False
     facts = a.memory.derived.facts_listed()
@@ -675,9 +675,9 @@ def related(a: Asked, q: Question, out: Answer) -> bool:
     people = list(q.people)
     if len(people) == 1 and q.asker and not WHO_IS.search(q.text):
         people.append(q.asker)  # "to me", "do I know"
-    edges = [
+    edges = [  # every relation asked about involves the first one named
         r
-        for r in a.memory.derived.relations_listed()
+        for r in a.memory.derived.relations_listed(a.memory.people.person_id(people[0]))
         if r["valid_to"] is None
         and r["subject"] in people
         and (len(people) == 1 or r["object"] in people)
