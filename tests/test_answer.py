@@ -1011,6 +1011,11 @@ def test_how_long_between_two_things_is_asked_as_when_for_each():
     assert came.when == ("When was Emily's birthday?", "When was the trip to Paris?") and came.earliest
     assert not spans.order_asked("Who did Maria meet more recently, John or Sam?").earliest
     assert spans.order_asked("Does Deborah live close to the beach or the mountains?") is None
+    relative = spans.order_asked("Did I meet Ola before or after my call with Mum?")
+    assert relative == spans.OrderAsked(
+        ("before", "after"), ("When did I first meet Ola?", "When was my call with Mum?"), True, relative=True
+    )
+    assert spans.order_asked("Was the party before or before the move?") is None
     assert spans.day_of("Tuesday 20 June 2023") == datetime(2023, 6, 20)
     assert spans.day_of("The week before 13 October 2023") == datetime(2023, 10, 6)
     assert spans.day_of("Two weeks before 5 May 2023") == datetime(2023, 4, 21)
@@ -1045,12 +1050,14 @@ def test_how_long_between_two_things_is_counted_by_code_from_their_lines(llm, cf
         never = answerer("How many months passed between Andrew adopting Toby and Max?", now)
         first = answerer("Which dog did Andrew adopt first, Toby or Buddy?", now)
         latest = answerer("Which dog did Andrew adopt more recently, Toby or Buddy?", now)
+        after = answerer("Did Andrew adopt Buddy before or after he adopted Toby?", now)
     assert between.known and between.answer == "Three months", between
     assert sorted(c["text"] for c in between.citations) == sorted(text for _, text in lines), between
     assert ago.known and ago.answer == "Six months ago", ago
     assert not never.known, never
     assert first.known and first.answer == "Toby" and len(first.citations) == 2, first
     assert latest.known and latest.answer == "Buddy", latest
+    assert after.known and after.answer == "After" and len(after.citations) == 2, after
 
 
 def test_an_answer_is_not_held_by_a_line_that_says_only_how_it_is_asked():

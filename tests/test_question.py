@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from app.ask import answer
 from app.ask.answer import UNKNOWN_ASKER, Answerer
 from app.ask.grounding import gather
 from app.ask.lifelog import topics
@@ -415,3 +416,20 @@ def test_a_change_no_fact_holds_is_read_from_the_lines_in_the_order_said(llm, we
     assert changed.known and changed.answer.startswith("Now "), changed
     assert "twelfth" in changed.answer.lower() and "ninth" in changed.answer.lower(), changed
     assert {c["id"] for c in changed.citations} == {ids[("club", 0)], ids[("club", 1)]}
+
+
+def test_who_the_asker_knows_never_names_the_asker(llm, week, perception, cfg):
+    """ "Who do I know that plays chess?" asks about everyone but the one asking, even when they play too; an answer
+    that only names someone the question is about is none ("what does Ilse's husband do?" → "Bruno")."""
+    m, ids = week
+    _talk(m, perception, "club", MONDAY + 4 * DAY, [("Nina", "I joined the chess club on Fridays."), ("Tom", "Nice!")])
+    nina = m.people.person_id("Nina")
+    m.derived.add_fact(nina, "habit", "hobby", "Nina plays chess on Fridays", [max(ids.values()) + 1])
+    a = _ask(llm, m, perception, cfg, "Who do I know that plays chess?")
+    assert {"Tom", "Ana"} <= set(re.findall(r"\w+", a.answer)) and "Nina" not in a.answer, a
+    q = parse("Which restaurant did I book?", ASKED, None, m)
+    assert answer._only_asked_about("Nina.", q) and not answer._only_asked_about("The Olive Tree", q)
+    husband = parse("What does Ana's husband do?", ASKED, None, m)
+    assert answer._only_asked_about("Bruno", husband) and not answer._only_asked_about("Dentist", husband)
+    assert not answer._only_asked_about("Bruno", parse("What's Ana's husband called?", ASKED, None, m))
+    assert not answer._only_asked_about("Tom", parse("Who plays chess?", ASKED, None, m))

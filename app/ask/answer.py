@@ -90,13 +90,14 @@ from app.ask.prompts import (
     select_schema,
     verify_messages,
 )
-from app.ask.question import MEETINGS, Kind, Question, parse
+from app.ask.question import ABOUT_ME, MEETINGS, Kind, Question, parse
 from app.ask.spans import answer_order, answer_span
 from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated, weekdays_near
 from app.config import Config
 from app.consolidation import forgetting
 from app.errors import LLMCutOff
+from app.identity.naming import is_given_name
 from app.llm import BACKGROUND, DIALOG, RESTART, Job, LLMWorker, Request
 from app.store.memory import Memory
 from app.text import places
@@ -135,6 +136,25 @@ def _as_told(part: str, lines: list[Line]) -> str:
     copies ("Tom: The club meets on the 9th (said on Monday 26 October 2026)" → "The club meets on the 9th")."""
     part = _unprefixed(" ".join(part.split()), lines)
     return re.sub(r"\s*\(said on [^)]*\)?$", "", part).strip(" .")
+
+
+def _only_asked_about(answer: str, q: Question) -> bool:
+    """Whether `answer` only names someone the question is about, which does not answer it: the one asking a
+    question about themselves ("who do I work with at the library?", "which restaurant did I book?"), or, unless it
+    asks who or for a name, a person it names or reaches ("what does Ilse's husband do?" → "Bruno")."""
+    said = re.sub(r"[^\w\s'-]", "", answer).strip().lower()
+    if q.asker and ABOUT_ME.search(q.text) and said in (q.asker.lower(), "you", "me", "i"):
+        return True
+    if q.kind in (Kind.WHO, Kind.RELATED) or _ASKS_NAME.search(q.text):
+        return False
+    if said in {p.lower() for p in q.people}:
+        return True
+    bare = answer.strip().rstrip(".!")  # "what does Ilse's husband do?" → "Bruno", who the line says he is
+    return bool(_ASKS_WHAT.match(q.text) and re.fullmatch(r"[A-Z][a-z]+", bare) and is_given_name(bare))
+
+
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|which|where|called|name[ds]?)\b", re.I)
+_ASKS_WHAT = re.compile(r"^\s*(?:so\s+|and\s+)?what\b", re.I)
 
 
 def says_unknown(answer: str) -> bool:
@@ -314,6 +334,8 @@ class Answerer:
             chosen, text, held = read_again(more)  # what the best lines gave no line holds: with the next lines
         if held and reads > 1:  # a list: the next lines may say more of its things
             text, held = self._more_items(question, text, held, found, out, reads, timeout_s, on_job, started)
+        if held and _only_asked_about(text, q):  # "which restaurant did I book?" → the asker's own name
+            held, out.why_unknown = [], "only whom it asks about"
         if held:
             out.answer, out.known = dated_answer(concise(text, question), held[0]), True
             cited = [line.id for line in held]

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, answered_after, asked_before, relation_reaches, relation_word, said_on
-from app.ask.question import MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
+from app.ask.question import ABOUT_ME, MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
 from app.ask.wording import times_named
 from app.consolidation.kinds import typed
 from app.consolidation.relations import SOCIAL
@@ -621,7 +621,8 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
             found.setdefault(f["person"], []).extend(f["sources"][:1])
     if not found:
         return False
-    names = [n for n in found if n != q.asker] if anyone else list(found)
+    # "who do I work with at the library?": never the one asking
+    names = [n for n in found if n != q.asker] if anyone or ABOUT_ME.search(q.text) else list(found)
     if not names:
         return False
     yes = "Yes: " if q.kind is Kind.WHO and re.match(r"^\s*(?:does|do|did|is|are|has|have)\b", q.text, re.I) else ""

@@ -173,7 +173,8 @@ MET = re.compile(
     r"|^\s*who\s+(?:else\s+)?(?:came|joined|showed\s+up|turned\s+up)\b"
     rf"|^\s*who\s+(?:was|were)\s+(?:{_ME}\s+with|there|around|with\s+me)\b"
     rf"|^\s*who\s+(?:else\s+)?(?:was|were)\s+(?:at|on|in|for)\s+(?:the|my|our|that|\w+'s)\s+(?:[\w']+\s+){{0,2}}{_OCCASION}\b"
-    r"|^\s*who\s+(?:called|rang|phoned|texted|visited|came\s+(?:by|over|round)|dropped\s+by|stopped\s+by)\b",
+    r"|^\s*who\s+(?:called|rang|phoned|texted|visited|came\s+(?:by|over|round)|dropped\s+by|stopped\s+by)\b"
+    r"|^\s*who\s+(?:else\s+)?(?:was|were)\s+(?:at|on|in)\s+(?:the|my|our|that)\s+[\w\s']+?\s+with\s+(?:me|us)\s*\??\s*$",
     re.I,
 )
 MET_COUNT = re.compile(
@@ -189,6 +190,7 @@ LAST_MET = re.compile(
     re.I,
 )
 FIRST = re.compile(r"\bfirst\b", re.I)
+ABOUT_ME = re.compile(r"\b(?:i|me|my|myself)\b", re.I)  # the asker is in it: "who do I work with?" is not them
 # the first or the last one met: "who did I see first on Wednesday?", "who was the last person I talked to?"
 _THEN = r"(?=\s*(?:[?,.]|$|on\b|in\b|at\b|yesterday\b|today\b|this\b))"
 MET_FIRST = re.compile(
@@ -199,7 +201,7 @@ MET_FIRST = re.compile(
 # an order asked of meetings: "who did I talk to first on the 22nd, Raj or Kwame?", "which of them did I see last?"
 MET_ORDER = re.compile(rf"\b{_WITH_ME}\s+(?:\w+\s+)?{_SEE}\b", re.I)
 HOW_OFTEN = re.compile(
-    rf"^\s*how\s+(?:many\s+times|often|frequently)\s+(?:did|have|had|do)\s+{_ME}\s+(?:\w+\s+)?{_SEE}"
+    rf"^\s*how\s+(?:many\s+times|often|frequently)\s+(?:did|have|had|do)\s+{_WITH_ME}\s+(?:\w+\s+)?{_SEE}"
     rf"|^\s*how\s+many\s+(?:times|conversations|meetings|calls|chats)\s+(?:have|did|had)\s+{_ME}\s+(?:had\s+)?with\b",
     re.I,
 )

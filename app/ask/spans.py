@@ -88,19 +88,43 @@ _ORDER = re.compile(
 _EARLIER = ("first", "earlier", "sooner")
 
 
+# "did I meet Ola before or after my call with Mum?": the first thing against the second
+_BEFORE_AFTER = re.compile(
+    r"^\s*(?P<aux>did|does|do|was|were|is|are|has|have|had|will)\s+(?P<first>.+?)\s+(?P<one>before|after)\s+or\s+"
+    r"(?P<other>before|after)\s+(?P<second>.+?)\s*[?.]*\s*$",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class OrderAsked:
-    """Which of two things came first (`earliest`) or last: the options, and the when-question of each."""
+    """Which of two things came first (`earliest`) or last: the options, and the when-question of each. Asked
+    "before or after" (`relative`), the options are those two words and the answer is the first thing's place
+    against the second's."""
 
     options: tuple[str, str]
     when: tuple[str, str]
     earliest: bool
+    relative: bool = False
+
+
+def _before_after(question: str) -> OrderAsked | None:
+    """ "Did I meet Ola before or after my call with Mum?" → the options ("before", "after"), asked as "When did I
+    first meet Ola?" (meeting someone is the first time) and "When was my call with Mum?"."""
+    m = _BEFORE_AFTER.match(question)
+    if m is None or m["one"].lower() == m["other"].lower():
+        return None
+    first = re.sub(r"^((?:I|we)\s+)(meet)\b", r"\1first \2", m["first"], flags=re.I)
+    asked = (f"When {m['aux'].lower()} {first}?", _when(m["second"]))
+    return OrderAsked(("before", "after"), asked, True, relative=True)
 
 
 def order_asked(question: str) -> OrderAsked | None:
     """ "Which cat did Nina adopt first - Milo or Bella?" → OrderAsked(("Milo", "Bella"), ("When did
     Nina adopt Milo?", "When did Nina adopt Bella?"), True); "Which is first, the meeting with the bank or
     the trip to Paris?" → "When is the meeting with the bank?", …. None: no two options, or no order asked."""
+    if relative := _before_after(question):
+        return relative
     offered, m = options(question), _ORDER.match(question)
     if offered is None or m is None:
         return None
@@ -212,6 +236,9 @@ def answer_order(ask: Ask, cite: Cite, order: OrderAsked, out: Answer) -> None:
     dated = _days(ask, order.when, out)
     if len(dated) == 2 and dated[0][0] == dated[1][0]:
         out.why_unknown = "the same day"
+    elif len(dated) == 2 and order.relative:  # "did A happen before or after B?": A's place against B's
+        out.answer = "Before" if dated[0][0] < dated[1][0] else "After"
+        _cite_all(cite, out, dated)
     elif len(dated) == 2:
         later = int(dated[1][0] > dated[0][0])
         picked = order.options[1 - later if order.earliest else later]
