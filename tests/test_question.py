@@ -156,6 +156,10 @@ def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
         ("How do I know Ana?", Kind.RELATED),
         ("Who is Ben?", Kind.RELATED),
         ("Who is Tom's brother?", Kind.WHO),
+        ("What did Mum and I talk about on the phone?", Kind.RECAP),
+        ("How many times did Ana and I talk this week?", Kind.HOW_OFTEN),
+        ("Who was at the reading with me?", Kind.MET),
+        ("Did I meet Ana before or after my lunch with Tom?", Kind.ORDER),
     ],
 )
 def test_one_module_decides_the_kind(week, question, kind):
@@ -281,6 +285,8 @@ def test_a_recap_is_told_from_the_conversations_summaries(llm, week, perception,
     assert {c["id"] for c in day.citations} >= {ids[("coffee", 0)], ids[("lunch", 0)]}
     with_tom = _ask(llm, m, perception, cfg, "Summarize my last conversation with Tom")
     assert with_tom.answer.startswith("evening:"), with_tom  # the last one, none named
+    alone = _ask(llm, m, perception, cfg, "Sum up my conversation with Tom")
+    assert alone.answer.startswith("coffee:"), alone  # the one with him alone, not the later one with Ana there too
 
 
 def test_change_and_state_come_from_the_facts_history(llm, week, perception, cfg):
@@ -433,3 +439,18 @@ def test_who_the_asker_knows_never_names_the_asker(llm, week, perception, cfg):
     assert answer._only_asked_about("Bruno", husband) and not answer._only_asked_about("Dentist", husband)
     assert not answer._only_asked_about("Bruno", parse("What's Ana's husband called?", ASKED, None, m))
     assert not answer._only_asked_about("Tom", parse("Who plays chess?", ASKED, None, m))
+
+
+def test_an_occasion_asked_about_is_the_conversation_held_on_its_day(llm, week, perception, cfg):
+    """ "How was Tom's barbecue?" recaps the conversation held on the day Tom's barbecue was planned for, though
+    none of its lines says "barbecue", not the one where it was planned."""
+    m, ids = week
+    saturday = MONDAY + 5 * DAY
+    _talk(m, perception, "plan", MONDAY + 3 * DAY, [("Tom", "I'm doing a barbecue on Saturday, come!")])
+    _talk(m, perception, "garden", saturday + 8 * HOUR, [("Tom", "Grab a plate, the sausages are ready.")])
+    tom = m.people.person_id("Tom")
+    m.derived.add_fact(tom, "plan", "event", "Tom is doing a barbecue on Saturday", [max(ids.values()) + 1], saturday)
+    q = parse("How was Tom's barbecue?", ASKED, None, m)
+    assert q.kind is Kind.RECAP, q.explain()
+    a = _ask(llm, m, perception, cfg, "How was Tom's barbecue?")
+    assert a.known and "Saturday 7 November" in a.answer and "sausages" in a.answer.lower(), a

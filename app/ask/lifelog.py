@@ -87,7 +87,7 @@ def _in_setting(a: Asked, rows: list[Presence], q: Question) -> list[Presence]:
     them when it names none, or none was."""
     said = f"{q.setting} {q.text}".lower()
     place = [w for w in keywords(q.setting) if w not in HOURS and canonical(w) not in _SETTING_WORDS]
-    if place and (held := _sessions_saying(a, place, rows)):
+    if place and (held := _held_on_its_day(a, place, rows) or _sessions_saying(a, place, rows)):
         rows = [r for r in rows if r.session_id in held]
     when = next((HOURS[w] for w in HOURS if re.search(rf"\b{w}\b", said)), None)
     if when is None:
@@ -101,6 +101,17 @@ def _in_setting(a: Asked, rows: list[Presence], q: Question) -> list[Presence]:
 _SETTING_WORDS = frozenset(
     canonical(w) for w in "meeting call phone chat conversation talk discussion coffee drinks visit catch".split()
 )
+
+
+def _held_on_its_day(a: Asked, words: list[str], rows: list[Presence]) -> set[int]:
+    """Those of `rows`' conversations held on a day a plan was for that names any of `words` ("Petra is doing a
+    barbecue on Saturday": the conversations that Saturday are the barbecue, though none of their lines says so)."""
+    days = {
+        datetime.fromtimestamp(f["valid_from"], timezone.utc).date()
+        for f in a.memory.derived.facts_listed(history=True)
+        if f["kind"] in (FactKind.PLAN, FactKind.EVENT) and f["valid_from"] and _holds_any(tuple(words), f["value"])
+    }
+    return {r.session_id for r in rows if datetime.fromtimestamp(r.session_start, timezone.utc).date() in days}
 
 
 def _sessions_saying(a: Asked, words: list[str], rows: list[Presence]) -> set[int]:
@@ -301,6 +312,9 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
     for r in rows:
         by_session.setdefault(r.session_id, set()).add(r.person)
     sessions = [s for s, people in by_session.items() if all(p in people for p in q.people)]
+    if q.people and window is None and not _LATEST.search(q.text):  # "sum up my coffee with Petra": her alone
+        alone = [s for s in sessions if {p for p in by_session[s] if p and p != q.asker} == set(q.people)]
+        sessions = alone or sessions
     if q.first:  # "sum up my first call with Tom this month"
         sessions = sessions[:1]
     elif window is None:
@@ -328,6 +342,7 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
     return True
 
 
+_LATEST = re.compile(r"\b(?:last|latest|recent|most\s+recently)\b", re.I)
 TOPICS = 6  # the words a recap names as what a conversation was about
 ORDINAL = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())
 

@@ -157,13 +157,12 @@ _WITH_ME = r"(?:i|we|me|us|\w+\s+and\s+(?:i|me)|(?:i|me)\s+and\s+\w+)"  # "Tom a
 RECAP = re.compile(
     r"\b(?:summari[sz]e|summary|recap|sum\s+up|run\s*down|overview|gist|highlights|main\s+points|key\s+points"
     r"|catch\s+me\s+up|fill\s+me\s+in|remind\s+me\s+what)\b"
-    rf"|^\s*what\s+(?:did|do|were|have)\s+(?:\w+\s+){{0,3}}?(?:{_TALK}|say|tell|mention(?:ed)?)\b"
+    rf"|^\s*what\s+(?:did|do|were|have)\s+(?:\w+\s+){{0,4}}?(?:{_TALK}|say|tell|mention(?:ed)?)\b"
     rf"|^\s*(?:was\s+there\s+)?anything\s+(?:interesting|important|new|worth\s+remembering)\s+(?:from|at|in|on|during)\b"
     rf"|^\s*tell\s+me\s+about\s+(?:my|the|our|that|yesterday|today|last|this)\b"
     rf"|^\s*what\s+(?:was|were|got)\s+(?:discussed|said|talked\s+about|covered)\b"
     rf"|^\s*what\s+(?:topics?\s+|things?\s+|else\s+)?(?:happened|went\s+on|came\s+up|got\s+discussed|did\s+{_ME}\s+(?:do|get\s+up\s+to|hear|learn))\b(?!\s+(?:to|for)\b)"
-    rf"|^\s*how\s+(?:was|did)\s+(?:my|the|our)\s+(?:\w+\s+)?(?:lunch|dinner|breakfast|coffee|call|chat|meeting|talk|day|"
-    rf"conversation)\b"
+    rf"|^\s*how\s+(?:was|did)\s+(?:my|the|our|\w+'s)\s+(?:\w+\s+)?(?:{_OCCASION}|day)\b"
     rf"|^\s*what\s+(?:was|were)\s+(?:my|the|our|that)\s+(?:\w+\s+)?{_OCCASION}\b.*\babout\b",
     re.I,
 )
@@ -257,6 +256,9 @@ SETTING = re.compile(
 )
 # a place the question ends with: where the conversation asked about was ("who was I with at the farmers' market?")
 PLACE = re.compile(r"\b(?:at|in|during)\s+(?:the|my|our|a|an|\w+'s)\s+(?:[\w']+\s+){0,2}[\w']+\s*[?.!]*\s*$", re.I)
+# the occasion a "how was ...?" asks about is where the conversation was: "how was Petra's barbecue?"
+HOW_WAS = re.compile(r"^\s*how\s+(?:was|did)\s+", re.I)
+OCCASION_NAMED = re.compile(rf"\b(?:my|the|our|\w+'s)\s+(?:[\w']+\s+){{0,2}}?{_OCCASION}\b", re.I)
 ORDINAL_DAY = re.compile(r"\d+(?:st|nd|rd|th)")
 # what follows "talk about" when it says where or when, not what: "what did we talk about at the climbing wall?"
 AFTER_ABOUT = re.compile(r"\babout\s+((?:at|on|in|during|over|while|when|before|after|with|for)\b.*)$", re.I)
@@ -407,7 +409,9 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     parsed = time_window(text, now)
     window = parsed[0] if parsed else None
     untimed = parsed[1] if parsed else text
-    setting = SETTING.search(untimed) or PLACE.search(untimed)  # "at the team lunch", "at the farmers' market"
+    setting = (  # "at the team lunch", "at the farmers' market", "how was Petra's barbecue?"
+        SETTING.search(untimed) or PLACE.search(untimed) or (HOW_WAS.match(untimed) and OCCASION_NAMED.search(untimed))
+    )
     topic = [w for w in topic_words(untimed, named) if not ORDINAL_DAY.fullmatch(w)]
     if path:  # "what does David's brother teach": "brother" says who, not what
         said = {canonical(w) for s in path for w in (s.relation, s.relation + "s")}
