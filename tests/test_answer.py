@@ -1326,3 +1326,12 @@ def test_an_hour_read_is_checked_as_a_line_says_it_in_words():
         "",
         "",
     ]
+
+
+def test_a_statement_with_a_question_tagged_on_holds_what_it_states():
+    """ "Twelve years on Linden Street, can you believe it?" says how long she lived there: the tag asks nothing of
+    the listener; "Do you still live on Linden Street, Ana?" still says nothing of where its speaker lives."""
+    tagged = _line("Hanne", "Me too. Twelve years on Linden Street, can you believe it?")
+    assert holding("Twelve years", "How long did Hanne live on Linden Street?", [tagged], ["Hanne"]) == [tagged]
+    only_asked = _line("Hanne", "Do you still live on Linden Street, Ana?")
+    assert holding("Linden Street", "Where does Hanne live?", [only_asked], ["Hanne"]) == []

@@ -299,10 +299,25 @@ _ASKS_AMOUNT = re.compile(r"\b(?:number|amount|total|score[sd]?|points?|count|pe
 _TO_LISTENER = re.compile(r"\b(?:you|your|you're|you've|yourself)\b", re.I)
 
 
+# a statement with a question tagged on: "Twelve years on Linden Street, can you believe it?"
+_TAGGED = re.compile(r"^(?P<said>(?:\S+\s+){2,}?\S+?),\s*(?P<tag>(?:\S+\s+){0,3}\S+?)\s*\?[\s.]*$")
+_ASKING = re.compile(
+    r"^\s*(?:(?:so|and|but|well|okay|ok|oh|then)[\s,]+)?(?:who|whom|whose|what|when|where|why|how|which|do|does|did|is|are|was|were|can|could|would|will|shall|"
+    r"should|have|has|had|may|might|any)\b",
+    re.I,
+)
+
+
 def _not_asked_of_listener(line: Line) -> Line:
     """`line` without the questions it asks its listener about themselves: "Night shifts at the hospital are
-    tiring. What made you decide to teach history?" does not say which subject its speaker teaches."""
-    kept = [s for s in sentences(line.shown) if not (is_question(s) and _TO_LISTENER.search(s))]
+    tiring. What made you decide to teach history?" does not say which subject its speaker teaches. A statement
+    with a short question tagged on says its statement: "Twelve years on Linden Street, can you believe it?"."""
+    kept = []
+    for sentence in sentences(line.shown):
+        tagged = _TAGGED.match(sentence) if is_question(sentence) else None
+        said = f"{tagged['said']}." if tagged and not _ASKING.match(tagged["said"]) else sentence
+        if not (is_question(said) and _TO_LISTENER.search(said)):
+            kept.append(said)
     return replace(line, shown=" ".join(kept))
 
 

@@ -13,7 +13,13 @@ from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS
 from app.text.words import WORD
 
 YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b", re.I)
-NUMBERS = {w: str(n) for w, n in COUNTS.items()}  # "ten" is "10"
+_TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBERS = (  # "ten" is "10", "fourteen" "14", "thirty" "30"
+    {w: str(n) for w, n in COUNTS.items()}
+    | {w: str(13 + i) for i, w in enumerate(_TEENS)}
+    | {w: str(20 + 10 * i) for i, w in enumerate(_TENS)}
+)
 # past forms that share no prefix with their verb: "who grew up in Boston" is held by "we grew up", "grow up" too
 _IRREGULAR = """
 grow grew grown, go went gone going goes, buy bought, eat ate eaten, meet met, see saw seen, make made,
