@@ -57,6 +57,8 @@ INTRODUCTIONS = [
     ("Hi, Imia, nice to meet you.", "Mia"),
     ("Hi Peter, I'm Susan, the landlord.", "Susan"),
     ("Thanks, I'm Henry, and this is my first visit.", "Henry"),
+    ("Sorry, I heard a beep. This is Diane in New Jersey.", "Diane"),  # where a caller is
+    ("And I'm Sheila in Texas.", "Sheila"),
 ]
 
 NOT_INTRODUCTIONS = [
@@ -72,6 +74,8 @@ NOT_INTRODUCTIONS = [
     "Call me tomorrow if you can.",
     "Way to go! I just got a new addition to the family, this is Max!",
     "I want to show you one of my snakes! This is Susie.",
+    "This is Max in the garden, he loves it.",
+    "Come and meet my cousin. This is Teodor from Lisbon.",
     "Hi! I'm lucky to have you.",
     "Hey Jon! I'm even more pumped now.",
     "Hi Jolene! I'm so glad you came.",

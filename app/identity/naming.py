@@ -8,7 +8,7 @@ phrase names its speaker only in the shape of an introduction:
   "nice to meet you Emily, I am John"), or followed by it ("I'm Nina, nice to meet you"), or opening a turn as a
   sentence of its own ("And I am David. John is my brother…");
 - on the phone or opening a turn: "this is X speaking / calling", "hi, this is X from …", "This is X." (not
-  "This is X, my dog");
+  "This is X, my dog"), and where a caller is: "This is X in New Jersey", "And I'm Y in Texas";
 - "Hi, Imanna": Whisper's "I'm Anna" written as one word after a greeting;
 and never in reported speech ("he said, my name is …", inside an open quotation) or after a negation ("don't
 call me …"). X must be a given name (gender-guesser's ~45,000 first names), not a common word that list also
@@ -54,12 +54,15 @@ _PATTERNS = tuple(
         rf"{_START}{_FILLER}(?:{_GREETING}|thanks|thank you)(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_I_AM}\s+{_NAME}",
         rf"\b{_MEET}(?:\s+too)?(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_FILLER}{_I_AM}\s+{_NAME}",
         rf"{_START}{_FILLER}{_I_AM}\s+{_NAME}(?=[\s,.!—–-]+(?:and\s+)?{_MEET})",
-        rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$))",  # opening a turn: "And I am David. John is my brother"
+        # opening a turn: "And I am David. John is my brother", "And I'm Sheila in Texas"
+        rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$)|\s+(?:in|from)\s)",
         rf"\bthis is\s+{_NAME}(?=,?\s+(?:speaking|calling)\b)",
         # opening a turn, on the phone or in fast talk: "This is Mark." "Hi, this is Ana, I'm calling about ..."
         # (not "This is Max, my dog", nor "this is Max's car")
         rf"^{_FILLER}(?:{_GREETING}[\s,!.]+)?this is\s+{_NAME}(?=\s*(?:[.!;]|$|,(?!\s*{_APPOSITION})))",
         rf"{_START}{_FILLER}{_GREETING}[\s,!.]+this is\s+{_NAME}(?=,?\s+from\b)",
+        # where a caller is: "... I heard a beep. This is Diane in New Jersey." (someone introduced is here)
+        rf"{_START}{_FILLER}this is\s+{_NAME}(?=,?\s+in\s+(?-i:[A-Z]))",
     )
 )
 # words gender-guesser lists as first names that say something else in these phrases ("hi, I'm fine")
