@@ -110,6 +110,7 @@ class UtteranceWriter:
         self.voices: dict[tuple[int, int], _Voice] = {}  # the conversations' voices, and whose they are
         self.said_turns: dict[tuple[float, float], _Said] = {}  # the open conversation's turns by (start, end) s
         self.said: dict[str, None] = {}  # names said in the open conversation, in order
+        self.introduced: dict[int, str] = {}  # who the open conversation named by their own introduction, as what
         self.hotwords = ""  # the names the recognizer listens for, as a sentence ("Ana, Mia and Tom.")
         self.previous: int | None = None
         self.people_seen: set[int] = set()
@@ -244,7 +245,7 @@ class UtteranceWriter:
     def _start_session(self) -> None:
         """Transient identities, the voices of a conversation and the names said in it last one session."""
         assert self.assigner is not None
-        self.voices, self.said, self.said_turns = {}, {}, {}
+        self.voices, self.said, self.said_turns, self.introduced = {}, {}, {}, {}
         for pid in [p for p in self.assigner.voice_keys if p < 0]:
             self.assigner.voice_keys.pop(pid, None)
             self.assigner.face_keys.pop(pid, None)
@@ -450,8 +451,9 @@ class UtteranceWriter:
         ]
         for turn, _ in said:
             if turn.uid in moves:
-                turn.person = moves[turn.uid]
+                was, turn.person = turn.person, moves[turn.uid]
                 self.people_seen.add(turn.person)
+                self._introduction_moved(turn.text, turn.t_start_s, was, turn.person)
                 self._name_from_speech(turn.text, turn.t_start_s, turn.person)
         self._listen_for()
 
@@ -488,8 +490,24 @@ class UtteranceWriter:
         if pid is None or pid < 0 or not AUTO_NAME.fullmatch(self.names.get(pid, "")):
             return
         name = self_introduction(text)
-        if name is not None:
-            self._name(pid, name, t_s)
+        if name is not None and self._name(pid, name, t_s):
+            self.introduced[pid] = name
+
+    def _introduction_moved(self, text: str, t_s: float, was: int | None, now: int) -> None:
+        """A turn given again to `now` introduces who `was` was named as in this conversation ("This is Diane in
+        New Jersey", heard at first in the other woman's voice): the name goes with the turn, and `was` is called
+        unknown_N again."""
+        name = self_introduction(text)
+        if was is None or name is None or self.introduced.get(was) != name or name != self.names.get(was):
+            return
+        if not AUTO_NAME.fullmatch(self.names.get(now, "")):
+            return
+        unnamed = f"unknown_{was}"
+        self.memory.people.rename_person(name, unnamed)
+        self._publish(PersonNamed(t_s, name, unnamed))
+        self.names[was] = unnamed
+        del self.introduced[was]
+        _LOGGER.info("an introduction was given again to another voice: its name went with it")
 
     def _name_by_address(self) -> None:
         """The conversation is closing: someone still called unknown_N takes the name the others called them by
@@ -505,16 +523,18 @@ class UtteranceWriter:
             if old is not None and AUTO_NAME.fullmatch(old) and old in ids:
                 self._name(ids[old], name, self.session[1] - self.origin)
 
-    def _name(self, pid: int, name: str, t_s: float) -> None:
-        """Someone still called unknown_N is `name` now, unless that is someone else's name already."""
+    def _name(self, pid: int, name: str, t_s: float) -> bool:
+        """Someone still called unknown_N is `name` now, unless that is someone else's name already; whether they
+        are."""
         if self.memory.people.person_id(name) is not None:
             _LOGGER.info("heard a name already given to someone else; not renaming (see `people merge`)")
-            return
+            return False
         self.memory.people.rename_person(self.names[pid], name)
         _LOGGER.debug("%s is %s", self.names[pid], name)
         self._publish(PersonNamed(t_s, self.names[pid], name))
         self.names[pid] = name
         self._listen_for()
+        return True
 
     def _split_closing_session(self) -> None:
         """The session is closing: wherever its participants changed completely across a pause (the earlier
