@@ -153,7 +153,7 @@ def _only_asked_about(answer: str, q: Question) -> bool:
     return bool(_ASKS_WHAT.match(q.text) and re.fullmatch(r"[A-Z][a-z]+", bare) and is_given_name(bare))
 
 
-_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|which|where|called|name[ds]?)\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|which|where|call(?:ed|s)?|nam(?:e|ed|es|ing))\b", re.I)
 _ASKS_WHAT = re.compile(r"^\s*(?:so\s+|and\s+)?what\b", re.I)
 
 
