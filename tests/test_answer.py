@@ -1315,8 +1315,12 @@ def test_what_someone_asked_or_suggested_is_held_by_their_line_without_the_verb(
 
 def test_an_hour_read_is_checked_as_a_line_says_it_in_words():
     """ "9:00", read for "what time does the library open now?" from "we open at nine instead of ten", is held by
-    the line's "nine" (else the line's other time, "June", would answer)."""
-    from app.ask.answer import hour_said
+    the line's "nine" (else the line's other time, "June", would answer); a day alone ("6 June 2026") answers no
+    "what time ...?"."""
+    from app.ask.answer import _HOUR, hour_said
+
+    says_hour = ("10", "Ten", "9 am", "10:30", "At half six", "Saturday 6 June 2026 at ten", "Noon")
+    assert all(_HOUR.search(t) for t in says_hour) and not any(_HOUR.search(t) for t in ("6 June 2026", "In June"))
 
     assert [hour_said(t) for t in ("9:00", "9 am", "10", "9:30", "nine", "June 2026")] == [
         "nine",

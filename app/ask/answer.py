@@ -123,6 +123,11 @@ _WHAT_TIME = re.compile(r"\bwhat\s+time\b", re.I)
 # a small model's "Yes, ..." to a question that asks no yes or no
 _YES_FIRST = re.compile(r"(?:yes|yeah)\s*[,.!]\s+(?=\w)", re.I)
 _CLOCK = re.compile(r"(\d{1,2})(?::00)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock))?\.?", re.I)
+_HOUR = re.compile(  # what says an hour: "10:30", "ten", "9 am", "at half six", "noon"; not "6 June 2026"
+    r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock)|^\W*\d{1,2}\W*$"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|midnight|half|quarter)\b",
+    re.I,
+)
 
 
 def hour_said(text: str) -> str:
@@ -444,6 +449,8 @@ class Answerer:
         elif held and ASKS_WHEN.search(question):  # the day of a line more about what is asked
             said, closer = closer_time(question, held, chosen, found.named, joined, self._similar)
             text, held = (said, closer) if closer else (text, held)
+        if held and _WHAT_TIME.search(question) and not _HOUR.search(text):  # "6 June 2026" for "what time ...?"
+            held = []
         out.why_unknown = "" if held else "the model did not know" if says_unknown(text) else "not in the lines"
         verify = held and self._to_verify(text, question)
         if verify and not self._verified(question, text, held[0], out, timeout_s, on_job):
