@@ -453,6 +453,8 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
+        # someone shown to another is no fact of theirs, nor an answer whose main clause was the question's
+        ("Nadia", "Yuki, this is Raj from work. Oh look, Teodor came. Since I was fifteen.", []),
         # assent and what was not done, about nothing, are no facts; what follows assent is kept
         ("Paula", "Perfect, count me in! Sure, sign me up.", []),
         # a proposal with a time is a plan; without one, a request

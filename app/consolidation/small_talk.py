@@ -8,7 +8,8 @@ with a time it is a plan or an event), resolve about nothing ("I'll keep trying 
 listener's support in other words ("your encouragement means the world to me"), that there is news, with none of it
 ("a lot's happened since we last talked", "last month was crazy") and what is said of the listener ("you've done so
 well", "your garden looks great", "I'm sure you'll be fine", "I bet it felt good": theirs to say, not the speaker's
-fact)."""
+fact), someone shown to another ("Yuki, this is Raj from work", "Look, Teodor came"), and the answer that leaves its
+main clause to the question it answers ("Since I was fifteen", "Because it's cheaper")."""
 
 from __future__ import annotations
 
@@ -84,6 +85,16 @@ _BET = re.compile(r"^I (?:just |really )?bet\b", re.IGNORECASE)  # a guess at th
 _EMPTY = frozenset(  # words that say nothing once the resolve or thanks around them is gone
     "i'm i'll i've i'd gonna going wanna gotta really sure totally definitely always still even just so also "
     "means meant lot ton world feeling determined".split()
+)
+# someone present shown to another, not a fact of theirs: "Yuki, this is Raj from work", "Oh look, Teodor came"
+_PRESENTING = re.compile(
+    r"^(?:(?:this|that)\s+(?:is|'s)|meet|look,?)\s+(?-i:[A-Z])[a-z]+\b(?!['’]s)"
+    r"(?:\s+(?:from|of|here|came|is here|made it|showed up)\b|\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+# the answer to a question that left its main clause to the question: "Since I was fifteen", "Because it's cheaper"
+_FRAGMENT = re.compile(
+    r"^(?:since|because|'cause|cause|although|though|unless|until|till|whereas|if|once)\b[^,;]*$", re.I
 )
 _HAIL = re.compile(  # a name and a word said to them: "Go Emily", "Bye Emily", "Absolutely Emily"
     r"^(?:go|bye|goodbye|hi|hey|hello|thanks|cheers|congrats|absolutely|sure|night|morning|welcome|yay|love you|"
@@ -184,4 +195,6 @@ def said_in_passing(clause: str) -> bool:
         or _CATCHING_UP.match(clause)
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _HAIL.match(clause)
+        or _PRESENTING.match(clause)
+        or (_FRAGMENT.match(clause) and len(clause.split()) <= 6)
     )
