@@ -216,6 +216,19 @@ def test_she_is_still_the_one_named_lines_before_while_each_line_speaks_of_her()
     assert ("Ruth", "Ruth is a marine biologist in Plymouth now") in [(i.who, i.what) for i in items]
 
 
+def test_he_is_the_last_one_named_in_the_order_they_were_said():
+    """ "Kwame's coming, and my cousin Teodor, he just moved here": "he" two lines on is Teodor, whatever the order
+    the conversation's names come in."""
+    lines = _talk(
+        ("Petra", "Kwame's coming, and my cousin Teodor, he just moved here from Lisbon."),
+        ("Rosa", "Oh nice, what brings him here?"),
+        ("Petra", "He's a sound engineer, he's looking for theatre work."),
+    )
+    for names in (["Kwame", "Petra", "Rosa", "Teodor"], ["Teodor", "Rosa", "Petra", "Kwame"]):
+        items, _ = check(said(lines, names), lines, names, refused=set())
+        assert ("Teodor", "Teodor is a sound engineer") in [(i.who, i.what) for i in items], names
+
+
 @pytest.mark.parametrize(
     "talk",
     [

@@ -236,8 +236,10 @@ def _as_mine(clause: str) -> str:
 
 
 def named_in(text: str, names: Sequence[str]) -> list[str]:
-    """The `names` that `text` says, as words, in the order of `names`."""
-    return [n for n in names if re.search(rf"\b{re.escape(n)}\b", text)]
+    """The `names` that `text` says, as words, in the order it first says them ("Kwame's coming, and my cousin
+    Teodor, he ...": Teodor is the last named, whom "he" is)."""
+    at = {n: m.start() for n in names if (m := re.search(rf"\b{re.escape(n)}\b", text))}
+    return sorted(at, key=at.__getitem__)
 
 
 def _vocative(clause: str, names: list[str]) -> str:
