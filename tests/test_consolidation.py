@@ -466,6 +466,13 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
+        # a sentence that only says when is the time of what the line states next (a lead-in saying when goes: the
+        # line's time dates the fact)
+        (
+            "Gina",
+            "Last week, I built a new website for my shop. So, Saturday. I'm doing a barbecue.",
+            [("Gina", "Gina built a new website for their shop"), ("Gina", "Gina is doing a barbecue on Saturday")],
+        ),
         # someone shown to another is no fact of theirs, nor an answer whose main clause was the question's
         ("Nadia", "Yuki, this is Raj from work. Oh look, Teodor came. Since I was fifteen.", []),
         # assent and what was not done, about nothing, are no facts; what follows assent is kept

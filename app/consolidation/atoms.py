@@ -32,6 +32,7 @@ app/consolidation/relations.py.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 
@@ -268,6 +269,7 @@ def atoms(
     # the speaker's own in what was asked of them: "your" is theirs, "my" the asker's (no one "they" can be)
     previous = re.sub(r"\b[Yy]our\b", "my", re.sub(r"\b[Mm]y\b", "their", asked))
     before = ""  # the line's own clause before this one: what a leading "it" may name
+    when_said = ""  # a sentence that only says when ("So, Saturday."): the time of the next fact the line states
     for sentence in sentences(statement.replace("’", "'").replace("`", "'").strip()):
         for raw in clauses(_LEAD_IN.sub("", sentence)):
             clause = _FILLER.sub("", _REMEMBER.sub("", raw.strip()))
@@ -278,6 +280,8 @@ def atoms(
                 clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
             if not clause or said_in_passing(clause) or _only_relation(clause) or time_only(clause):
                 named += [n for n in named_in(clause, names) if n != speaker]
+                if clause and time_only(sentence) and not _PAST_TIME.search(clause):  # "So, Saturday." alone, ahead
+                    when_said = clause  # (a past time alone answers a question: "Yeah, three weeks ago.")
                 continue
             who = speaker
             if m := _NAMED_SUBJECT.match(clause):  # "my wife Sarah is a doctor" -> "Sarah is a doctor"
@@ -355,9 +359,25 @@ def atoms(
             if not fact or _RELATION_ONLY.match(fact) or _OWNED_ONLY.match(fact):  # a relation row's ("I am David,
                 # John is my brother"), or a thing named alone
                 continue
+            if when_said and plan_window(fact, ANY_DAY) is None:  # "So, Saturday. I'm doing a barbecue"
+                at = m.start() if (m := _NEXT_CLAUSE.search(fact)) else len(fact)  # its first clause's
+                fact = f"{fact[:at]} {_at_time(when_said)}{fact[at:]}"
+            when_said = ""
             if listener and listener != who:
                 fact = addressed(fact, listener)
             fact = _TWICE.sub(lambda m: f"{m[1]}{m[2]} that {m[2]}" if m[1] else f"{m[2]}, {m[2]}", fact)
             if who in fact or len(re.findall(r"\w+", fact)) >= 3:  # not a name or a time alone ("Last Friday")
                 out.append((who, fact))
     return out
+
+
+_PAST_TIME = re.compile(r"\b(?:ago|last|yesterday|earlier|previous|before|since)\b", re.I)
+_NEXT_CLAUSE = re.compile(r",\s(?=(?:you|it|I|we|they|he|she|but|and|so)\b)|\s[-–—]\s")  # "..., you have to come"
+_DAY_NAMED = re.compile(rf"(?:the\s+\d|(?:{'|'.join(calendar.day_name)}|{'|'.join(calendar.month_name[1:])})\b)", re.I)
+
+
+def _at_time(said: str) -> str:
+    """A time said alone as it follows a statement: "Saturday" → "on Saturday", "next week" as it is."""
+    said = re.sub(r"^(?:(?:just|so|and|but|well|oh|only)\b[\s,]*)+", "", said.strip(" ,.!"), flags=re.I)
+    said = said if _DAY_NAMED.match(said) else said[:1].lower() + said[1:]
+    return f"on {said}" if _DAY_NAMED.match(said) else said

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from app.consolidation.atoms import atoms, named_in
+from app.consolidation.clauses import time_only
 from app.consolidation.items import Item
 from app.consolidation.kinds import typed
 from app.consolidation.person import third_person
@@ -126,10 +127,14 @@ def fragment(sentence: str) -> bool:
 def statement(text: str) -> str:
     """What a line states, without its questions, greetings, reactions, bracketed asides and sentences cut off
     ("Thanks, Emily! I adopted a dog. Is this yours? [shares a photo]" -> "I adopted a dog"; "I finished a vase
-    - want to see it?" -> "I finished a vase"): each remaining sentence has two content words or more."""
+    - want to see it?" -> "I finished a vase"): each remaining sentence has two content words or more, or says only
+    when ("So, Saturday. I'm doing a barbecue": the time of what follows)."""
     kept = []
     text = ASIDE.sub("", text)
     for sentence in sentences(text.strip()):
+        if time_only(sentence) and not sentence.strip().endswith("?"):  # "So, Saturday.": when what follows is
+            kept.append(sentence.strip())
+            continue
         rest = _LEAD.sub("", sentence.strip()).strip()
         if rest.endswith("?") and (told := _TOLD_THEN_ASKED.match(rest)):
             rest = told.group(1) + "."  # "I baked a loaf of bread - want to try some?"
