@@ -18,7 +18,7 @@ import pytest
 from app.cli import main
 from app.consolidation import forgetting
 from app.consolidation.atoms import atoms
-from app.consolidation.clauses import clauses
+from app.consolidation.clauses import clauses, without_time
 from app.consolidation.consolidator import Consolidator
 from app.consolidation.extract import check, names_in, said, sentence_time, statement
 from app.consolidation.items import Item
@@ -743,6 +743,9 @@ def test_a_plan_whose_day_is_over_is_said_as_what_was_planned():
     assert was_planned("Ines will compete in the championship") == "Ines was going to compete in the championship"
     assert was_planned("David and John are flying to Rome") == "David and John were flying to Rome"
     assert was_planned("Going to Paris") == "Going to Paris"  # no verb it knows: as it was
+    assert without_time("Petra is doing a barbecue on Saturday, Rosa has to come") == (
+        "Petra is doing a barbecue, Rosa has to come"  # no space left before the comma
+    )
     said = T0  # Thursday 14 May 2026
     start, end, text = planned_span("Next Friday David is planning a trip to Paris", said, None)
     assert (start, end) == (T0 - T0 % DAY + 8 * DAY, T0 - T0 % DAY + 9 * DAY)  # Friday 22 May, all day

@@ -56,7 +56,7 @@ _WITH_ME = re.compile(rf"^(?:I|{WITH_ME}(?:,\s+[A-Z][a-z]+)?)$")
 def without_time(text: str) -> str:
     """`text` without the time it names ("Last weekend my brother": "my brother")."""
     found = plan_window(text, ANY_DAY)
-    return (found[1] if found else text).strip(" ,")
+    return re.sub(r"\s+([,.;!?])", r"\1", found[1] if found else text).strip(" ,")  # "a barbecue , Rosa": no space
 
 
 def clauses(sentence: str) -> list[str]:
