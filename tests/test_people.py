@@ -138,3 +138,15 @@ def test_an_8khz_enrolment_works(speech, tmp_path, monkeypatch, capsys):
         w.setframerate(8000)
         w.writeframes((np.clip(audio, -1, 1) * 32767).astype(np.int16).tobytes())
     assert _cli(capsys, "enroll", "--name", "Caller", "--audio", str(tmp_path / "phone.wav"))[0] == 0
+
+
+def test_a_name_given_by_mistake_goes_back_to_the_label(cfg, tmp_path):
+    """A person named by mistake (an introduction the conversation's end gave to another voice) is called by their
+    label again, unknown_N, with a "_" more when someone else was given that label as a name, as a new person is."""
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as m:
+        first = m.people.add_person()
+        m.people.rename_person(first.name, "Diane")
+        assert m.people.unname("Diane") == f"unknown_{first.id}" and m.people.person_id("Diane") is None
+        m.people.rename_person(f"unknown_{first.id}", "Diane")
+        m.people.add_person(f"unknown_{first.id}")  # someone called so by hand
+        assert m.people.unname("Diane") == f"unknown_{first.id}_"

@@ -90,7 +90,7 @@ from app.ask.prompts import (
     select_schema,
     verify_messages,
 )
-from app.ask.question import ABOUT_ME, MEETINGS, Kind, Question, parse
+from app.ask.question import MEETINGS, Kind, Question, parse
 from app.ask.spans import answer_order, answer_span
 from app.ask.when import closer_time, said_by_then, time_held
 from app.ask.wording import as_guess, concise, dated_answer, unrepeated, weekdays_near
@@ -148,7 +148,7 @@ def _only_asked_about(answer: str, q: Question) -> bool:
     question about themselves ("who do I work with at the library?", "which restaurant did I book?"), or, unless it
     asks who or for a name, a person it names or reaches ("what does Ilse's husband do?" → "Bruno")."""
     said = re.sub(r"[^\w\s'-]", "", answer).strip().lower()
-    if q.asker and ABOUT_ME.search(q.text) and said in (q.asker.lower(), "you", "me", "i"):
+    if q.asker and q.about_me and said in (q.asker.lower(), "you", "me", "i"):
         return True
     if q.kind in (Kind.WHO, Kind.RELATED) or _ASKS_NAME.search(q.text):
         return False

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from app.ask.answered import Answer
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, answered_after, asked_before, relation_reaches, relation_word, said_on
-from app.ask.question import ABOUT_ME, MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
+from app.ask.question import MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
 from app.ask.wording import times_named
 from app.consolidation.kinds import typed
 from app.consolidation.relations import SOCIAL
@@ -312,7 +312,7 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
     for r in rows:
         by_session.setdefault(r.session_id, set()).add(r.person)
     sessions = [s for s, people in by_session.items() if all(p in people for p in q.people)]
-    if q.people and window is None and not _LATEST.search(q.text):  # "sum up my coffee with Petra": her alone
+    if q.people and window is None and not q.latest:  # "sum up my coffee with Petra": her alone
         alone = [s for s in sessions if {p for p in by_session[s] if p and p != q.asker} == set(q.people)]
         sessions = alone or sessions
     if q.first:  # "sum up my first call with Tom this month"
@@ -342,7 +342,6 @@ def recap(a: Asked, q: Question, out: Answer) -> bool:
     return True
 
 
-_LATEST = re.compile(r"\b(?:last|latest|recent|most\s+recently)\b", re.I)
 TOPICS = 6  # the words a recap names as what a conversation was about
 ORDINAL = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())
 
@@ -637,7 +636,7 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
     if not found:
         return False
     # "who do I work with at the library?": never the one asking
-    names = [n for n in found if n != q.asker] if anyone or ABOUT_ME.search(q.text) else list(found)
+    names = [n for n in found if n != q.asker] if anyone or q.about_me else list(found)
     if not names:
         return False
     yes = "Yes: " if q.kind is Kind.WHO and re.match(r"^\s*(?:does|do|did|is|are|has|have)\b", q.text, re.I) else ""

@@ -98,6 +98,8 @@ class Question:
     first: bool = False  # last met: "when did I first meet ...", not the last time
     counted: bool = False  # met: "how many people ...": the number is the answer
     needs_asker: bool = False  # it is about "I/my" ("what did I promise?"); the device's owner is asked about
+    about_me: bool = False  # it says I, me or my: the one asking is in it, not what it asks for ("who do I work with?")
+    latest: bool = False  # it asks for the last or latest one ("summarize my last conversation with Tom")
     several: bool = False  # a list is asked for ("what books has she read?")
     when: bool = False  # it asks when
     when_said: bool = False  # it asks when something was said
@@ -189,7 +191,8 @@ LAST_MET = re.compile(
     re.I,
 )
 FIRST = re.compile(r"\bfirst\b", re.I)
-ABOUT_ME = re.compile(r"\b(?:i|me|my|myself)\b", re.I)  # the asker is in it: "who do I work with?" is not them
+_ABOUT_ME = re.compile(r"\b(?:i|me|my|myself)\b", re.I)  # the asker is in it: "who do I work with?" is not them
+_LATEST = re.compile(r"\b(?:last|latest|recent|most\s+recently)\b", re.I)
 # the first or the last one met: "who did I see first on Wednesday?", "who was the last person I talked to?"
 _THEN = r"(?=\s*(?:[?,.]|$|on\b|in\b|at\b|yesterday\b|today\b|this\b))"
 MET_FIRST = re.compile(
@@ -452,6 +455,8 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
         first=bool(kind in (Kind.LAST_MET, Kind.RECAP) and FIRST.search(text)),
         counted=bool(MET_COUNT.search(text)),
         needs_asker=asker_needed(text),
+        about_me=bool(_ABOUT_ME.search(asked)),
+        latest=bool(_LATEST.search(asked)),
         several=asks_for_several(read_as or text),
         when=bool(ASKS_WHEN.search(read_as or text)),
         when_said=asks_when_said(text),

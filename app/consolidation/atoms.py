@@ -360,7 +360,7 @@ def atoms(
                 # John is my brother"), or a thing named alone
                 continue
             if when_said and plan_window(fact, ANY_DAY) is None:  # "So, Saturday. I'm doing a barbecue"
-                at = m.start() if (m := _NEXT_CLAUSE.search(fact)) else len(fact)  # its first clause's
+                at = cut.start() if (cut := _NEXT_CLAUSE.search(fact)) else len(fact)  # its first clause's
                 fact = f"{fact[:at]} {_at_time(when_said)}{fact[at:]}"
             when_said = ""
             if listener and listener != who:
@@ -379,5 +379,4 @@ _DAY_NAMED = re.compile(rf"(?:the\s+\d|(?:{'|'.join(calendar.day_name)}|{'|'.joi
 def _at_time(said: str) -> str:
     """A time said alone as it follows a statement: "Saturday" → "on Saturday", "next week" as it is."""
     said = re.sub(r"^(?:(?:just|so|and|but|well|oh|only)\b[\s,]*)+", "", said.strip(" ,.!"), flags=re.I)
-    said = said if _DAY_NAMED.match(said) else said[:1].lower() + said[1:]
-    return f"on {said}" if _DAY_NAMED.match(said) else said
+    return f"on {said}" if _DAY_NAMED.match(said) else said[:1].lower() + said[1:]

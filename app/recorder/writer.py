@@ -502,8 +502,7 @@ class UtteranceWriter:
             return
         if not AUTO_NAME.fullmatch(self.names.get(now, "")):
             return
-        unnamed = f"unknown_{was}"
-        self.memory.people.rename_person(name, unnamed)
+        unnamed = self.memory.people.unname(name)
         self._publish(PersonNamed(t_s, name, unnamed))
         self.names[was] = unnamed
         del self.introduced[was]

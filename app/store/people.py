@@ -47,11 +47,23 @@ class People(Repository):
             )
             pid = int(cur.lastrowid)
             if name is None:
-                name = f"unknown_{pid}"
-                while self.person_id(name) is not None:  # someone was given that label as a name
-                    name += "_"
+                name = self._label(pid)
                 self.con.execute("UPDATE people SET name = ? WHERE id = ?", (name, pid))
         return Person(pid, name, 0)
+
+    def _label(self, pid: int) -> str:
+        """What someone without a name is called: unknown_N, N their id (a "_" more while someone else was given
+        that label as a name)."""
+        name = f"unknown_{pid}"
+        while self.person_id(name) is not None:
+            name += "_"
+        return name
+
+    def unname(self, name: str) -> str:
+        """The person called `name` is called by their label again (a name given by mistake); the label."""
+        label = self._label(self._pid(name))
+        self.rename_person(name, label)
+        return label
 
     def _keys(self, table: str, model: str) -> dict[int, np.ndarray]:
         out: dict[int, list[np.ndarray]] = {}
