@@ -165,6 +165,10 @@ def test_a_relation_survives_how_the_recognizer_words_and_punctuates_it(heard):
     assert found in (("colleague", "Emily"), ("coworker", "Emily"))
 
 
+def _day(t: float | None) -> str | None:
+    return datetime.fromtimestamp(t, timezone.utc).date().isoformat() if t is not None else None
+
+
 def _talk(*said: tuple[str, str]) -> list[Line]:
     return [Line(40 + i, 2 + i % 2, who, text, T0 + 5 * i) for i, (who, text) in enumerate(said)]
 
@@ -214,6 +218,36 @@ def test_she_is_still_the_one_named_lines_before_while_each_line_speaks_of_her()
     names = names_in(lines, set())
     items, _ = check(said(lines, names), lines, names, refused=set())
     assert ("Ruth", "Ruth is a marine biologist in Plymouth now") in [(i.who, i.what) for i in items]
+
+
+def test_a_reply_affirms_the_question_it_answers():
+    """In talk much is said as a reply that leaves out what it answers: a question asked of the one who replies,
+    answered yes or with a time alone, is their statement (dated by that time); a no, a question asked of several
+    and a request are none."""
+    lines = _talk(
+        ("Nadia", "Ha. Are you still doing that half marathon?"),
+        ("Kwame", "The eighteenth of May. I'm up at six to train."),
+        ("Nadia", "Kwame! When do you start the new job?"),
+        ("Kwame", "Next Monday. I handed in my notice today."),
+        ("Nadia", "Still selling cars on Sundays?"),
+        ("Kwame", "Not really."),
+        ("Nadia", "Did you both have a good weekend?"),
+        ("Kwame", "Yes, lovely."),
+        ("Nadia", "Can you book the restaurant?"),
+        ("Kwame", "Sure."),
+        ("Nadia", "Ola, do you climb?"),
+        ("Ola", "Ha, yes, bouldering."),
+    )
+    names = names_in(lines, set())
+    items, _ = check(said(lines, names), lines, names, refused=set())
+    told = {i.what: i for i in items}
+    marathon = told["Kwame is still doing that half marathon on the eighteenth of May"]
+    assert marathon.kind == "plan" and _day(marathon.valid_from) == "2026-05-18", told
+    job = told["Kwame starts the new job next Monday"]
+    assert job.kind == "plan" and _day(job.valid_from) == "2026-05-18", told
+    assert "Ola climbs" in told and "Kwame handed in their notice today" in told, told
+    assert not [w for w in told if re.search(r"selling|weekend|book", w)], told
+    assert not [w for w in told if "eighteenth" in w and "train" in w], told  # the time went to what it answers
 
 
 def test_he_is_the_last_one_named_in_the_order_they_were_said():
@@ -466,6 +500,7 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             ],
         ),
         ("Gina", "Oh, I'd love a tea, thanks, John. Nothing for me, thanks.", []),
+        ("Gina", "I love a tea, thanks.", []),  # as a recognizer may write it
         # a sentence that only says when is the time of what the line states next (a lead-in saying when goes: the
         # line's time dates the fact)
         (
@@ -725,6 +760,16 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
                 ("Lucy", "Lucy's grandma gave Lucy this necklace"),
                 ("Lucy", "It reminds Lucy of their roots"),
             ],
+        ),
+        (  # someone's word about the listener passed on is said of the listener, no fact of theirs; their own stays
+            "John",
+            "Emily says you're some kind of chess champion. Sarah says the new cafe is great.",
+            [("Sarah", "Sarah says the new cafe is great")],
+        ),
+        (  # a name between commas after a relation word is who that is, not the one the line is said to
+            "John",
+            "Oh, by the way, our brother, David, is moving to Lisbon in September. Way to go, Emily.",
+            [("David", "David is moving to Lisbon in September")],
         ),
     ],
 )

@@ -42,7 +42,7 @@ from app.consolidation.referents import it_named
 from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import past_tense
-from app.text.timeexpr import plan_window
+from app.text.timeexpr import ORDINAL_DAYS, plan_window
 from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
 
 _REMEMBER = re.compile(
@@ -95,6 +95,12 @@ _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the cl
     r"([A-Z][a-z]+)(?=(?:['’]s)?\s+[a-z])"  # a word follows: "Emily I got a job" is said to Emily
     r"(?!\s+(?:and|you|your|me|my|we|us|did|do|does|have|are|how|what|where|when|why|remember|look|check|thanks?|"
     r"please|let)\b)"
+)
+# someone's word about the listener, passed on: "Nadia says you're some kind of chess champion" is said of the
+# listener (no fact of Nadia's), as "you're some kind of chess champion" is
+_REPORTED_OF_YOU = re.compile(
+    r"^(?:[A-Z][a-z]+|[Ee]veryone|[Pp]eople|[Tt]hey)\s+(?:says|said|tells\s+me|told\s+me|reckons|thinks)\s+"
+    r"(?:that\s+)?(?=you\b|you['’])"
 )
 _DETERMINERS = "a|an|the|my|our|his|her|their"
 _THING = re.compile(rf"\b(?:{_DETERMINERS})\s+((?:[a-z]+\s+){{0,2}}[a-z]+)$")
@@ -244,11 +250,20 @@ def named_in(text: str, names: Sequence[str]) -> list[str]:
 
 
 def _vocative(clause: str, names: list[str]) -> str:
-    """The clause without the name it addresses ("Way to go, Emily" -> "Way to go")."""
+    """The clause without the name it addresses ("Way to go, Emily" -> "Way to go"); not one that names a relation
+    just said ("our brother, Luke, is moving": Luke is the brother)."""
     if not names:
         return clause
     who = "|".join(re.escape(n) for n in names)
-    return re.sub(rf"^(?:{who}),\s*|,\s*(?:{who})\s*(?=,|$)", "", clause)
+
+    def unless_named(m: re.Match) -> str:
+        between = clause[m.end() : m.end() + 1] == ","  # "our brother, Luke, is": not "to your kids, John"
+        return m[0] if between and _RELATION_BEFORE.search(clause, 0, m.start()) else ""
+
+    return re.sub(rf"^(?:{who}),\s*|,\s*(?:{who})\s*(?=,|$)", unless_named, clause)
+
+
+_RELATION_BEFORE = re.compile(rf"\b(?i:{RELATION_WORDS})s?$")
 
 
 def atoms(
@@ -276,6 +291,7 @@ def atoms(
             for tail in (_TAIL_REQUEST, _TAIL_REQUEST_SHOW, _TAIL_OPINION, _TOO, _TAIL_SINCE):
                 clause = tail.sub("", clause)
             clause = _vocative(clause.strip(" ,.!-–—"), names).strip(" ,.!-–—")
+            clause = _REPORTED_OF_YOU.sub("", clause)
             if (m := _LETS.match(clause)) and plan_window(clause, ANY_DAY) is not None:
                 clause = "we will " + clause[m.end() :]  # "let's all have dinner at my place next Saturday"
             if not clause or said_in_passing(clause) or _only_relation(clause) or time_only(clause):
@@ -361,7 +377,7 @@ def atoms(
                 continue
             if when_said and plan_window(fact, ANY_DAY) is None:  # "So, Saturday. I'm doing a barbecue"
                 at = cut.start() if (cut := _NEXT_CLAUSE.search(fact)) else len(fact)  # its first clause's
-                fact = f"{fact[:at]} {_at_time(when_said)}{fact[at:]}"
+                fact = f"{fact[:at]} {at_time(when_said)}{fact[at:]}"
             when_said = ""
             if listener and listener != who:
                 fact = addressed(fact, listener)
@@ -373,10 +389,15 @@ def atoms(
 
 _PAST_TIME = re.compile(r"\b(?:ago|last|yesterday|earlier|previous|before|since)\b", re.I)
 _NEXT_CLAUSE = re.compile(r",\s(?=(?:you|it|I|we|they|he|she|but|and|so)\b)|\s[-–—]\s")  # "..., you have to come"
-_DAY_NAMED = re.compile(rf"(?:the\s+\d|(?:{'|'.join(calendar.day_name)}|{'|'.join(calendar.month_name[1:])})\b)", re.I)
+_DAY_NAMED = re.compile(
+    rf"(?:the\s+(?:\d|(?:{'|'.join(ORDINAL_DAYS)})\b)|(?:{'|'.join(calendar.day_name)}|{'|'.join(calendar.month_name[1:])})\b)",
+    re.I,
+)
 
 
-def _at_time(said: str) -> str:
-    """A time said alone as it follows a statement: "Saturday" → "on Saturday", "next week" as it is."""
+def at_time(said: str) -> str:
+    """A time said alone as it follows a statement: "Saturday" → "on Saturday", "the eighteenth of October" → "on the
+    eighteenth of October", "next week" as it is."""
     said = re.sub(r"^(?:(?:just|so|and|but|well|oh|only)\b[\s,]*)+", "", said.strip(" ,.!"), flags=re.I)
+    said = re.sub(r"^The\b", "the", said)
     return f"on {said}" if _DAY_NAMED.match(said) else said[:1].lower() + said[1:]

@@ -22,6 +22,7 @@ from app.consolidation.items import Item
 from app.consolidation.kinds import typed
 from app.consolidation.person import third_person
 from app.consolidation.relations import ADJ, FAMILY, RELATION_WORDS, called, in_context, relations_in, yours
+from app.consolidation.replies import answered
 from app.consolidation.summaries import digest, naming, whole_sentences
 from app.errors import LLMCutOff
 from app.facts import FactKind, past_tense
@@ -261,7 +262,7 @@ def check(raw: dict, lines: list[Line], names: list[str], refused: set[str]) -> 
                 or marker in seen
                 or who in refused
                 or not (_mentions(line, who) or (f.get("earlier") is True and who in names))
-                or not _grounded(fact, line.text)
+                or not _grounded(fact, f"{line.text} {f.get('answered', '')}")  # with the question it answers
             ):
                 dropped += marker not in seen
                 continue
@@ -316,18 +317,22 @@ def said(lines: list[Line], names: list[str]) -> dict:
     mentioned: list[list[str]] = []  # the names each line said, for "she" in the next two
     speakers = {line.person for line in lines}
     for number, line in enumerate(lines, 1):
-        fact = statement(line.text)
+        asked = _asked(lines, number - 1)
+        recent = [n for said_then in mentioned[-2:] for n in said_then]
+        # "Are you still doing that half marathon?" - "The eighteenth of October.": what the reply affirms
+        affirmed, used = answered(asked, line.text, lines[number - 2].person) if asked and line.person else ("", "")
+        facts = [
+            {"who": who, "fact": what, "earlier": False, "answered": asked}
+            for who, what in (atoms(affirmed, line.person, names, recent) if affirmed else [])
+        ]
+        fact = statement(line.text.replace(used, "", 1) if used else line.text)  # its time said once
         if line.person and fact and states_something(fact):
-            recent = [n for said_then in mentioned[-2:] for n in said_then]
-            facts = [
+            facts += [
                 {"who": who, "fact": what, "earlier": not _mentions(line, who)}  # "she", named a line before
-                for who, what in atoms(
-                    fact, line.person, names, recent, _listener(lines, number - 1), _asked(lines, number - 1)
-                )
+                for who, what in atoms(fact, line.person, names, recent, _listener(lines, number - 1), asked)
             ]
+        if facts:
             entries.append({"line": number, "facts": facts})
-        else:
-            facts = []
         # who the line spoke of, by name or as "she" of one named before (so a third line's "she" is still Ruth:
         # "Ruth texted" - "Your sister?" - "She gets in Friday" - "Still on that boat?" - "Yeah, she's a biologist")
         resolved = [f["who"] for f in facts if f["earlier"] and f["who"] not in speakers]

@@ -40,8 +40,9 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"see (?:you|ya)\b(?!.*\b(?:at|on|in|tomorrow|tonight|next|this)\b))\b",  # goodbye, not a plan
     re.IGNORECASE,
 )
-_ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks"
-    r"^(?:nothing(?: for me)?|not for me|no thanks|(?:I(?:'d| would) (?:love|like)|I(?:'ll| will) (?:have|take)|just)"
+_ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks" (a
+    # recognizer may leave out the "'d": "I love a tea, thanks")
+    r"^(?:nothing(?: for me)?|not for me|no thanks|(?:I(?:'d| would)? (?:love|like)|I(?:'ll| will) (?:have|take)|just)"
     r" (?:a|an|some))\b(?:\s+[^\s,]+){0,2},\s*(?:thanks|thank you)$",
     re.IGNORECASE,
 )
