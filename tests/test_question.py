@@ -160,6 +160,7 @@ def _ask(llm, m, perception, cfg, question: str, asker: str | None = None):
         ("How many times did Ana and I talk this week?", Kind.HOW_OFTEN),
         ("Who was at the reading with me?", Kind.MET),
         ("Did I meet Ana before or after my lunch with Tom?", Kind.ORDER),
+        ("Which of the people I know are runners?", Kind.WHO),
     ],
 )
 def test_one_module_decides_the_kind(week, question, kind):
@@ -439,6 +440,17 @@ def test_who_the_asker_knows_never_names_the_asker(llm, week, perception, cfg):
     assert answer._only_asked_about("Bruno", husband) and not answer._only_asked_about("Dentist", husband)
     assert not answer._only_asked_about("Bruno", parse("What's Ana's husband called?", ASKED, None, m))
     assert not answer._only_asked_about("Tom", parse("Who plays chess?", ASKED, None, m))
+
+
+def test_who_is_found_by_a_fact_that_means_what_is_asked(llm, week, perception, cfg):
+    """ "Who goes climbing?" is held by "Ana is a climber": the fact's word means the one asked (the text embedder's
+    similarity, as the answer check's), where no stem of it is said; "people" only says who is asked for."""
+    m, ids = week
+    ana = m.people.person_id("Ana")
+    m.derived.add_fact(ana, "attribute", "hobby", "Ana is a climber", [ids[("lunch", 0)]])
+    climbing = _ask(llm, m, perception, cfg, "Who goes climbing?")
+    assert climbing.known and climbing.answer == "Ana.", climbing
+    assert parse("Which of the people I know climb?", ASKED, None, m).topic == ("climb",)
 
 
 def test_an_occasion_asked_about_is_the_conversation_held_on_its_day(llm, week, perception, cfg):

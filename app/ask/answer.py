@@ -255,7 +255,7 @@ class Answerer:
                 rows = self.memory.turns.utterances(ids)
                 return [line_of(rows[i]) for i in ids if i in rows]
 
-            asked = Asked(self.memory, now, lambda ids: cited_lines(self.memory, ids), read, lines_of)
+            asked = Asked(self.memory, now, lambda ids: cited_lines(self.memory, ids), read, lines_of, self._similar)
             if handler(asked, q, out):
                 out.timings_ms["answer"] = (time.perf_counter() - started) * 1e3
                 cited = [c["id"] for c in out.citations]  # what it was made from

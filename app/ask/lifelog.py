@@ -21,7 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import numpy as np
+
 from app.ask.answered import Answer
+from app.ask.checking import SIMILAR
 from app.ask.comparing import TIME_WORDS, canonical, says, word_set
 from app.ask.grounding import Line, answered_after, asked_before, relation_reaches, relation_word, said_on
 from app.ask.question import MET_FIRST, MET_ORDER, WHO_IS, Kind, Question
@@ -56,6 +59,7 @@ class Asked:
     cite: Callable[[list[int]], list[dict]]
     read: Callable[[str, list[Line], Answer], tuple[str, list[Line]]]  # (question, lines) -> checked reading
     lines: Callable[[list[int]], list[Line]]  # utterance ids -> lines, as the reader sees them
+    similar: Callable[[list[str], list[str]], np.ndarray] | None = None  # word-similarity matrix (text embedder)
 
 
 def joined(names: list[str], last: str = "and") -> str:
@@ -620,18 +624,18 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
         among = set(q.people)
     if not q.topic or (q.people and among is None):  # "who does Emily play tennis with?" is not Emily
         return False
-    facts = a.memory.derived.facts_listed()
+    facts = [
+        f
+        for f in a.memory.derived.facts_listed()
+        if f["person"] and not f["faded"] and f["polarity"] >= 0 and (among is None or f["person"] in among)
+    ]
     lines = a.memory.turns.utterances([s for f in facts for s in f["sources"][:1]])
+    near = _near(q.topic, [f["value"] for f in facts], a.similar)
     found: dict[str, list[int]] = {}
     for f in facts:
-        if not f["person"] or f["faded"] or (among is not None and f["person"] not in among):
-            continue
         line = " ".join(lines[s].text for s in f["sources"][:1] if s in lines)
-        if (
-            f["polarity"] >= 0
-            and _holds(q.topic, f"{f['value']} {line}")
-            and _holds(q.topic, f"{f['key']} {f['value']}")
-        ):
+        said = _holds(q.topic, f"{f['value']} {line}") and _holds(q.topic, f"{f['key']} {f['value']}")
+        if said or all(says(w, word_set(f["value"])) or near[w] & set(keywords(f["value"])) for w in q.topic):
             found.setdefault(f["person"], []).extend(f["sources"][:1])
     if not found:
         return False
@@ -645,6 +649,16 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
     cited = [s for ids in found.values() for s in ids] + [s for step in q.path for s in step.sources]
     out.citations = a.cite(list(dict.fromkeys(cited)))
     return True
+
+
+def _near(topic: tuple[str, ...], texts: list[str], similar) -> dict[str, set[str]]:
+    """For each topic word, the words of `texts` that mean it (cosine ≥ `SIMILAR` in the text embedder's space:
+    "climb" by "climber", "run" by "runner"; measured: "play" ~ "player" 0.59 is not), one batch for all."""
+    words = sorted({w for text in texts for w in keywords(text)})
+    if similar is None or not topic or not words:
+        return {w: set() for w in topic}
+    close = similar(list(topic), words) >= SIMILAR
+    return {w: {x for x, hit in zip(words, row, strict=True) if hit} for w, row in zip(topic, close, strict=True)}
 
 
 def counted_relation(a: Asked, q: Question, out: Answer) -> bool:

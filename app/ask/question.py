@@ -267,8 +267,8 @@ ORDINAL_DAY = re.compile(r"\d+(?:st|nd|rd|th)")
 AFTER_ABOUT = re.compile(r"\babout\s+((?:at|on|in|during|over|while|when|before|after|with|for)\b.*)$", re.I)
 _NOT_PLANS = re.compile(r"^\s*(?:when|where|who|whom|whose|why|how)\b", re.I)
 COUNT = re.compile(r"^\s*how\s+many\b", re.I)
-WHO = re.compile(r"^\s*(?:who|whom|which\s+(?:of\s+)?(?:(?:my|his|her|their|our)\s+)?(?:people|person|friends?|"
-                 r"colleagues?|of\s+them))\b", re.I)  # fmt: skip
+WHO = re.compile(r"^\s*(?:who|whom|which\s+(?:of\s+)?(?:(?:my|his|her|their|our|the|these|those)\s+)?"
+                 r"(?:people|person|friends?|colleagues?|of\s+them))\b", re.I)  # fmt: skip
 ANYONE = re.compile(r"\b(?:any(?:one|body)?|some(?:one|body))\b", re.I)
 
 # words a recap or a meeting question asks with, not a topic of what was said
