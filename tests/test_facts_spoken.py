@@ -64,6 +64,23 @@ def test_written_items_are_read_in_the_golds_terms():
         as_gold({"person": "unknown_2", "text": "x", "kind": "attribute", "sources": set()}, who, stands)["person"]
         == ""
     )
+    # a name the recognizer spelled otherwise that sounds like exactly one of the gold's reads as the gold spells it
+    names = ["Hana", "Greta", "Luca", "Mila", "Theo"]
+    wife = as_gold(
+        {"person": "Hannah", "text": "Hannah is Greta's wife", "kind": "relation", "sources": {10}}, who, stands, names
+    )
+    assert (wife["person"], wife["text"], wife["written_person"]) == ("Hana", "Hana is Greta's wife", "Hannah")
+    girl = as_gold(
+        {"person": "Meela", "text": "Meela is Theo's girlfriend", "kind": "relation", "sources": set()},
+        who,
+        stands,
+        names,
+    )
+    assert (girl["person"], girl["text"]) == ("Mila", "Mila is Theo's girlfriend")
+    other = as_gold(
+        {"person": "Karim", "text": "Karim works in solar", "kind": "attribute", "sources": set()}, who, stands, names
+    )
+    assert (other["person"], other["text"]) == ("Karim", "Karim works in solar")
 
 
 def test_conversational_timing_is_drawn_as_documented_and_deterministic():

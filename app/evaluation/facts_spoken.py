@@ -27,7 +27,7 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +40,7 @@ from app.evaluation.answers import share
 from app.evaluation.facts import GOLD_FACTS, THRESHOLD, score, tally, written
 from app.evaluation.gold import SCENES, GoldFact, Scene
 from app.evaluation.spoken import SpokenScene, render, timing_of
-from app.identity.naming import AUTO_NAME
+from app.identity.naming import AUTO_NAME, as_known
 from app.recorder.pipeline import Recorder
 from app.recorder.sources import FileSource
 from app.store.keys import Secret
@@ -91,11 +91,14 @@ def speakers_of(said: list[tuple[str | None, Span]], lines: list[tuple[str, Span
     }
 
 
-def as_gold(item: dict, who: dict[str, dict], lines: dict[int, set[int]]) -> dict:
+def as_gold(item: dict, who: dict[str, dict], lines: dict[int, set[int]], names: Sequence[str] = ()) -> dict:
     """A written item read in the gold's terms: its person the gold speaker the recorder's person is (nobody: ""),
-    recorder names in its text as that speaker's, its sources the lines its utterances stand for."""
+    recorder names in its text as that speaker's, a name the recognizer spelled otherwise that sounds like exactly
+    one of the gold's `names` as the gold spells it (`naming.as_known`, as a question asked with the gold's
+    spelling reads the memory's: "Hannah" heard for Hana, "Meela" for Mila), its sources the lines its utterances
+    stand for."""
     person = item["person"]
-    mapped = (who[person]["speaker"] or "") if person in who else person
+    mapped = (who[person]["speaker"] or "") if person in who else as_known(f"of {person}", names)[3:]
 
     def name(m: re.Match) -> str:
         return who.get(m.group(0).lower(), {}).get("speaker") or m.group(0)
@@ -103,7 +106,9 @@ def as_gold(item: dict, who: dict[str, dict], lines: dict[int, set[int]]) -> dic
     return {
         **item,
         "person": mapped,
-        "text": SAID_AUTO_NAME.sub(name, item["text"]),
+        "text": as_known(
+            re.sub(rf"\b{re.escape(person)}\b", mapped or person, SAID_AUTO_NAME.sub(name, item["text"])), names
+        ),
         "sources": set().union(*(lines.get(u, set()) for u in item["sources"])),
         "written_person": person,
         "cited": sorted(item["sources"]),
@@ -184,7 +189,8 @@ def _score(memory: Memory, spokens: list[SpokenScene], golds: list[GoldFact], em
     )
     scene_of = {u.id: _scene_at(spokens, (u.t_start + u.t_end) / 2) for u in utts}
     texts = {u.id: u.text for u in utts}
-    items = [as_gold(x, who, by_uid) for x in written(memory)]
+    names = sorted({g.person for g in golds} | {p.speaker for _, p in placed})
+    items = [as_gold(x, who, by_uid, names) for x in written(memory)]
     rows, hits = score(golds, keys, items, embedder)
     for row, gold in zip(rows, golds, strict=True):
         row["scene"], row["line"] = gold.scene, gold.line
