@@ -453,6 +453,31 @@ def test_who_is_found_by_a_fact_that_means_what_is_asked(llm, week, perception, 
     assert parse("Which of the people I know climb?", ASKED, None, m).topic == ("climb",)
 
 
+def test_a_line_is_about_whom_its_facts_are_about(llm, week, perception, cfg):
+    """ "He's a sound engineer", said by Ana of her cousin Teo, named the line before: the fact read from it is
+    Teo's, so the line answers what Teo does (it names no Teo) and not what Ana does (she only said it)."""
+    m, ids = week
+    _talk(
+        m,
+        perception,
+        "cafe",
+        MONDAY + 4 * DAY + 10 * HOUR,
+        [
+            ("Ana", "My cousin Teo just moved here from Lisbon."),
+            ("Ana", "He's a sound engineer, he's looking for theatre work."),
+        ],
+    )
+    teo = m.people.add_person("Teo").id
+    line = max(ids.values()) + 2
+    assert m.turns.utterances([line])[line].text.startswith("He's a sound engineer")
+    m.derived.add_fact(teo, "attribute", "job", "Teo is a sound engineer", [line])
+    assert m.derived.people_citing([line]) == {line: {"Teo"}}
+    teos = _ask(llm, m, perception, cfg, "What kind of work does Teo do?")
+    assert teos.known and "sound" in teos.answer.lower() and line in [c["id"] for c in teos.citations], teos
+    anas = _ask(llm, m, perception, cfg, "What kind of work does Ana do?")
+    assert "sound" not in anas.answer.lower(), anas
+
+
 def test_an_occasion_asked_about_is_the_conversation_held_on_its_day(llm, week, perception, cfg):
     """ "How was Tom's barbecue?" recaps the conversation held on the day Tom's barbecue was planned for, though
     none of its lines says "barbecue", not the one where it was planned."""

@@ -174,6 +174,7 @@ class Line:
     session: int | None = None  # its conversation
     beside: int | None = None  # the chosen line it is read beside: the same speaker's turn just before or after
     asked: str = ""  # what another speaker asked just before it, which it may answer ("Which one do you love most?")
+    about: frozenset[str] = frozenset()  # the people facts read from it are about (lower case): its "he" named
 
     def render(self) -> str:
         """As the model reads it: after the question it answers, when another asked one just before it and it
@@ -331,6 +332,7 @@ def gather(
     topic = topic_words(question, named)
     when = bool(ASKS_WHEN.search(question))
     answering = asked_before(memory, rows) if topic else {}
+    citing = memory.derived.people_citing(list(rows))
     lines = []
     for uid, base in pool.items():
         row = rows.get(uid)
@@ -349,7 +351,8 @@ def gather(
             - UNTIMED_WEIGHT * (when and not TIMED.search(line.shown))
         )
         heard_by = frozenset(n.lower() for n in speakers.get(row.session_id, ()) if n != row.person)
-        lines.append(replace(line, score=round(score, 4), heard_by=heard_by, asked=asked))
+        about = frozenset(n.lower() for n in citing.get(uid, ()))
+        lines.append(replace(line, score=round(score, 4), heard_by=heard_by, asked=asked, about=about))
     ranked = sorted(lines, key=lambda line: (-line.score, line.id))[:limit]
     return Gathered(ranked, joined, named=named, facts=[f["id"] for f in facts])
 

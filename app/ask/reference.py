@@ -39,14 +39,22 @@ def people_held(
     """Whether the `context` lines hold every person `question` names and they or `kin` its relation words
     ("Emily's husband" is not held by "my brother"). A person counts as there when one of `said_by` was said by
     someone the question names to them, in a conversation they spoke in ("what book did Emily recommend to
-    John?")."""
-    text = " ".join(f"{x.person or ''} {unaddressed(x.shown, named)}" for x in context).lower()
+    John?"), or when a fact about them was read from a context line (`Line.about`: "He's a sound engineer", said
+    of Teodor)."""
+    text = " ".join(f"{_speaker(x)} {' '.join(x.about)} {unaddressed(x.shown, named)}" for x in context).lower()
     told = {n for x in said_by if x.person and x.person.lower() in {m.lower() for m in named} for n in x.heard_by}
     if any(not re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", text) and n.lower() not in told for n in named):
         return False
     words = {w for x in [*context, *kin] for w in word_set(x.shown)}
     asked = {singular(w) for w in keywords(AGE.sub(" ", question))} & RELATION_WORDS - told_who(question, named)
     return all(says(canonical(r), words) for r in asked)
+
+
+def _speaker(line: Line) -> str:
+    """Who a line is by, as one it is about: not when every fact read from it is about someone else ("He's a sound
+    engineer", said by Petra of Teodor, is not about Petra)."""
+    person = line.person or ""
+    return "" if line.about and person.lower() not in line.about else person
 
 
 _LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call

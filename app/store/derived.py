@@ -216,6 +216,21 @@ class Derived(Repository):
             out.setdefault(int(fid), []).append(int(uid))
         return out
 
+    def people_citing(self, utterance_ids: list[int]) -> dict[int, set[str]]:
+        """utterance id -> the names of the people facts read from it are about ("He's a sound engineer", said of
+        Teodor a line after he was named: Teodor)."""
+        if not utterance_ids:
+            return {}
+        marks = ",".join("?" * len(utterance_ids))
+        out: dict[int, set[str]] = {}
+        for uid, name in self.con.execute(
+            "SELECT s.utterance_id, p.name FROM fact_sources s JOIN facts f ON f.id = s.fact_id "
+            f"JOIN people p ON p.id = f.person_id WHERE s.utterance_id IN ({marks})",
+            utterance_ids,
+        ):
+            out.setdefault(int(uid), set()).add(name)
+        return out
+
     def relation_edges(self) -> list[tuple[str, str, str]]:
         """(subject, relation, object) names of every relation that still holds."""
         rows = self.con.execute(
