@@ -237,6 +237,8 @@ def test_a_reply_affirms_the_question_it_answers():
         ("Kwame", "Sure."),
         ("Nadia", "Ola, do you climb?"),
         ("Ola", "Ha, yes, bouldering."),
+        ("Nadia", "Ha. And the motorbike?"),  # a thing asked after alone is what "it" is; the "I" left out is said
+        ("Ola", "Sold it on Friday. A student bought it."),
     )
     names = names_in(lines, set())
     items, _ = check(said(lines, names), lines, names, refused=set())
@@ -246,6 +248,7 @@ def test_a_reply_affirms_the_question_it_answers():
     job = told["Kwame starts the new job next Monday"]
     assert job.kind == "plan" and _day(job.valid_from) == "2026-05-18", told
     assert "Ola climbs" in told and "Kwame handed in their notice today" in told, told
+    assert "Ola sold the motorbike on Friday" in told, told
     assert not [w for w in told if re.search(r"selling|weekend|book", w)], told
     assert not [w for w in told if "eighteenth" in w and "train" in w], told  # the time went to what it answers
 
@@ -770,6 +773,16 @@ NAMES = ["Emily", "John", "David", "Sarah", "Lucy", "Maria"]
             "John",
             "Oh, by the way, our brother, David, is moving to Lisbon in September. Way to go, Emily.",
             [("David", "David is moving to Lisbon in September")],
+        ),
+        (  # two lead-ins before "my son David"; what a speaker says before taking their turn is no fact
+            "John",
+            "Good for her, speaking of family, my son David broke his arm at rugby practice on Tuesday.",
+            [("David", "David broke his arm at rugby practice on Tuesday")],
+        ),
+        (
+            "Sarah",
+            "Okay, quick update from me, I am flying to Berlin on Thursday.",
+            [("Sarah", "Sarah is flying to Berlin on Thursday")],
         ),
     ],
 )

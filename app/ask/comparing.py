@@ -33,6 +33,9 @@ hold held, lead led, lend lent, light lit, mean meant, put put, feed fed, fight 
 """
 IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").split(",") if forms.strip()
              for form in forms.split()[1:]}  # fmt: skip
+# the simple past of each ("grew", "went", "sold"): the first form after the verb
+PAST_FORMS = {forms.split()[0]: forms.split()[1] for forms in _IRREGULAR.replace("\n", ",").split(",")
+              if len(forms.split()) > 1}  # fmt: skip
 # words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis",
 # "daily" by "every day"
 _SAME = """

@@ -36,6 +36,7 @@ import calendar
 import re
 from collections.abc import Sequence
 
+from app.ask.comparing import PAST_FORMS
 from app.consolidation.clauses import GERUND, clauses, time_only, without_time
 from app.consolidation.person import D_HAD, WITH_ME, addressed, i_expanded, said_of, third_person
 from app.consolidation.referents import it_named
@@ -85,8 +86,8 @@ _TOO = re.compile(r",?\s+(?:too|as well)\s*$", re.IGNORECASE)
 _TAIL_SINCE = re.compile(  # "... since we caught up last": chat about the chat
     rf",?\s+since (?:we|I) {_TALKED_LAST}\s*$", re.IGNORECASE
 )
-_NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "speaking of family, my son Jonas ..."
-    rf"^(?:[^,]{{1,40}},\s*)?(?i:my|our|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
+_NAMED_SUBJECT = re.compile(  # "my wife Sarah ...", "good for her, speaking of family, my son Jonas ..."
+    rf"^(?:[^,]{{1,40}},\s*){{0,2}}(?i:my|our|his|her|their)\s+{ADJ}(?i:{RELATION_WORDS}),?\s+([A-Z][a-z]+)\b,?\s*"
 )
 _OTHER_SUBJECT = re.compile(  # another person the conversation names, as the clause's subject (not "Emily and I",
     # "Emily, ...", "Emily you ...")
@@ -203,6 +204,8 @@ _FELT = (  # how someone feels about something, said with its "I am" left out ("
     r"impressed|honou?red|jealous|nostalgic|hopeful|confident|passionate|grateful|thankful|fascinated|intrigued|"
     r"touched|humbled)"
 )
+# pasts that open a clause with no "I" left out: "Born in Boston", "Meant to say", "Put simply"
+_NOT_LEFT_OUT = {"born", "meant", "lit", "led", "held", "felt", "put", "set", "cut", "read"}
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my lesson plans", "Really enjoyed the show",
     # "Excited for the trip", "Can't wait to ..."), and what the third person says there: "I have", "I am" or "I"
     rf"^(?:(?:{_SURELY}\s+)?(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
@@ -210,8 +213,8 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my les
     rf"{_FELT}\s+(?:for|about|of|to|that|with|by|at|in)\b)|"
     rf"(?P<wait>(?:{_SURELY}\s+)?(?:can['’]?t|cannot) wait\b)|"
     rf"(?:{_SURELY}\s+)?(?!{_FELT}\b|(?:based|related|united|limited|advanced|beloved|wicked|naked|sacred)\b)"
-    r"(?:still|got|took|went|had|made|saw|met|ate|did|heard|won|ran|left|came|spent|began|fell|flew|drove|"
-    r"wrote|broke|rode|swam|bought|found|lost|[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
+    rf"(?:still|had|did|{'|'.join(sorted(set(PAST_FORMS.values()) - _NOT_LEFT_OUT))}|"
+    r"[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
     rf"(?:{_SURELY}\s+)?(?P<doing>{GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
 )
@@ -231,6 +234,14 @@ _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
 # work was incredibly satisfying", "Hanging out with them has inspired me"), not an "I" left out before it
 _IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t|has|hasn['’]t)\s", re.IGNORECASE)
 # "I ride it", "I can fix it": it is the object ("I thought it'd be fun", "I think it is": the subject of what follows)
+# a past with its "I" left out, done to "it": "Sold it on Friday" (after "And the motorbike?")
+_DONE_TO_IT = re.compile(rf"^(?:{'|'.join(sorted(set(PAST_FORMS.values()) - _NOT_LEFT_OUT))}) it\b", re.I)
+# a question that asks only after a thing: "Ha. And the motorbike?", "What about your car?"
+_ASKED_THING = re.compile(
+    r"(?:(?<=^)|(?<=[.!] )|(?<=\band )|(?<=\bwhat about )|(?<=\bhow about ))"
+    r"(?:the|my|your|his|her|their)\s+[a-z]+(?:\s+[a-z]+)?(?=\?$)",
+    re.I,
+)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b(?!['’]|\s+(?:is|was|will|would|has|had|can|could|might|must)\b)")
 
 
@@ -322,12 +333,12 @@ def atoms(
                 clause = _we(clause, speaker, list(dict.fromkeys(named[len(earlier) :])))
             named += [n for n in named_in(clause, names) if n != speaker]
             if (
-                (thing := _THING.search(previous))
+                (thing := _THING.search(previous) or _ASKED_THING.search(previous))
                 and not _IT.match(previous)
                 and not _IS_WHAT.search(previous, 0, thing.start())  # "it's been a delight" is no thing to ride
                 # "a bicycle last year": the bicycle; "a week ago": nothing
                 and (what := re.sub(rf"^(?:{_DETERMINERS})\s+", "", without_time(thing[0]), flags=re.I))
-                and _IT_OBJECT.match(clause)
+                and (_IT_OBJECT.match(clause) or _DONE_TO_IT.match(clause))
             ):
                 clause = re.sub(r"(?<=\w )it\b", "the " + what, clause, count=1)  # "I ride it to work"
             if before:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from app.ask.comparing import IRREGULAR
+from app.ask.comparing import PAST_FORMS as _PAST
 from app.consolidation.atoms import at_time
 from app.consolidation.clauses import time_only
 from app.text.words import keywords, sentences
@@ -35,9 +35,6 @@ _YES = re.compile(
     r"i\s+am|i['’]m|i\s+did|i\s+have|i\s+was)\b",
     re.I,
 )
-_PAST: dict[str, str] = {}
-for _form, _verb in IRREGULAR.items():  # the first form after the verb is its past ("take took taken": "took")
-    _PAST.setdefault(_verb, _form)
 _SHORT = 3  # content words at most in a reply's first sentence that only answers ("Ha, yes, bouldering.")
 
 

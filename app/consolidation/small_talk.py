@@ -40,6 +40,11 @@ _COURTESY = re.compile(  # what is said to the listener, not of anyone: thanks, 
     r"see (?:you|ya)\b(?!.*\b(?:at|on|in|tomorrow|tonight|next|this)\b))\b",  # goodbye, not a plan
     re.IGNORECASE,
 )
+_TURN_TAKEN = re.compile(  # what a speaker says before taking their turn: "quick update from me", "one thing from me"
+    r"^(?:a\s+|one\s+)?(?:(?:quick|short|little|small|last)\s+)?(?:update|news|question|thing|reminder|announcement)s?"
+    r"\s+from\s+me$",
+    re.IGNORECASE,
+)
 _ORDER = re.compile(  # an answer to an offer, not a fact: "Nothing for me, thanks", "I'd love a tea, thanks" (a
     # recognizer may leave out the "'d": "I love a tea, thanks")
     r"^(?:nothing(?: for me)?|not for me|no thanks|(?:I(?:'d| would)? (?:love|like)|I(?:'ll| will) (?:have|take)|just)"
@@ -197,5 +202,6 @@ def said_in_passing(clause: str) -> bool:
         or (_PASSING.match(clause) and plan_window(clause, ANY_DAY) is None)
         or _HAIL.match(clause)
         or _PRESENTING.match(clause)
+        or _TURN_TAKEN.match(clause)
         or (_FRAGMENT.match(clause) and len(clause.split()) <= 6)
     )
