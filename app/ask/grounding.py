@@ -63,7 +63,7 @@ _MY = re.compile(r"\bmy\s+(?:(?:new|old|best|little|older|younger|dear)\s+)?([a-
 ASKING = frozenset(
     "name kind type sort thing things time day date living job do does did doing get go make happen happened "
     "nobody anybody everyone people person persons folks whose whom mention mentioned describe described regarding "
-    "according "
+    "according still anymore "
     "currently now nowadays lately presently main reason intention".split()
 )
 # the kind of answer a question wants ("what sport", "which city"), with an adjective before it ("what new sport")
