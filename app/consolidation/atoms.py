@@ -233,7 +233,6 @@ _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
 # a doing with its own "is" or "has" after it is the subject ("Having friends like that is so important", "Seeing it
 # work was incredibly satisfying", "Hanging out with them has inspired me"), not an "I" left out before it
 _IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t|has|hasn['’]t)\s", re.IGNORECASE)
-# "I ride it", "I can fix it": it is the object ("I thought it'd be fun", "I think it is": the subject of what follows)
 # a past with its "I" left out, done to "it": "Sold it on Friday" (after "And the motorbike?")
 _DONE_TO_IT = re.compile(rf"^(?:{'|'.join(sorted(set(PAST_FORMS.values()) - _NOT_LEFT_OUT))}) it\b", re.I)
 # a question that asks only after a thing: "Ha. And the motorbike?", "What about your car?"
@@ -242,6 +241,7 @@ _ASKED_THING = re.compile(
     r"(?:the|my|your|his|her|their)\s+[a-z]+(?:\s+[a-z]+)?(?=\?$)",
     re.I,
 )
+# "I ride it", "I can fix it": it is the object ("I thought it'd be fun", "I think it is": the subject of what follows)
 _IT_OBJECT = re.compile(r"^\S+ (?:\w+ )?\w+ it\b(?!['’]|\s+(?:is|was|will|would|has|had|can|could|might|must)\b)")
 
 
