@@ -51,10 +51,15 @@ def people_held(
 
 
 def _speaker(line: Line) -> str:
-    """Who a line is by, as one it is about: not when every fact read from it is about someone else ("He's a sound
-    engineer", said by Petra of Teodor, is not about Petra)."""
+    """Who a line is by, as one it is about: not when it opens on someone else ("he", "she", "they") and every fact
+    read from it is about someone else ("He's a sound engineer", said by Petra of Teodor, is not about Petra; "Yes,
+    Quay Road, number fourteen. Liv is devastated" is Hanne's, though its one fact is Liv's)."""
     person = line.person or ""
-    return "" if line.about and person.lower() not in line.about else person
+    other = line.about and person.lower() not in line.about and _OPENS_ON_ANOTHER.match(line.text)
+    return "" if other else person
+
+
+_OPENS_ON_ANOTHER = re.compile(r"\W*(?:he|she|they|his|her|their)\b", re.I)
 
 
 _LISTED = r"(?-i:[A-Z][a-z]+)(?:,|\s+and\b|\s*&)"  # "Emily, John and I": a list, not a call
