@@ -10,7 +10,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from app.text.timeexpr import COUNTS, MONTHS, WEEKDAYS
-from app.text.words import WORD
+from app.text.words import IRREGULAR, WORD
 
 YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b", re.I)
 _TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
@@ -20,22 +20,6 @@ NUMBERS = (  # "ten" is "10", "fourteen" "14", "thirty" "30"
     | {w: str(13 + i) for i, w in enumerate(_TEENS)}
     | {w: str(20 + 10 * i) for i, w in enumerate(_TENS)}
 )
-# past forms that share no prefix with their verb: "who grew up in Boston" is held by "we grew up", "grow up" too
-_IRREGULAR = """
-grow grew grown, go went gone going goes, buy bought, eat ate eaten, meet met, see saw seen, make made,
-take took taken, get got gotten, give gave given, come came, run ran, leave left, lose lost, win won,
-write wrote written, begin began begun, spend spent, keep kept, hear heard, know knew known, sell sold,
-build built, bring brought, catch caught, teach taught, drive drove driven, fly flew flown, fall fell fallen,
-drink drank drunk, sing sang sung, swim swam swum, ride rode ridden, choose chose chosen, feel felt,
-think thought, tell told, say said, find found, pay paid, send sent, sleep slept, stand stood, sit sat,
-wear wore worn, bear born, break broke broken, speak spoke spoken, steal stole stolen, forget forgot forgotten,
-hold held, lead led, lend lent, light lit, mean meant, put put, feed fed, fight fought, hide hid hidden
-"""
-IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR.replace("\n", ",").split(",") if forms.strip()
-             for form in forms.split()[1:]}  # fmt: skip
-# the simple past of each ("grew", "went", "sold"): the first form after the verb
-PAST_FORMS = {forms.split()[0]: forms.split()[1] for forms in _IRREGULAR.replace("\n", ",").split(",")
-              if len(forms.split()) > 1}  # fmt: skip
 # words that say the same here, each form to the first: "does Sarah like tennis?" is held by "she loves tennis",
 # "daily" by "every day"
 _SAME = """

@@ -36,7 +36,6 @@ import calendar
 import re
 from collections.abc import Sequence
 
-from app.ask.comparing import PAST_FORMS
 from app.consolidation.clauses import GERUND, clauses, time_only, without_time
 from app.consolidation.person import D_HAD, WITH_ME, addressed, i_expanded, said_of, third_person
 from app.consolidation.referents import it_named
@@ -44,7 +43,7 @@ from app.consolidation.relations import ADJ, RELATED, RELATION_WORDS
 from app.consolidation.small_talk import ANY_DAY, said_in_passing
 from app.facts import past_tense
 from app.text.timeexpr import ORDINAL_DAYS, plan_window
-from app.text.words import ING_NOUNS, IS_AFTER_WORDS, sentences
+from app.text.words import ING_NOUNS, IS_AFTER_WORDS, PAST_FORMS, sentences
 
 _REMEMBER = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)\s+)*(?:please\s+)?(?:remember|don't forget|do not forget|note)\s+(?:that\s+)?",

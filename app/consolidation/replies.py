@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from app.ask.comparing import PAST_FORMS as _PAST
 from app.consolidation.atoms import at_time
 from app.consolidation.clauses import time_only
+from app.text.words import PAST_FORMS as _PAST
 from app.text.words import keywords, sentences
 
 _LEAD = r"^(?:(?:and|so|but|oh|ha|well|okay|ok)\b[,.!]?\s+|(?-i:[A-Z][a-z]+),\s+)*"  # "And", "Ola, do you ...?"
