@@ -635,7 +635,8 @@ def who(a: Asked, q: Question, out: Answer) -> bool:
     for f in facts:
         line = " ".join(lines[s].text for s in f["sources"][:1] if s in lines)
         said = _holds(q.topic, f"{f['value']} {line}") and _holds(q.topic, f"{f['key']} {f['value']}")
-        if said or all(says(w, word_set(f["value"])) or near[w] & set(keywords(f["value"])) for w in q.topic):
+        words, own = word_set(f["value"]), set(keywords(f["value"]))
+        if said or all(says(w, words) or near[w] & own for w in q.topic):
             found.setdefault(f["person"], []).extend(f["sources"][:1])
     if not found:
         return False

@@ -205,6 +205,7 @@ _FELT = (  # how someone feels about something, said with its "I am" left out ("
 )
 # pasts that open a clause with no "I" left out: "Born in Boston", "Meant to say", "Put simply"
 _NOT_LEFT_OUT = {"born", "meant", "lit", "led", "held", "felt", "put", "set", "cut", "read"}
+_PASTS = "|".join(sorted(set(PAST_FORMS.values()) - _NOT_LEFT_OUT))  # "sold", "went", ...: a past that opens a clause
 _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my lesson plans", "Really enjoyed the show",
     # "Excited for the trip", "Can't wait to ..."), and what the third person says there: "I have", "I am" or "I"
     rf"^(?:(?:{_SURELY}\s+)?(?P<been>been)|(?P<still>still|{_KEEN})\s+(?=\w+ing\b)|"
@@ -212,7 +213,7 @@ _LEFT_OUT_I = re.compile(  # the "I" a chat leaves out ("Still working on my les
     rf"{_FELT}\s+(?:for|about|of|to|that|with|by|at|in)\b)|"
     rf"(?P<wait>(?:{_SURELY}\s+)?(?:can['’]?t|cannot) wait\b)|"
     rf"(?:{_SURELY}\s+)?(?!{_FELT}\b|(?:based|related|united|limited|advanced|beloved|wicked|naked|sacred)\b)"
-    rf"(?:still|had|did|{'|'.join(sorted(set(PAST_FORMS.values()) - _NOT_LEFT_OUT))}|"
+    rf"(?:still|had|did|{_PASTS}|"
     r"[a-z]{2,}(?<!e)ed)\b(?!\s+(?:me|us)\b)|"  # not "(It) reminded me"
     rf"(?:{_SURELY}\s+)?(?P<doing>{GERUND})(?!['’]s\b|\s+(?:is|was|are|were|has|had|can|will|makes?|made)\b))",
     re.IGNORECASE,
@@ -233,7 +234,7 @@ _IT = re.compile(r"^(?:it|that|this)\b", re.IGNORECASE)
 # work was incredibly satisfying", "Hanging out with them has inspired me"), not an "I" left out before it
 _IS_LATER = re.compile(r"^[^,]*?\s(?:is|was|are|were|isn['’]t|wasn['’]t|has|hasn['’]t)\s", re.IGNORECASE)
 # a past with its "I" left out, done to "it": "Sold it on Friday" (after "And the motorbike?")
-_DONE_TO_IT = re.compile(rf"^(?:{'|'.join(sorted(set(PAST_FORMS.values()) - _NOT_LEFT_OUT))}) it\b", re.I)
+_DONE_TO_IT = re.compile(rf"^(?:{_PASTS}) it\b", re.I)
 # a question that asks only after a thing: "Ha. And the motorbike?", "What about your car?"
 _ASKED_THING = re.compile(
     r"(?:(?<=^)|(?<=[.!] )|(?<=\band )|(?<=\bwhat about )|(?<=\bhow about ))"

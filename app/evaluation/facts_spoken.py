@@ -98,6 +98,7 @@ def as_gold(item: dict, who: dict[str, dict], lines: dict[int, set[int]], names:
     spelling reads the memory's: "Hannah" heard for Hana, "Meela" for Mila), its sources the lines its utterances
     stand for."""
     person = item["person"]
+    # as_known reads a text's first word as a name only when it is a given name; "of " puts the name past it
     mapped = (who[person]["speaker"] or "") if person in who else as_known(f"of {person}", names)[3:]
 
     def name(m: re.Match) -> str:
