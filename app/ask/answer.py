@@ -52,11 +52,13 @@ them known, says "I don't know who is asking" — "who did I meet?" asks the dev
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
+from app.ask import kinds
 from app.ask.answered import Answer
 from app.ask.checking import (
     answers_alone,
@@ -188,9 +190,10 @@ class Answerer:
 
     def warm(self, person: str | None = None, now: datetime | None = None) -> Job:
         """Have the fixed instructions of a question's first prompt evaluated in the background (the cached
-        prefix), so that the first question pays only for its own lines (the voice companion does this when it
-        starts): the reading's, or with `answer.select: model` the selection's."""
+        prefix), and the kinds' classifier fitted, so that the first question pays only for its own lines (the
+        voice companion does this when it starts): the reading's, or with `answer.select: model` the selection's."""
         del person, now  # the prompts no longer depend on who is there
+        threading.Thread(target=kinds.model, name="question-kinds", daemon=True).start()  # fitted once, here
         c = self.cfg.answer
         first = read_messages("?", []) if c.select == "retriever" else select_messages("?", [], c.chosen)
         return self.llm.submit(Request(first, max_tokens=1, cache_prefix=1, temperature=0.0), BACKGROUND)

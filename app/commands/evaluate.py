@@ -1,5 +1,5 @@
-"""`eval faces|speakers|sessions|conversations|locomo|memorybank|qa|extraction|salience|asr|answers|lifelog`: measured
-on real data (answers, lifelog: on the project's own questions), a table or `--json`."""
+"""`eval faces|speakers|sessions|conversations|locomo|memorybank|qa|extraction|salience|asr|answers|lifelog|kinds`:
+measured on real data (answers, lifelog, kinds: on the project's own questions), a table or `--json`."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ DEFAULT_DATA = {
     "answers": [],  # the gold questions are the project's own (app/evaluation/gold.py)
     "lifelog": [],  # so are the lifelog questions (app/evaluation/lifelog.py)
     "facts": [],  # so are the gold facts (app/evaluation/facts.py)
+    "kinds": [],  # and the question kinds (app/evaluation/question_kinds.py)
 }
 
 
@@ -83,8 +84,8 @@ def register(add) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="answers: the held-out questions, written from the transcripts alone and never tuned on; lifelog: the two "
-        "held-out sets (written blind; the second never read); facts: the "
+        help="answers: the held-out questions, written from the transcripts alone and never tuned on; lifelog: the "
+        "four held-out sets (written blind); kinds: the half of the question kinds never read; facts: the "
         "held-out scenes and their facts, written blind to the extraction rules; conversations: the held-out readers",
     )
     p.add_argument(
@@ -138,6 +139,10 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
 
         held_out = ("held-out", "held-out-2", "held-out-3", "held-out-4")
         result = eval_lifelogs(cfg, held_out if args.held_out else ("tuning",), args.limit, files_out)
+    elif args.what == "kinds":
+        from app.evaluation.kinds import eval_kinds, render
+
+        result = eval_kinds(cfg, args.held_out)
     elif args.what == "answers":
         from app.evaluation.answers import eval_answers, render
 
