@@ -14,6 +14,7 @@ import pytest
 from app.ask import answer
 from app.ask.answer import UNKNOWN_ASKER, Answerer
 from app.ask.grounding import gather
+from app.ask.kinds import normal
 from app.ask.lifelog import topics
 from app.ask.question import Kind, parse
 from app.store.keys import Secret
@@ -189,6 +190,41 @@ def test_the_parse_reads_the_people_the_path_and_the_time(week):
     assert q.setting == "at the farmers' market?" and q.topic == ()  # where, not what was said
     q = parse("What did Mum say?", ASKED, None, m)  # nobody is called Mum: the asker's mother
     assert q.unreached == "I don't know of your mother." and q.text == "What did Mum say?"
+
+
+@pytest.mark.parametrize(
+    "question,kind,ruled",
+    [  # worded as no rule of question.py is: what the rules alone make of each
+        ("Ana and I were on the phone ages on Wednesday, how long exactly?", Kind.HOW_LONG, Kind.LOOKUP),
+        ("Give me everything on Tom.", Kind.ABOUT, Kind.LOOKUP),
+        ("What have I got lined up for Friday?", Kind.PLANS, Kind.LIST),
+        ("How many different times did Ana and I meet up this week?", Kind.HOW_OFTEN, Kind.COUNT),
+    ],
+)
+def test_a_kind_asked_in_words_no_rule_knows_is_learnt_from_the_examples(week, question, kind, ruled, monkeypatch):
+    """The kind the project's examples teach (app/ask/kinds.py) stands over the rules' where they miss it."""
+    m, _ = week
+    q = parse(question, ASKED, None, m)
+    assert q.kind is kind and any("the examples" in n for n in q.notes), q.explain()
+    monkeypatch.setattr("app.ask.question.LEARNT_AHEAD", float("inf"))  # the rules alone
+    assert parse(question, ASKED, None, m).kind is ruled
+
+
+def test_a_kind_the_examples_hardly_prefer_leaves_the_rules_kind(week, monkeypatch):
+    m, _ = week
+    monkeypatch.setattr("app.ask.question.learnt", lambda asked, names: ("recap", 0.1))
+    q = parse("When did I last see Ana?", ASKED, None, m)
+    assert q.kind is Kind.LAST_MET and "not the examples' recap (0.10 ahead)" in q.notes
+    monkeypatch.setattr("app.ask.question.learnt", lambda asked, names: ("related", 2.0))
+    assert parse("Who is Tom's brother?", ASKED, None, m).kind is Kind.WHO  # a path walked asks whom it reaches
+    assert parse("When did I last see Ana?", ASKED, None, m).kind is Kind.RELATED  # far ahead: the examples'
+
+
+def test_names_are_one_word_to_the_kinds_classifier():
+    assert normal("When did I last see Farid on Tuesday?", ["Farid"]) == "when did i last see someone on tuesday?"
+    assert normal("Did Lucy and Ben go to Paris?") == "did someone and someone go to someone?"
+    assert normal("Ben's birthday?") == "someone's birthday?"  # a given name opening a fragment
+    assert normal("Will Tom come?") == "will someone come?"  # an asking word that is also a name stays
 
 
 def test_how_two_people_are_related_is_told_from_the_relations_cited(llm, week, perception, cfg):
