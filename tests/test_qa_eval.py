@@ -169,7 +169,7 @@ def test_eval_lifelog_scores_each_kind(tmp_path, capsys):
 def test_the_question_kinds_are_whole_and_apart_from_the_examples():
     """`eval kinds`' set: 15 questions of every kind in each half, none twice, none among the examples the kinds
     are learnt from (app/ask/kind_examples.py, 50 of every kind)."""
-    from app.ask.kind_examples import EXAMPLES
+    from app.ask.kind_examples import CONTRASTS, EXAMPLES
     from app.ask.question import Kind
     from app.evaluation import question_kinds as data
 
@@ -178,7 +178,7 @@ def test_the_question_kinds_are_whole_and_apart_from_the_examples():
     for half in (data.TUNING, data.HELD_OUT):
         assert all(sum(k == kind for _, k in half) == 15 for kind in kinds)
     asked = [q.lower() for q, _ in (*data.TUNING, *data.HELD_OUT)]
-    assert len(set(asked)) == len(asked) and not set(asked) & {q.lower() for q, _ in EXAMPLES}
+    assert len(set(asked)) == len(asked) and not set(asked) & {q.lower() for q, _ in (*EXAMPLES, *CONTRASTS)}
     assert all(sum(k == kind for _, k in EXAMPLES) == 50 for kind in kinds)
 
 

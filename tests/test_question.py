@@ -216,8 +216,12 @@ def test_a_kind_the_examples_hardly_prefer_leaves_the_rules_kind(week, monkeypat
     q = parse("When did I last see Ana?", ASKED, None, m)
     assert q.kind is Kind.LAST_MET and "not the examples' recap (0.10 ahead)" in q.notes
     monkeypatch.setattr("app.ask.question.learnt", lambda asked, names: ("related", 2.0))
-    assert parse("Who is Tom's brother?", ASKED, None, m).kind is Kind.WHO  # a path walked asks whom it reaches
     assert parse("When did I last see Ana?", ASKED, None, m).kind is Kind.RELATED  # far ahead: the examples'
+    assert parse("Who is Tom's brother?", ASKED, None, m).kind is Kind.WHO  # a path walked asks whom it reaches
+    assert parse("What is the weather like?", ASKED, None, m).kind is Kind.LOOKUP  # related to nobody named
+    monkeypatch.setattr("app.ask.question.learnt", lambda asked, names: ("how often", 2.0))
+    assert parse("How often does Tom play chess?", ASKED, None, m).kind is Kind.LOOKUP  # not the wearer's meetings
+    assert parse("How many chats with Ana this week?", ASKED, None, m).kind is Kind.HOW_OFTEN
 
 
 def test_names_are_one_word_to_the_kinds_classifier():

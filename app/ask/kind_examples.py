@@ -976,3 +976,39 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     ("what's Sasha's link to my sister?", "related"),
     ("how come I know Anya?", "related"),
 )
+
+# Written later, by the developer, after reading how the examples alone misread three of the gold lookups (a
+# meeting's time asked as a recap, a habit's "how often" as the wearer's meetings, an upcoming meeting's subject as a
+# recap): the same words asked of someone else's doings or of an event ahead. None is a gold question.
+CONTRASTS: tuple[tuple[str, str], ...] = (
+    ("how often does Noor go swimming?", "lookup"),
+    ("how often does Kofi's football team train?", "lookup"),
+    ("how often does Aisha visit her parents in Cork?", "lookup"),
+    ("how often do the bins get collected on Tariq's street?", "lookup"),
+    ("how long is Mateo's commute?", "lookup"),
+    ("how long does it take Yuki to cycle to work?", "lookup"),
+    ("what's the meeting with the landlord about?", "lookup"),
+    ("what is Wednesday's board meeting going to cover?", "lookup"),
+    ("what's the party on Saturday for?", "lookup"),
+    ("what's the dinner at Omar's in aid of?", "lookup"),
+    ("what does Ines usually have for breakfast?", "lookup"),
+    ("what did Lars eat at the wedding?", "lookup"),
+    ("what's the conference Ravi is going to about?", "lookup"),
+    ("where is the meeting with the accountant?", "lookup"),
+    ("what did Chiara order at the restaurant?", "lookup"),
+    ("what does Femi's book club read next?", "lookup"),
+    ("what time is the meeting with the accountant?", "when"),
+    ("what time does Sunday's barbecue start?", "when"),
+    ("what day is the school play?", "when"),
+    ("when's the call with the estate agent?", "when"),
+    ("what time should I be at the dentist tomorrow?", "when"),
+    ("what time is dinner at Grace's?", "when"),
+    ("what time does Luca's flight land?", "when"),
+    ("when does the meeting with the bank start?", "when"),
+    ("does Tariq enjoy his weekly tennis lessons?", "yes/no"),
+    ("does Amara go to the gym every day?", "yes/no"),
+    ("is the team meeting in the big room?", "yes/no"),
+    ("is Sipho excited about starting his new school?", "yes/no"),
+    ("was Hiroshi happy with how the interview went?", "yes/no"),
+    ("does Elif still meet her old classmates every month?", "state"),
+)

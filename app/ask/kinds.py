@@ -1,8 +1,9 @@
-"""A question's kind as the project's own examples teach it (app/ask/kind_examples.py, 50 per kind, written blind
-to the rules): a linear support-vector classifier over the question's words and letter groups (scikit-learn), its
-people's names read as one word. The rules of app/ask/question.py know the wordings they were written from; asked in new
-words ("how long were Priti and I on the phone?", "tell me everything about Bruno") they fall back to a lookup,
-where the examples' wording reaches further. `eval kinds` measures both on questions neither was written from.
+"""A question's kind as the project's own examples teach it (app/ask/kind_examples.py: 50 per kind written blind
+to the rules, and 30 contrasts): a linear support-vector classifier over the question's words and letter groups
+(scikit-learn), its people's names read as one word. The rules of app/ask/question.py know the wordings they were
+written from; asked in new words ("how long were Priti and I on the phone?", "tell me everything about Bruno")
+they fall back to a lookup, where the examples' wording reaches further. `eval kinds` measures both on questions
+neither was written from.
 """
 
 from __future__ import annotations
@@ -57,12 +58,13 @@ def _fitted():
     from sklearn.pipeline import make_pipeline, make_union
     from sklearn.svm import LinearSVC
 
-    from app.ask.kind_examples import EXAMPLES
+    from app.ask.kind_examples import CONTRASTS, EXAMPLES
 
     words = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True)
     letters = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True)
     model = make_pipeline(make_union(words, letters), LinearSVC())
-    return model.fit([normal(q) for q, _ in EXAMPLES], [k for _, k in EXAMPLES])
+    examples = (*EXAMPLES, *CONTRASTS)
+    return model.fit([normal(q) for q, _ in examples], [k for _, k in examples])
 
 
 def learnt(text: str, names: list[str] = ()) -> tuple[str, float]:

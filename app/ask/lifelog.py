@@ -703,6 +703,8 @@ def related(a: Asked, q: Question, out: Answer) -> bool:
     to me?"), or whom someone is to anyone ("who is Teodor?"): the relations stored between them, each cited by its
     line ("Teodor is Petra's cousin."; "your brother" for the asker). None stored: read from lines (False)."""
     people = list(q.people)
+    if not people:
+        return False
     if len(people) == 1 and q.asker and not WHO_IS.search(q.text):
         people.append(q.asker)  # "to me", "do I know"
     edges = [  # every relation asked about involves the first one named

@@ -332,6 +332,7 @@ def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tupl
     return (), "", ""
 
 
+_MET_WITH = re.compile(r"\b(?:i|me|my|we|us|our|with)\b", re.I)  # the wearer, or someone met with
 # a relation named of someone: "Priya's line manager", not "what's Mia's relation to Tom?" nor "who's Tom?"
 _WHOSE = re.compile(
     r"\b(?!(?:What|Who|How|Where|When|That|It|There|Here)['’])[A-Z]\w*['’]s\s+(?!\w+\s+(?:to|with)\b)\w"
@@ -401,18 +402,28 @@ def kind_of(
     return Kind.LOOKUP, ["asks for what a line says"]
 
 
-def decided(ruled: Kind, why: list[str], asked: str, names: list[str], walked: bool) -> tuple[Kind, list[str]]:
-    """The kind the examples teach (app/ask/kinds.py) over the rules' (`ruled`, `why`), unless it is hardly ahead
-    of the next kind (`LEARNT_AHEAD`) or the rules found what a span or an order compares: the rules' wordings are
-    few, the examples' many, and where no rule fits, the rules say "lookup" (`eval kinds`, README: Lifelog
-    questions). A question that walks a relation path (`walked`: "who is Tom's brother?") or names one ("who is
-    Priya's line manager?") asks whom it reaches, not how two people are related."""
+def decided(
+    ruled: Kind, why: list[str], asked: str, names: list[str], someone: bool, walked: bool
+) -> tuple[Kind, list[str]]:
+    """The kind the examples teach (app/ask/kinds.py) over the rules' (`ruled`, `why`), unless it is hardly ahead of the
+    next kind (`LEARNT_AHEAD`), the question lacks what that kind is asked of, or the rules found what a span or an
+    order compares: the rules' wordings are few, the examples' many, and where no rule fits, the rules say "lookup"
+    (`eval kinds`, README: Lifelog questions). How two people are related, what is known about someone and when they
+    were last met ask of `someone` named or reached; how often and when last met ask of the wearer's own meetings, or of
+    someone's with another ("how often does David ride his bike?" does neither); a question that walks a relation path
+    (`walked`: "who is Tom's brother?") or names one ("who is Priya's line manager?") asks whom it reaches, not how two
+    people are related."""
     if ruled in (Kind.SPAN, Kind.ORDER):
         return ruled, why
     kind, ahead = learnt(asked, names)
     if kind == ruled:
         return ruled, [*why, f"so do the examples ({ahead:.2f} ahead)"]
-    if ahead < LEARNT_AHEAD or (kind == Kind.RELATED and (walked or _WHOSE.search(asked))):
+    lacks = (
+        (kind in (Kind.RELATED, Kind.ABOUT, Kind.LAST_MET) and not someone)
+        or (kind in (Kind.HOW_OFTEN, Kind.LAST_MET) and not _MET_WITH.search(asked))
+        or (kind == Kind.RELATED and (walked or _WHOSE.search(asked)))
+    )
+    if ahead < LEARNT_AHEAD or lacks:
         return ruled, [*why, f"not the examples' {kind} ({ahead:.2f} ahead)"]
     return Kind(kind), [
         f"the examples: {kind} ({ahead:.2f} ahead of the next)",
@@ -455,7 +466,7 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     settled += [w for w in sorted(said & _ASKED_ABOUT) if w not in settled]  # "what happened to her job": a topic
     someone = people or [s.relation for s in path]  # "my brother", known or not, is someone asked about
     kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "", text)
-    kind, notes = decided(kind, notes, asked, names, bool(path))
+    kind, notes = decided(kind, notes, asked, names, bool(someone), bool(path))
     if kind is Kind.ABOUT and (window or setting or re.search(rf"\b{_OCCASION}\b", text, re.I)):
         # "tell me about my lunch with Tom": that conversation
         kind, notes = Kind.RECAP, [*notes, "names a time or a setting: that conversation"]
