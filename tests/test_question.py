@@ -222,6 +222,9 @@ def test_a_kind_the_examples_hardly_prefer_leaves_the_rules_kind(week, monkeypat
     monkeypatch.setattr("app.ask.question.learnt", lambda asked, names: ("how often", 2.0))
     assert parse("How often does Tom play chess?", ASKED, None, m).kind is Kind.LOOKUP  # not the wearer's meetings
     assert parse("How many chats with Ana this week?", ASKED, None, m).kind is Kind.HOW_OFTEN
+    monkeypatch.setattr("app.ask.question.learnt", lambda asked, names: ("met", 2.0))
+    assert parse("Who teaches at the college?", ASKED, None, m).kind is Kind.WHO  # no meeting in it
+    assert parse("Who was at the party?", ASKED, None, m).kind is Kind.MET
 
 
 def test_names_are_one_word_to_the_kinds_classifier():

@@ -333,6 +333,10 @@ def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tupl
 
 
 _MET_WITH = re.compile(r"\b(?:i|me|my|we|us|our|with)\b", re.I)  # the wearer, or someone met with
+# a meeting: the wearer, a meeting word or an occasion ("who was at the party?"; not "who teaches at the school?")
+_MET_WHERE = re.compile(
+    rf"\b(?:i|me|my|we|us|our|{_SEE}|{_TALK}|{_OCCASION}|came|come|joined|showed\s+up|turned\s+up|there|around)\b", re.I
+)
 # a relation named of someone: "Priya's line manager", not "what's Mia's relation to Tom?" nor "who's Tom?"
 _WHOSE = re.compile(
     r"\b(?!(?:What|Who|How|Where|When|That|It|There|Here)['’])[A-Z]\w*['’]s\s+(?!\w+\s+(?:to|with)\b)\w"
@@ -410,7 +414,8 @@ def decided(
     order compares: the rules' wordings are few, the examples' many, and where no rule fits, the rules say "lookup"
     (`eval kinds`, README: Lifelog questions). How two people are related, what is known about someone and when they
     were last met ask of `someone` named or reached; how often and when last met ask of the wearer's own meetings, or of
-    someone's with another ("how often does David ride his bike?" does neither); a question that walks a relation path
+    someone's with another ("how often does David ride his bike?" does neither), and who was met the wearer, a meeting
+    or an occasion ("who teaches at the high school?" none); a question that walks a relation path
     (`walked`: "who is Tom's brother?") or names one ("who is Priya's line manager?") asks whom it reaches, not how two
     people are related."""
     if ruled in (Kind.SPAN, Kind.ORDER):
@@ -421,6 +426,7 @@ def decided(
     lacks = (
         (kind in (Kind.RELATED, Kind.ABOUT, Kind.LAST_MET) and not someone)
         or (kind in (Kind.HOW_OFTEN, Kind.LAST_MET) and not _MET_WITH.search(asked))
+        or (kind == Kind.MET and not _MET_WHERE.search(asked))
         or (kind == Kind.RELATED and (walked or _WHOSE.search(asked)))
     )
     if ahead < LEARNT_AHEAD or lacks:
