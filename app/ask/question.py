@@ -437,8 +437,9 @@ def decided(
     ]
 
 
-def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Question:
-    """`text` asked by `asker` (None: the device's owner, when one is set) at `now`, read once."""
+def parse(text: str, now: datetime, asker: str | None, memory: Memory, examples: bool = True) -> Question:
+    """`text` asked by `asker` (None: the device's owner, when one is set) at `now`, read once (`examples`: False,
+    the kind the rules alone give; `eval kinds` compares)."""
     asker, asked = asker or memory.people.owner(), text
     names = sorted(memory.people.names(), key=len, reverse=True)
     # "Ana" asked, "Anna" heard and named: the memory's spelling, for a name it never heard
@@ -472,7 +473,8 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory) -> Questi
     settled += [w for w in sorted(said & _ASKED_ABOUT) if w not in settled]  # "what happened to her job": a topic
     someone = people or [s.relation for s in path]  # "my brother", known or not, is someone asked about
     kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "", text)
-    kind, notes = decided(kind, notes, asked, names, bool(someone), bool(path))
+    if examples:
+        kind, notes = decided(kind, notes, asked, names, bool(someone), bool(path))
     if kind is Kind.ABOUT and (window or setting or re.search(rf"\b{_OCCASION}\b", text, re.I)):
         # "tell me about my lunch with Tom": that conversation
         kind, notes = Kind.RECAP, [*notes, "names a time or a setting: that conversation"]

@@ -41,7 +41,9 @@ def eval_kinds(cfg: Config, held_out: bool = False) -> dict:
             memory.derived.add_relation(ids[subject], relation, ids[of], [], now.timestamp())
         for text, kind in questions:
             parsed = parse(text, now, None, memory).kind
-            rows.append({"question": text, "kind": kind, "parsed": str(parsed), "right": parsed == Kind(kind)})
+            ruled = parse(text, now, None, memory, examples=False).kind
+            right = {"right": parsed == Kind(kind), "rules_right": ruled == Kind(kind)}
+            rows.append({"question": text, "kind": kind, "parsed": str(parsed), **right})
     result = tally(rows)
     result["set"] = "held-out" if held_out else "tuning"
     result["rows"] = [] if held_out else rows  # the held-out half stays blind: its tally only
@@ -49,18 +51,21 @@ def eval_kinds(cfg: Config, held_out: bool = False) -> dict:
 
 
 def tally(rows: list[dict]) -> dict:
-    kinds: dict[str, dict] = defaultdict(lambda: {"questions": 0, "right": 0, "parsed_as": Counter()})
+    kinds: dict[str, dict] = defaultdict(lambda: {"questions": 0, "right": 0, "rules_right": 0, "parsed_as": Counter()})
     for r in rows:
         k = kinds[r["kind"]]
         k["questions"] += 1
         k["right"] += r["right"]
+        k["rules_right"] += r["rules_right"]
         if not r["right"]:
             k["parsed_as"][r["parsed"]] += 1
-    right = sum(r["right"] for r in rows)
+    right, ruled = sum(r["right"] for r in rows), sum(r["rules_right"] for r in rows)
     return {
         "questions": len(rows),
         "right": right,
         "accuracy": share(right, len(rows)),
+        "rules_right": ruled,  # the rules alone, without the examples' classifier
+        "rules_accuracy": share(ruled, len(rows)),
         "kinds": {kind: {**k, "parsed_as": dict(k["parsed_as"].most_common())} for kind, k in sorted(kinds.items())},
     }
 
@@ -68,11 +73,13 @@ def tally(rows: list[dict]) -> dict:
 def render(result: dict) -> str:
     lines = [
         f"eval kinds: {result['questions']} {result['set']} questions, kind parsed right {result['right']} "
-        f"({result['accuracy']:.1%})",
-        "  kind            right   parsed instead",
+        f"({result['accuracy']:.1%}); the rules alone {result['rules_right']} ({result['rules_accuracy']:.1%})",
+        "  kind            right   rules   parsed instead",
     ]
     for kind, k in result["kinds"].items():
         instead = ", ".join(f"{p} {n}" for p, n in k["parsed_as"].items())
-        lines.append(f"  {kind:<14} {k['right']:3d}/{k['questions']:<3d}  {instead}")
+        lines.append(
+            f"  {kind:<14} {k['right']:3d}/{k['questions']:<3d} {k['rules_right']:3d}/{k['questions']:<3d}  {instead}"
+        )
     lines += [f"  BAD [{r['kind']}/{r['parsed']}] {r['question']!r}" for r in result["rows"] if not r["right"]]
     return "\n".join(lines) + "\n"
