@@ -70,6 +70,7 @@ def _fitted():
 def learnt(text: str, names: list[str] = ()) -> tuple[str, float]:
     """The kind the examples give `text`, and how far ahead of the next kind it is (the margin of the two best
     decision values)."""
-    scores = model().decision_function([normal(text, names)])[0]
+    fitted = model()
+    scores = fitted.decision_function([normal(text, names)])[0]
     second, best = scores.argsort()[-2:]
-    return str(model().classes_[best]), float(scores[best] - scores[second])
+    return str(fitted.classes_[best]), float(scores[best] - scores[second])

@@ -332,10 +332,11 @@ def walk(memory: Memory, text: str, asker: str | None, names: list[str]) -> tupl
     return (), "", ""
 
 
-_MET_WITH = re.compile(r"\b(?:i|me|my|we|us|our|with)\b", re.I)  # the wearer, or someone met with
+_WEARER = r"i|me|my|we|us|our"
+_MET_WITH = re.compile(rf"\b(?:{_WEARER}|with)\b", re.I)  # the wearer, or someone met with
 # a meeting: the wearer, a meeting word or an occasion ("who was at the party?"; not "who teaches at the school?")
 _MET_WHERE = re.compile(
-    rf"\b(?:i|me|my|we|us|our|{_SEE}|{_TALK}|{_OCCASION}|came|come|joined|showed\s+up|turned\s+up|there|around)\b", re.I
+    rf"\b(?:{_WEARER}|{_SEE}|{_TALK}|{_OCCASION}|came|come|joined|showed\s+up|turned\s+up|there|around)\b", re.I
 )
 # a relation named of someone: "Priya's line manager", not "what's Mia's relation to Tom?" nor "who's Tom?"
 _WHOSE = re.compile(
@@ -407,7 +408,7 @@ def kind_of(
 
 
 def decided(
-    ruled: Kind, why: list[str], asked: str, names: list[str], someone: bool, walked: bool
+    ruled: Kind, why: list[str], asked: str, named: list[str], someone: bool, walked: bool
 ) -> tuple[Kind, list[str]]:
     """The kind the examples teach (app/ask/kinds.py) over the rules' (`ruled`, `why`), unless it is hardly ahead of the
     next kind (`LEARNT_AHEAD`), the question lacks what that kind is asked of, or the rules found what a span or an
@@ -420,7 +421,7 @@ def decided(
     people are related."""
     if ruled in (Kind.SPAN, Kind.ORDER):
         return ruled, why
-    kind, ahead = learnt(asked, names)
+    kind, ahead = learnt(asked, named)
     if kind == ruled:
         return ruled, [*why, f"so do the examples ({ahead:.2f} ahead)"]
     lacks = (
@@ -474,7 +475,7 @@ def parse(text: str, now: datetime, asker: str | None, memory: Memory, examples:
     someone = people or [s.relation for s in path]  # "my brother", known or not, is someone asked about
     kind, notes = kind_of(read_as or text, now, settled, someone, parsed[1] if parsed else "", text)
     if examples:
-        kind, notes = decided(kind, notes, asked, names, bool(someone), bool(path))
+        kind, notes = decided(kind, notes, asked, named, bool(someone), bool(path))  # the names it holds
     if kind is Kind.ABOUT and (window or setting or re.search(rf"\b{_OCCASION}\b", text, re.I)):
         # "tell me about my lunch with Tom": that conversation
         kind, notes = Kind.RECAP, [*notes, "names a time or a setting: that conversation"]
