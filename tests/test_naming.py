@@ -59,6 +59,8 @@ INTRODUCTIONS = [
     ("Thanks, I'm Henry, and this is my first visit.", "Henry"),
     ("Sorry, I heard a beep. This is Diane in New Jersey.", "Diane"),  # where a caller is
     ("And I'm Sheila in Texas.", "Sheila"),
+    ("And I'm Sheila and Texas.", "Sheila"),  # the real call's "in Texas" as whisper-base heard it
+    ("I'm Rosa and Tom is my husband.", "Rosa"),
 ]
 
 NOT_INTRODUCTIONS = [
@@ -90,6 +92,8 @@ NOT_INTRODUCTIONS = [
     "hi i'm just checking in",
     "This is Max, my dog.",
     "Hi, Imogen, how are you?",
+    "I'm frank and honest with you.",
+    "And I'm Chrissie's and Tom's friend.",
 ]
 
 # What PocketSphinx heard in the eight LJSpeech clips (recorded joined, as tests/test_ljspeech.py does).

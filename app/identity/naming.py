@@ -6,7 +6,7 @@ phrase names its speaker only in the shape of an introduction:
   or "call me X" at the start of a sentence;
 - "I'm X" / "I am X" right after a greeting ("hi, I'm David") or after "nice to meet you" (to someone:
   "nice to meet you Emily, I am John"), or followed by it ("I'm Nina, nice to meet you"), or opening a turn as a
-  sentence of its own ("And I am David. John is my brother…");
+  sentence of its own ("And I am David. John is my brother…", "And I'm Sheila and Tom is…");
 - on the phone or opening a turn: "this is X speaking / calling", "hi, this is X from …", "This is X." (not
   "This is X, my dog"), and where a caller is: "This is X in New Jersey", "And I'm Y in Texas";
 - "Hi, Imanna": Whisper's "I'm Anna" written as one word after a greeting;
@@ -54,8 +54,9 @@ _PATTERNS = tuple(
         rf"{_START}{_FILLER}(?:{_GREETING}|thanks|thank you)(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_I_AM}\s+{_NAME}",
         rf"\b{_MEET}(?:\s+too)?(?:[\s,]+{_ADDRESSEE})?[\s,!.]+{_FILLER}{_I_AM}\s+{_NAME}",
         rf"{_START}{_FILLER}{_I_AM}\s+{_NAME}(?=[\s,.!—–-]+(?:and\s+)?{_MEET})",
-        # opening a turn: "And I am David. John is my brother", "And I'm Sheila in Texas"
-        rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$)|\s+(?:in|from)\s)",
+        # opening a turn: "And I am David. John is my brother", "And I'm Sheila in Texas" (heard "and Texas" too:
+        # "and" before a capital)
+        rf"^{_FILLER}{_I_AM}\s+{_NAME}(?=\s*(?:[.!,;]|$)|\s+(?:in|from)\s|\s+and\s+(?-i:[A-Z]))",
         rf"\bthis is\s+{_NAME}(?=,?\s+(?:speaking|calling)\b)",
         # opening a turn, on the phone or in fast talk: "This is Mark." "Hi, this is Ana, I'm calling about ..."
         # (not "This is Max, my dog", nor "this is Max's car")

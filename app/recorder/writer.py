@@ -454,7 +454,10 @@ class UtteranceWriter:
                 was, turn.person = turn.person, moves[turn.uid]
                 self.people_seen.add(turn.person)
                 self._introduction_moved(turn.text, turn.t_start_s, was, turn.person)
-                self._name_from_speech(turn.text, turn.t_start_s, turn.person)
+        # then every turn, moved or not: someone whose name went with a moved turn is unnamed again and may have
+        # introduced themselves in a turn that stayed ("And I'm Sheila...", said in a voice first named Diane)
+        for turn, _ in said:
+            self._name_from_speech(turn.text, turn.t_start_s, turn.person)
         self._listen_for()
 
     def add_face_person(self, face: Face, t_s: float) -> int | None:
