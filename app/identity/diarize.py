@@ -22,6 +22,11 @@ gives birth to a voice that holds two people and learns both. When the conversat
 clusters all of its turns' windows at once (spectral clustering with the number of voices read off the eigengap of
 a pruned affinity graph: Park et al. 2019, "Auto-Tuning Spectral Clustering for Speaker Diarization Using
 Normalized Maximum Eigengap"), and app/recorder/writer.py gives the turns to people again by it.
+
+Then a second speaker model checks each voice found (`split_voices`): two people whose voices are alike for the
+windows' model (Resemblyzer) are one voice of the clustering, and CAM++ (3D-Speaker), a stronger model on turns of
+1.5 s or more but weaker on 1-s windows, tells them apart. A voice whose checked turns fall into two halves (2-means)
+less alike than `turns.split_below`, each of MIN_HALF turns or more, becomes two voices.
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ FULL_RUN, FULL_VOICE = 10, 80  # windows from which a run's and a voice's means 
 # (2-8 pieces, means 0.74-0.95 alike), while two readers' clusters held 9-29 pieces at most 0.894 alike.
 PIECE_WINDOWS, MIN_PIECES, MAX_PIECES, MAX_VOICES = 5, 8, 600, 10
 MIN_VOICE_PIECES = 6  # a cluster of fewer pieces (about 6 s of speech) joins its nearest: one voice split in two
+# A voice is split by the second model only into halves of MIN_HALF checked turns or more: halves of one or two turns
+# of one reader fell to 0.62 alike (README, Conversations).
+MIN_HALF = 3
 REFINE = 3  # rounds of giving each piece to the cluster mean it is most alike before alike clusters merge
 
 
@@ -260,3 +268,56 @@ def conversation_voices(turn_windows: Sequence[np.ndarray], same_voice: float) -
     groups = max(_voices_in(points, points, same_voice), _voices_in(points, centred, same_voice), key=len)
     centres = np.stack([_unit(v) for v, _ in groups])
     return [int(np.argmax(centres @ _unit(w.sum(axis=0)))) for w in turn_windows]
+
+
+def _halves(points: np.ndarray) -> np.ndarray:
+    """Two-means labels (0/1) of unit rows, the tightest of five starts; all 0 where no start keeps two halves."""
+    best: tuple[float, np.ndarray] | None = None
+    for seed in range(5):
+        try:
+            centres, labels = kmeans2(points, 2, minit="++", seed=seed, missing="raise")
+        except ClusterError:
+            continue
+        inertia = float(((points - centres[labels]) ** 2).sum())
+        if best is None or inertia < best[0]:
+            best = (inertia, labels)
+    return best[1].astype(np.int64) if best is not None else np.zeros(len(points), np.int64)
+
+
+def split_voices(
+    voices: Sequence[int], checks: Sequence[np.ndarray | None], turn_windows: Sequence[np.ndarray], split_below: float
+) -> list[int]:
+    """Each turn's voice after the second model's check: a voice whose checked turns (unit embeddings by the second
+    model; None for a turn too short to check) fall into two halves less than `split_below` alike, each of MIN_HALF
+    or more, becomes two, until none splits or there are MAX_VOICES. A checked turn goes to the half its embedding
+    is most alike; an unchecked one to the half whose turns' windows (the first model's) its windows are most like."""
+    labels = list(voices)
+    todo = sorted(set(labels))
+    while todo and len(set(labels)) < MAX_VOICES:
+        voice = todo.pop()
+        turns = [i for i, v in enumerate(labels) if v == voice]
+        checked = [i for i in turns if checks[i] is not None]
+        if len(checked) < 2 * MIN_HALF:
+            continue
+        points = np.stack([checks[i] for i in checked])
+        halves = _halves(points)
+        sizes = np.bincount(halves, minlength=2)
+        if sizes.min() < MIN_HALF:
+            continue
+        means = np.stack([_unit(points[halves == h].sum(axis=0)) for h in (0, 1)])
+        if float(means[0] @ means[1]) >= split_below:
+            continue
+        windows = np.stack(
+            [
+                _unit(np.vstack([turn_windows[i] for i, h in zip(checked, halves, strict=True) if h == k]).sum(0))
+                for k in (0, 1)
+            ]
+        )
+        new = max(labels) + 1
+        for i in turns:
+            check = checks[i]
+            side = means @ check if check is not None else windows @ _unit(turn_windows[i].sum(axis=0))
+            if int(np.argmax(side)) == 1:
+                labels[i] = new
+        todo += [voice, new]  # either half may hold two voices yet
+    return labels

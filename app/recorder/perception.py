@@ -43,6 +43,20 @@ def load_voice(cfg: Config) -> VoiceEncoder | SherpaVoiceEncoder:
     return VoiceEncoder(encoder, mel, cfg.device.kind, 1)
 
 
+def load_check_voice(cfg: Config) -> SherpaVoiceEncoder | None:
+    """The second speaker model that checks a conversation's voices when it ends (`turns.check_voice`), or None
+    where it is off, not prepared or sherpa-onnx is missing: the voices then stand unchecked."""
+    name = cfg.turns.check_voice
+    if not name or not (cfg.turns.enabled and cfg.turns.revise):
+        return None
+    try:
+        (path,) = registry.verify(registry.get(name), cfg.models_dir)
+        return SherpaVoiceEncoder(path.parent, cfg.device.kind, 1)
+    except ModelError as e:
+        _LOGGER.info("the conversation's voices are not checked by a second model: %s", e)
+        return None
+
+
 INSIGHTFACE_DIR = "insightface"
 _PACK_PREFERENCE = ("buffalo_l", "antelopev2", "buffalo_m", "buffalo_s")
 
@@ -122,6 +136,7 @@ class Perception:
     vad: SileroVad
     asr: Recognizer
     voice: VoiceEncoder | SherpaVoiceEncoder
+    check: SherpaVoiceEncoder | None  # the second opinion on a conversation's voices (turns.check_voice)
     faces: FaceAnalyzer | None
     text: TextEmbedder
     cfg: Config
@@ -153,6 +168,7 @@ def load_perception(cfg: Config, with_faces: bool = True) -> Perception:
         vad=load_vad(cfg),
         asr=load_recognizer(cfg.models.asr, cfg.models_dir, cfg.device.kind, cfg.device.threads),
         voice=load_voice(cfg),
+        check=load_check_voice(cfg),
         faces=load_faces(cfg) if with_faces else None,
         text=load_text_embedder(cfg),
         cfg=cfg,

@@ -12,6 +12,7 @@ import collections
 import dataclasses
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -34,7 +35,7 @@ from app.events import (
     VoiceActivity,
 )
 from app.frames import SAMPLE_RATE_HZ, AudioChunk, Face, FaceObservation, SpeechSegment, Utterance, VideoFrame
-from app.identity.diarize import Diarizer, VoiceRun, conversation_voices
+from app.identity.diarize import Diarizer, VoiceRun, conversation_voices, split_voices
 from app.identity.tracker import IdentityTracker
 from app.recorder.perception import Perception
 from app.recorder.sources import Source
@@ -51,6 +52,23 @@ _LOGGER = logging.getLogger(__name__)
 _END = None  # end-of-stream marker on every queue
 VIDEO_QUEUE = 8
 SEGMENT_QUEUE = 16
+
+
+# The second speaker model embeds a turn of CHECK_MIN_S or more (CAM++ tells one reader from two on turns of 1.5 s as
+# well as Resemblyzer and better from 3 s: README, Conversations), at most its first CHECK_MAX_S, and at most
+# CHECK_PER_VOICE turns of each voice a conversation heard, so an hour-long conversation costs it a few seconds.
+CHECK_MIN_S, CHECK_MAX_S, CHECK_PER_VOICE = 1.5, 4, 20
+
+
+@dataclasses.dataclass(frozen=True)
+class _Turn:
+    """A turn of the conversation for its clustering when it ends: its times, its voice windows (unit rows) and
+    its embedding by the second speaker model (None: too short, or that voice had enough)."""
+
+    start_s: float
+    end_s: float
+    windows: np.ndarray
+    check: np.ndarray | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -363,10 +381,12 @@ class Recorder:
         return turns(seg, heard, self._conversation, self.models.voice, vad.neg_threshold, vad.pad_ms / 1000)
 
     def _windows_of(
-        self, seg: SpeechSegment, heard: Heard, said: list[Utterance]
-    ) -> list[tuple[float, float, np.ndarray]]:
+        self, seg: SpeechSegment, heard: Heard, said: list[Utterance], checked: Counter[tuple[int, int] | None]
+    ) -> list[_Turn]:
         """The voice windows of each turn cut from a stretch (their centres inside it), for the conversation's
-        clustering when it ends; a listener's "mm-hm" and turns without windows take no part."""
+        clustering when it ends; a listener's "mm-hm" and turns without windows take no part. A turn of CHECK_MIN_S
+        or more is also embedded by the second speaker model (its first CHECK_MAX_S), the first CHECK_PER_VOICE of
+        each voice as the conversation heard it (`checked` counts them)."""
         if heard.windows is None:
             return []
         windows, centres = heard.windows
@@ -374,34 +394,59 @@ class Recorder:
         out = []
         for utt in said:
             inside = (at >= utt.t_start_s) & (at <= utt.t_end_s)
-            if utt.voice is not None and not utt.backchannel and inside.any():
-                out.append((utt.t_start_s, utt.t_end_s, windows[inside]))
+            if utt.voice is None or utt.backchannel or not inside.any():
+                continue
+            check = None
+            long = utt.t_end_s - utt.t_start_s >= CHECK_MIN_S
+            if self.models.check is not None and long and checked[utt.voice] < CHECK_PER_VOICE:
+                checked[utt.voice] += 1
+                start = max(0, round((utt.t_start_s - seg.t_start_s) * SAMPLE_RATE_HZ))
+                end = min(round((utt.t_end_s - seg.t_start_s) * SAMPLE_RATE_HZ), start + CHECK_MAX_S * SAMPLE_RATE_HZ)
+                try:
+                    check = self.models.check(seg.audio[start:end])
+                except Exception:  # the turn still takes part, unchecked
+                    _LOGGER.exception("the second speaker model failed on the turn at %.1f s", utt.t_start_s)
+            out.append(_Turn(utt.t_start_s, utt.t_end_s, windows[inside], check))
         return out
 
-    async def _revise(self, turns: list[tuple[float, float, np.ndarray]]) -> None:
-        """The conversation ended: its turns' voices clustered over all of it go to the store stage, which gives
-        its turns to people again (UtteranceWriter.revise)."""
+    async def _revise(self, turns: list[_Turn]) -> None:
+        """The conversation ended: its turns' voices clustered over all of it and checked by the second model go to
+        the store stage, which gives its turns to people again (UtteranceWriter.revise)."""
         if not self.cfg.turns.revise or not turns:
             return
         try:
-            same = self.cfg.turns.revise_same_voice
-            voices = await self._in("asr", conversation_voices, [w for *_, w in turns], same)
+            voices = await self._in("asr", self._conversation_voices, turns)
         except Exception:
             _LOGGER.exception("clustering the conversation's voices failed; its turns stay as they were given")
             return
         if voices is not None:
-            spans = tuple((start, end, v) for (start, end, _), v in zip(turns, voices, strict=True))
+            spans = tuple((turn.start_s, turn.end_s, v) for turn, v in zip(turns, voices, strict=True))
             await self._utterance_q.put(_Revision(spans))
+
+    def _conversation_voices(self, turns: list[_Turn]) -> list[int] | None:
+        windows = [turn.windows for turn in turns]
+        voices = conversation_voices(windows, self.cfg.turns.revise_same_voice)
+        if voices is None or self.models.check is None:
+            return voices
+        split = split_voices(voices, [turn.check for turn in turns], windows, self.cfg.turns.split_below)
+        if len(set(split)) > len(set(voices)):
+            self.summary.voices_split += len(set(split)) - len(set(voices))
+            _LOGGER.info(
+                "the second speaker model split %d voice(s) of the conversation", len(set(split)) - len(set(voices))
+            )
+        return split
 
     async def _asr(self) -> None:
         ahead: tuple[SpeechSegment, Heard] | None = None  # a tentative segment and what was recognised in it
         diarizer, last_end = Diarizer(self.cfg.turns), None
-        conversation: list[tuple[float, float, np.ndarray]] = []  # its turns' (start, end) s and voice windows
+        conversation: list[_Turn] = []  # its turns' times, voice windows and second model's embeddings
+        checked: Counter[tuple[int, int] | None] = Counter()  # turns embedded by the second model, per voice
         while (seg := await self._segment_q.get()) is not _END:
             if seg.final:  # a silence that ends a session ends the conversation's voices
                 if last_end is not None and seg.t_start_s - last_end >= self.cfg.session.gap_s:
                     await self._revise(conversation)
                     conversation = []
+                    checked.clear()
                     diarizer.reset()
                     self._conversation += 1
                 last_end = seg.t_end_s
@@ -434,7 +479,7 @@ class Recorder:
             except Exception:
                 self._skip(seg, "telling its turns apart failed")
                 continue
-            conversation += self._windows_of(seg, heard, said)
+            conversation += await self._in("asr", self._windows_of, seg, heard, said, checked)
             for utt in said:
                 await self._utterance_q.put(utt)
         await self._revise(conversation)

@@ -20,6 +20,7 @@ class RunSummary:
     eager_wasted: int = 0  # recognitions ahead that were not used: the speaker went on after the pause
     runs_read_again: int = 0  # voices' runs Whisper passed over in a stretch of several, read again on their own
     turns_given_again: int = 0  # turns given to another person once their whole conversation was clustered
+    voices_split: int = 0  # voices of a conversation the second speaker model found to be two (turns.check_voice)
     frames_dropped: int = 0
     wall_s: float = 0.0
     memory_jobs: int = 0  # memory-writing jobs done in the background (memory.background)
@@ -49,6 +50,7 @@ class RunSummary:
             "eager_wasted": self.eager_wasted,
             "runs_read_again": self.runs_read_again,
             "turns_given_again": self.turns_given_again,
+            "voices_split": self.voices_split,
             "frames_dropped": self.frames_dropped,
             "wall_s": round(self.wall_s, 2),
             "real_time_factor": round(self.rtf, 3),

