@@ -183,6 +183,31 @@ def test_what_is_a_backchannel():
     )
 
 
+# Two people in fast talk, each saying three lines: a nurse (slt) and a teacher (rms).
+NURSE_AND_TEACHER = [
+    ("slt", "I have been working at the hospital for many years now, mostly at night."),
+    ("rms", "I teach history at the high school, and I have done so for a long time."),
+    ("slt", "My daughter wants to study medicine when she finishes school next year."),
+    ("rms", "Then she should talk to my brother, he is a surgeon in the city hospital."),
+    ("slt", "That would be kind of him, she has so many questions about the work."),
+    ("rms", "He likes to talk about it, and he remembers how hard the first years were."),
+]
+
+
+def _merge_voices_online(monkeypatch) -> None:
+    """A double of the diarizer (the real one inside, its cuts kept) that labels every run as the conversation's
+    first voice: two clear voices taken for one online cannot be called up at will."""
+    import dataclasses
+
+    from app.identity import diarize
+
+    class Merging(diarize.Diarizer):
+        def runs(self, windows, centres_s, duration_s):
+            return [dataclasses.replace(r, voice=0) for r in super().runs(windows, centres_s, duration_s)]
+
+    monkeypatch.setattr("app.recorder.pipeline.Diarizer", Merging)
+
+
 def _fast_talk(speech, lines: list[tuple[str, str]], gap_s: float = 0.2) -> np.ndarray:
     """Lines said one after another with `gap_s` between them (negative: overlapping), as people talk."""
     out = np.zeros(16000, np.float32)
@@ -480,24 +505,12 @@ def test_the_recorder_gives_a_conversation_heard_as_one_voice_to_its_two_people(
     import dataclasses
 
     from app.audio.media import write_media
-    from app.identity import diarize
     from app.store.keys import Secret
     from app.store.memory import Memory
     from tests.conftest import record
 
-    class Merging(diarize.Diarizer):
-        def runs(self, windows, centres_s, duration_s):
-            return [dataclasses.replace(r, voice=0) for r in super().runs(windows, centres_s, duration_s)]
-
-    monkeypatch.setattr("app.recorder.pipeline.Diarizer", Merging)
-    lines = [
-        ("slt", "I have been working at the hospital for many years now, mostly at night."),
-        ("rms", "I teach history at the high school, and I have done so for a long time."),
-        ("slt", "My daughter wants to study medicine when she finishes school next year."),
-        ("rms", "Then she should talk to my brother, he is a surgeon in the city hospital."),
-        ("slt", "That would be kind of him, she has so many questions about the work."),
-        ("rms", "He likes to talk about it, and he remembers how hard the first years were."),
-    ]
+    _merge_voices_online(monkeypatch)
+    lines = NURSE_AND_TEACHER
     write_media(tmp_path / "talk.wav", _fast_talk(speech, lines))
     people = {}
     for revise in (False, True):
@@ -577,7 +590,6 @@ def test_the_recorder_splits_a_voice_the_second_model_hears_as_two(cfg, percepti
     import dataclasses
 
     from app.audio.media import write_media
-    from app.identity import diarize
     from app.store.keys import Secret
     from app.store.memory import Memory
     from tests.conftest import record
@@ -585,19 +597,10 @@ def test_the_recorder_splits_a_voice_the_second_model_hears_as_two(cfg, percepti
     if perception.check is None:
         pytest.skip("the second speaker model (campplus) is not prepared: python3 build.py --download campplus")
 
-    class Merging(diarize.Diarizer):
-        def runs(self, windows, centres_s, duration_s):
-            return [dataclasses.replace(r, voice=0) for r in super().runs(windows, centres_s, duration_s)]
-
-    monkeypatch.setattr("app.recorder.pipeline.Diarizer", Merging)
+    _merge_voices_online(monkeypatch)
     monkeypatch.setattr("app.recorder.pipeline.conversation_voices", lambda turns, same: [0] * len(turns))
     lines = [
-        ("slt", "I have been working at the hospital for many years now, mostly at night."),
-        ("rms", "I teach history at the high school, and I have done so for a long time."),
-        ("slt", "My daughter wants to study medicine when she finishes school next year."),
-        ("rms", "Then she should talk to my brother, he is a surgeon in the city hospital."),
-        ("slt", "That would be kind of him, she has so many questions about the work."),
-        ("rms", "He likes to talk about it, and he remembers how hard the first years were."),
+        *NURSE_AND_TEACHER,
         ("slt", "I will tell her tonight, she will be so pleased to hear it from you."),
         ("rms", "Tell her to call me on Sunday afternoon, I am at home all day then."),
     ]
