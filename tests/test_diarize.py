@@ -617,3 +617,52 @@ def test_the_recorder_splits_a_voice_the_second_model_hears_as_two(cfg, percepti
             assert len(nurse) == len(teacher) == 1 and nurse != teacher
         else:
             assert summary.voices_split == 0 and nurse == teacher  # one of them for both
+
+
+def test_a_person_made_of_scraps_goes_into_the_person_their_voice_goes_to(cfg, perception, speech, tmp_path):
+    """The writer, with real voices: a voice of the conversation heard only in scraps (turns too short to tell) made a
+    person online once it had 3 s of them. When the conversation ends, the clustering (given here, as the test of
+    the whole conversation's voices above does) hears those scraps as another person's voice: the scraps a person
+    was made of would stay with them (too short to move), so that person, holding nothing but scraps, goes whole into
+    the one their voice goes to, and nobody made of scraps is left."""
+    from app.frames import Utterance
+    from app.recorder.writer import UtteranceWriter
+    from app.store.keys import Secret
+    from app.store.memory import Memory
+
+    def turn(text, voice, start, label):
+        audio = speech(text, voice)
+        loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
+        audio = audio[loud[0] : loud[-1] + 1]
+        end = start + len(audio) / 16000
+        return Utterance(text, start, end, 0.9, perception.voice(audio), None, audio, voice=(0, label), whole=False)
+
+    lines = [  # (flite voice, text, the online voice)
+        ("slt", "I have been working at the hospital for many years now, mostly at night.", 0),
+        ("rms", "I teach history at the high school, and I have done so for a long time.", 1),
+        ("kal16", "Yes, I see.", 2),
+        ("slt", "My daughter wants to study medicine when she finishes school next year.", 0),
+        ("kal16", "Oh, really?", 2),
+        ("rms", "Then she should talk to my brother, he is a surgeon in the city.", 1),
+        ("kal16", "Good point.", 2),
+        ("kal16", "I could not help it.", 2),
+    ]
+    with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
+        writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
+        writer.load()
+        said, t = [], 0.0
+        for who, text, label in lines:
+            said.append(turn(text, who, t, label))
+            writer.write(said[-1])
+            t = said[-1].t_end_s + 0.2
+        scraps = [u for u, (who, *_) in zip(said, lines, strict=True) if who == "kal16"]
+        assert all(u.t_end_s - u.t_start_s < cfg.identity.min_voice_s for u in scraps)
+        made = {u.person for u in memory.turns.all_utterances()}
+        if len(made) < 3:
+            pytest.skip("the scraps made no person online on this machine's voices: nothing to test")
+        voice_of = {"slt": 0, "rms": 1, "kal16": 1}  # the clustering hears the scraps as the teacher's voice
+        writer.revise([(u.t_start_s, u.t_end_s, voice_of[who]) for u, (who, *_) in zip(said, lines, strict=True)])
+        stored = memory.turns.all_utterances()
+        people = {who: {u.person for u, (w, *_) in zip(stored, lines, strict=True) if w == who} for who in voice_of}
+        assert people["kal16"] == people["rms"] and len(people["rms"]) == 1 and people["slt"] != people["rms"]
+        assert len(memory.people.all()) == 2 and writer.new_people == 2

@@ -111,6 +111,7 @@ class UtteranceWriter:
         self.said_turns: dict[tuple[float, float], _Said] = {}  # the open conversation's turns by (start, end) s
         self.said: dict[str, None] = {}  # names said in the open conversation, in order
         self.introduced: dict[int, str] = {}  # who the open conversation named by their own introduction, as what
+        self.made: set[int] = set()  # the people the open conversation made
         self.hotwords = ""  # the names the recognizer listens for, as a sentence ("Ana, Mia and Tom.")
         self.previous: int | None = None
         self.people_seen: set[int] = set()
@@ -245,7 +246,7 @@ class UtteranceWriter:
     def _start_session(self) -> None:
         """Transient identities, the voices of a conversation and the names said in it last one session."""
         assert self.assigner is not None
-        self.voices, self.said, self.said_turns, self.introduced = {}, {}, {}, {}
+        self.voices, self.said, self.said_turns, self.introduced, self.made = {}, {}, {}, {}, set()
         for pid in [p for p in self.assigner.voice_keys if p < 0]:
             self.assigner.voice_keys.pop(pid, None)
             self.assigner.face_keys.pop(pid, None)
@@ -385,8 +386,33 @@ class UtteranceWriter:
                     self.memory.people.add_key("voice", created[voice].id, key.voice, key.seconds, cap, model, key.uid)
             moves = {uid: created[voice].id if voice in created else owner[voice] for uid, voice in moving.items()}
             self.memory.people.reattribute(moves)
-        self._revised(said, moves, created)
+            owners = {v: created[v].id if v in created else p for v, p in owner.items() if p != A_NEW_PERSON}
+            ghosts = self._ghosts(said, moves, owners)
+            for ghost, into in ghosts.items():
+                self.memory.people.merge_people(self.names[into], self.names[ghost])
+        self._revised(said, moves, created, ghosts)
         return len(moves)
+
+    def _ghosts(self, said: list[tuple[_Said, int]], moves: dict[int, int], owners: dict[int, int]) -> dict[int, int]:
+        """People this conversation made, still unnamed, who hold only scraps once it was clustered (turns under
+        `identity.min_voice_s`, which stay where they were given, under NEW_PERSON_S in all): made online from a
+        scrap of a voice whose other turns were waiting for a speaker, or left so when their longer turns went to
+        someone else. The clustering makes nobody of scraps (`_owner_of`), so each goes whole to the person the
+        voice of most of their seconds goes to. Person id -> the person they go to."""
+        left: dict[int, dict[int, float]] = {}  # person -> their voice -> seconds left with them
+        for turn, voice in said:
+            if turn.person in self.made and turn.uid not in moves:
+                seconds = left.setdefault(turn.person, {})
+                seconds[voice] = seconds.get(voice, 0.0) + turn.seconds
+        out = {}
+        for pid, seconds in left.items():
+            theirs = [t for t, _ in said if t.person == pid and t.uid not in moves]
+            scraps = all(t.seconds < self.cfg.identity.min_voice_s for t in theirs)
+            into = owners.get(max(seconds, key=lambda v: seconds[v]))
+            unnamed = AUTO_NAME.fullmatch(self.names.get(pid, "")) is not None
+            if scraps and unnamed and sum(seconds.values()) < NEW_PERSON_S and into not in (None, pid, *out):
+                out[pid] = into
+        return out
 
     def _may_move(self, turn: _Said, to: int, owners: set[int], split: bool, margin: float) -> bool:
         """Whether a turn given to someone may go to the person `to` its voice goes to: not when it is too short
@@ -431,10 +457,28 @@ class UtteranceWriter:
         ]
         return max(clear, key=lambda t: t.seconds, default=None)
 
-    def _revised(self, said: list[tuple[_Said, int]], moves: dict[int, int], created: dict[int, Person]) -> None:
+    def _revised(
+        self, said: list[tuple[_Said, int]], moves: dict[int, int], created: dict[int, Person], ghosts: dict[int, int]
+    ) -> None:
         """The in-memory state follows the turns given again (committed): the keys from the store, the people
-        made, who took part, and introductions now said by someone still unnamed."""
+        made and those left with only scraps gone into another, who took part, and introductions now said by
+        someone still unnamed."""
         assert self.assigner is not None
+        for ghost, into in ghosts.items():
+            moves |= {t.uid: into for t, _ in said if t.person == ghost and t.uid not in moves}
+            self._publish(
+                PersonNamed(min(t.t_start_s for t, _ in said if t.person == ghost), self.names[ghost], self.names[into])
+            )
+            _LOGGER.info(
+                "%s, made of scraps once their turns went to others, is %s", self.names[ghost], self.names[into]
+            )
+            del self.names[ghost]
+            self.people_seen.discard(ghost)
+            self.made.discard(ghost)
+            self.new_people -= 1
+            for voice in self.voices.values():
+                if voice.person == ghost:
+                    voice.person = into
         people = self.memory.people
         self.assigner.voice_keys = KeyBank(
             people.voice_keys(self.voice_model), people.voice_key_seconds(self.voice_model)
@@ -443,6 +487,7 @@ class UtteranceWriter:
         for voice, person in created.items():
             self.names[person.id] = person.name
             self.new_people += 1
+            self.made.add(person.id)
             first = min(t.t_start_s for t, v in said if v == voice and t.uid in moves)
             self._publish(PersonNew(first, person.name, "speech"))
         _LOGGER.info("gave %d turns of the conversation to other people (%d new)", len(moves), len(created))
@@ -574,6 +619,7 @@ class UtteranceWriter:
             self.names[person.id] = person.name
         if decision.by == "new":
             self.new_people += 1
+            self.made.add(pid)
             self._publish(PersonNew(utt.t_start_s, self.names[pid], "speech"))
         for kind, key, quality in keys:
             self.assigner.remember(kind, pid, key, self.cfg.identity.max_keys, quality)
