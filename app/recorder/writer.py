@@ -404,15 +404,17 @@ class UtteranceWriter:
             if turn.person in self.made and turn.uid not in moves:
                 seconds = left.setdefault(turn.person, {})
                 seconds[voice] = seconds.get(voice, 0.0) + turn.seconds
-        out = {}
-        for pid, seconds in left.items():
-            theirs = [t for t, _ in said if t.person == pid and t.uid not in moves]
-            scraps = all(t.seconds < self.cfg.identity.min_voice_s for t in theirs)
-            into = owners.get(max(seconds, key=lambda v: seconds[v]))
-            unnamed = AUTO_NAME.fullmatch(self.names.get(pid, "")) is not None
-            if scraps and unnamed and sum(seconds.values()) < NEW_PERSON_S and into not in (None, pid, *out):
-                out[pid] = into
-        return out
+        scrappy = {
+            pid
+            for pid, seconds in left.items()
+            if AUTO_NAME.fullmatch(self.names.get(pid, ""))
+            and sum(seconds.values()) < NEW_PERSON_S
+            and all(
+                t.seconds < self.cfg.identity.min_voice_s for t, _ in said if t.person == pid and t.uid not in moves
+            )
+        }
+        into = {pid: owners.get(max(left[pid], key=lambda v: left[pid][v])) for pid in scrappy}
+        return {pid: to for pid, to in into.items() if to is not None and to not in scrappy}
 
     def _may_move(self, turn: _Said, to: int, owners: set[int], split: bool, margin: float) -> bool:
         """Whether a turn given to someone may go to the person `to` its voice goes to: not when it is too short
@@ -466,6 +468,7 @@ class UtteranceWriter:
         assert self.assigner is not None
         for ghost, into in ghosts.items():
             moves |= {t.uid: into for t, _ in said if t.person == ghost and t.uid not in moves}
+            moves |= {uid: into for uid, turn in self.recent if turn.speaker == ghost}  # their "mm-hm"s too
             self._publish(
                 PersonNamed(min(t.t_start_s for t, _ in said if t.person == ghost), self.names[ghost], self.names[into])
             )
