@@ -208,6 +208,35 @@ def _merge_voices_online(monkeypatch) -> None:
     monkeypatch.setattr("app.recorder.pipeline.Diarizer", Merging)
 
 
+def _flite_turn(perception, speech, text: str, voice: str, start: float, label: int, whole: bool = False):
+    """A turn said by a flite voice at `start` s in the conversation's online voice `label`."""
+    from app.frames import Utterance
+
+    audio = speech(text, voice)
+    loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
+    audio = audio[loud[0] : loud[-1] + 1]  # flite's own silence before and after the words
+    end = start + len(audio) / 16000
+    return Utterance(text, start, end, 0.9, perception.voice(audio), None, audio, voice=(0, label), whole=whole)
+
+
+def _new_writer(cfg, memory, perception):
+    from app.recorder.writer import UtteranceWriter
+
+    writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
+    writer.load()
+    return writer
+
+
+def _one_after_another(writer, make, lines: list[tuple]) -> list:
+    """Each line made into a turn (`make(start_s, *line)`) a fifth of a second after the one before, and written."""
+    said, t = [], 0.0
+    for line in lines:
+        said.append(make(t, *line))
+        writer.write(said[-1])
+        t = said[-1].t_end_s + 0.2
+    return said
+
+
 def _fast_talk(speech, lines: list[tuple[str, str]], gap_s: float = 0.2) -> np.ndarray:
     """Lines said one after another with `gap_s` between them (negative: overlapping), as people talk."""
     out = np.zeros(16000, np.float32)
@@ -348,21 +377,14 @@ def test_scraps_of_a_voice_make_no_person_until_there_is_enough_of_it(cfg, perce
     makes a person only with 3 s of it, and that person's first voice key comes from a turn long enough to tell,
     never from a scrap (a person made from scraps once drew the turns of six readers to their thin key). The scraps'
     words wait and are given to the person when the voice is theirs."""
-    from app.frames import Utterance
-    from app.recorder.writer import UtteranceWriter
     from app.store.keys import Secret
     from app.store.memory import Memory
 
     def turn(text, voice, start, label, whole=False):
-        audio = speech(text, voice)
-        loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
-        audio = audio[loud[0] : loud[-1] + 1]  # flite's own silence before and after the words
-        end = start + len(audio) / 16000
-        return Utterance(text, start, end, 0.9, perception.voice(audio), None, audio, voice=(0, label), whole=whole)
+        return _flite_turn(perception, speech, text, voice, start, label, whole)
 
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
-        writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
-        writer.load()
+        writer = _new_writer(cfg, memory, perception)
         a = turn("I have been working at the hospital for many years now, mostly at night.", "slt", 0.0, 0)
         scraps = [turn(t, "rms", a.t_end_s + 1.2 * k, 1) for k, t in enumerate(("Really?", "Oh, I see.", "Is it?"))]
         seconds = [s.t_end_s - s.t_start_s for s in scraps]  # each too short to tell, together 1.5-3 s
@@ -384,17 +406,11 @@ def test_a_conversation_heard_as_one_voice_is_given_again_to_its_two_people(cfg,
     quick exchanges), so all their turns went to one person. Clustered over the whole conversation, the second
     voice's turns go to a new person with the keys learnt from them; a person the clustering joins with another
     keeps their turns (nobody is merged); a voice of someone known goes to them."""
-    from app.frames import Utterance
-    from app.recorder.writer import UtteranceWriter
     from app.store.keys import Secret
     from app.store.memory import Memory
 
     def turn(text, voice, start, label):
-        audio = speech(text, voice)
-        loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
-        audio = audio[loud[0] : loud[-1] + 1]  # flite's own silence before and after the words
-        end = start + len(audio) / 16000
-        return Utterance(text, start, end, 0.9, perception.voice(audio), None, audio, voice=(0, label), whole=False)
+        return _flite_turn(perception, speech, text, voice, start, label)
 
     lines = [
         ("slt", "I have been working at the hospital for many years now, mostly at night."),
@@ -416,8 +432,7 @@ def test_a_conversation_heard_as_one_voice_is_given_again_to_its_two_people(cfg,
         return said
 
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
-        writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
-        writer.load()
+        writer = _new_writer(cfg, memory, perception)
         said = conversation(writer, 0.0)
         assert len({u.person for u in memory.turns.all_utterances()}) == 1
         joined = [(u.t_start_s, u.t_end_s, 0) for u in said]
@@ -453,7 +468,6 @@ def test_a_turn_given_to_the_wrong_one_of_two_alike_voices_goes_to_the_one_it_so
     from scipy.signal import resample_poly
 
     from app.frames import Utterance
-    from app.recorder.writer import UtteranceWriter
     from app.store.keys import Secret
     from app.store.memory import Memory
 
@@ -477,13 +491,8 @@ def test_a_turn_given_to_the_wrong_one_of_two_alike_voices_goes_to_the_one_it_so
         (False, 1, "That would be kind of him, she has so many questions about the work."),
     ]
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
-        writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
-        writer.load()
-        said, t = [], 0.0
-        for sister, label, text in lines:
-            said.append(turn(text, sister, t, label))
-            writer.write(said[-1])
-            t = said[-1].t_end_s + 0.2
+        writer = _new_writer(cfg, memory, perception)
+        said = _one_after_another(writer, lambda t, sister, label, text: turn(text, sister, t, label), lines)
         people = [u.person for u in memory.turns.all_utterances()]
         assert people[0] == people[2] != people[1] == people[3] == people[4]  # the online voices' mistake
         ids = {name: pid for pid, name in writer.names.items()}
@@ -625,17 +634,11 @@ def test_a_person_made_of_scraps_goes_into_the_person_their_voice_goes_to(cfg, p
     the whole conversation's voices above does) hears those scraps as another person's voice: the scraps a person
     was made of would stay with them (too short to move), so that person, holding nothing but scraps, goes whole into
     the one their voice goes to, and nobody made of scraps is left."""
-    from app.frames import Utterance
-    from app.recorder.writer import UtteranceWriter
     from app.store.keys import Secret
     from app.store.memory import Memory
 
     def turn(text, voice, start, label):
-        audio = speech(text, voice)
-        loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
-        audio = audio[loud[0] : loud[-1] + 1]
-        end = start + len(audio) / 16000
-        return Utterance(text, start, end, 0.9, perception.voice(audio), None, audio, voice=(0, label), whole=False)
+        return _flite_turn(perception, speech, text, voice, start, label)
 
     lines = [  # (flite voice, text, the online voice)
         ("slt", "I have been working at the hospital for many years now, mostly at night.", 0),
@@ -648,13 +651,8 @@ def test_a_person_made_of_scraps_goes_into_the_person_their_voice_goes_to(cfg, p
         ("kal16", "I could not help it.", 2),
     ]
     with Memory.open(tmp_path / "m.db", Secret(b"k", "t"), cfg.store, create=True) as memory:
-        writer = UtteranceWriter(cfg, memory, "t", 0.0, "whisper-base", perception.text, "", "l2", 0.0, lambda e: None)
-        writer.load()
-        said, t = [], 0.0
-        for who, text, label in lines:
-            said.append(turn(text, who, t, label))
-            writer.write(said[-1])
-            t = said[-1].t_end_s + 0.2
+        writer = _new_writer(cfg, memory, perception)
+        said = _one_after_another(writer, lambda t, who, text, label: turn(text, who, t, label), lines)
         scraps = [u for u, (who, *_) in zip(said, lines, strict=True) if who == "kal16"]
         assert all(u.t_end_s - u.t_start_s < cfg.identity.min_voice_s for u in scraps)
         made = {u.person for u in memory.turns.all_utterances()}
