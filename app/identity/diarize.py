@@ -319,5 +319,6 @@ def split_voices(
             side = means @ check if check is not None else windows @ _unit(turn_windows[i].sum(axis=0))
             if int(np.argmax(side)) == 1:
                 labels[i] = new
-        todo += [voice, new]  # either half may hold two voices yet
+        if new in labels:  # (every split adds a voice, so this ends)
+            todo += [voice, new]  # either half may hold two voices yet
     return labels
