@@ -213,16 +213,22 @@ def _spectral(points: np.ndarray) -> np.ndarray:
     _, k, vectors = best
     if k == 1:
         return np.zeros(n, np.int64)
-    space = vectors[:, :k]
+    labels = _kmeans(vectors[:, :k], k)
+    return labels if labels is not None else np.zeros(n, np.int64)
+
+
+def _kmeans(points: np.ndarray, k: int) -> np.ndarray | None:
+    """k-means labels of the rows from five starts, the tightest kept; a start that empties a cluster is dropped, and
+    None when every start does."""
     tries = []
-    for seed in range(5):  # k-means from five starts, the tightest kept; a start that empties a cluster is dropped
+    for seed in range(5):
         try:
-            tries.append(kmeans2(space, k, minit="++", seed=seed, missing="raise"))
+            tries.append(kmeans2(points, k, minit="++", seed=seed, missing="raise"))
         except ClusterError:
             continue
     if not tries:
-        return np.zeros(n, np.int64)
-    inertia = [float(((space - centres[labels]) ** 2).sum()) for centres, labels in tries]
+        return None
+    inertia = [float(((points - centres[labels]) ** 2).sum()) for centres, labels in tries]
     return tries[int(np.argmin(inertia))][1].astype(np.int64)
 
 
@@ -270,20 +276,6 @@ def conversation_voices(turn_windows: Sequence[np.ndarray], same_voice: float) -
     return [int(np.argmax(centres @ _unit(w.sum(axis=0)))) for w in turn_windows]
 
 
-def _halves(points: np.ndarray) -> np.ndarray:
-    """Two-means labels (0/1) of unit rows, the tightest of five starts; all 0 where no start keeps two halves."""
-    best: tuple[float, np.ndarray] | None = None
-    for seed in range(5):
-        try:
-            centres, labels = kmeans2(points, 2, minit="++", seed=seed, missing="raise")
-        except ClusterError:
-            continue
-        inertia = float(((points - centres[labels]) ** 2).sum())
-        if best is None or inertia < best[0]:
-            best = (inertia, labels)
-    return best[1].astype(np.int64) if best is not None else np.zeros(len(points), np.int64)
-
-
 def split_voices(
     voices: Sequence[int], checks: Sequence[np.ndarray | None], turn_windows: Sequence[np.ndarray], split_below: float
 ) -> list[int]:
@@ -300,9 +292,8 @@ def split_voices(
         if len(checked) < 2 * MIN_HALF:
             continue
         points = np.stack([checks[i] for i in checked])
-        halves = _halves(points)
-        sizes = np.bincount(halves, minlength=2)
-        if sizes.min() < MIN_HALF:
+        halves = _kmeans(points, 2)
+        if halves is None or np.bincount(halves, minlength=2).min() < MIN_HALF:
             continue
         means = np.stack([_unit(points[halves == h].sum(axis=0)) for h in (0, 1)])
         if float(means[0] @ means[1]) >= split_below:

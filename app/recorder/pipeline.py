@@ -12,7 +12,6 @@ import collections
 import dataclasses
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -381,7 +380,11 @@ class Recorder:
         return turns(seg, heard, self._conversation, self.models.voice, vad.neg_threshold, vad.pad_ms / 1000)
 
     def _windows_of(
-        self, seg: SpeechSegment, heard: Heard, said: list[Utterance], checked: Counter[tuple[int, int] | None]
+        self,
+        seg: SpeechSegment,
+        heard: Heard,
+        said: list[Utterance],
+        checked: collections.Counter[tuple[int, int] | None],
     ) -> list[_Turn]:
         """The voice windows of each turn cut from a stretch (their centres inside it), for the conversation's
         clustering when it ends; a listener's "mm-hm" and turns without windows take no part. A turn of CHECK_MIN_S
@@ -429,18 +432,18 @@ class Recorder:
         if voices is None or self.models.check is None:
             return voices
         split = split_voices(voices, [turn.check for turn in turns], windows, self.cfg.turns.split_below)
-        if len(set(split)) > len(set(voices)):
-            self.summary.voices_split += len(set(split)) - len(set(voices))
-            _LOGGER.info(
-                "the second speaker model split %d voice(s) of the conversation", len(set(split)) - len(set(voices))
-            )
+        if more := len(set(split)) - len(set(voices)):
+            self.summary.voices_split += more
+            _LOGGER.info("the second speaker model split %d voice(s) of the conversation", more)
         return split
 
     async def _asr(self) -> None:
         ahead: tuple[SpeechSegment, Heard] | None = None  # a tentative segment and what was recognised in it
         diarizer, last_end = Diarizer(self.cfg.turns), None
         conversation: list[_Turn] = []  # its turns' times, voice windows and second model's embeddings
-        checked: Counter[tuple[int, int] | None] = Counter()  # turns embedded by the second model, per voice
+        checked: collections.Counter[tuple[int, int] | None] = (
+            collections.Counter()
+        )  # turns embedded by the second model, per voice
         while (seg := await self._segment_q.get()) is not _END:
             if seg.final:  # a silence that ends a session ends the conversation's voices
                 if last_end is not None and seg.t_start_s - last_end >= self.cfg.session.gap_s:

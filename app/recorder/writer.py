@@ -400,18 +400,18 @@ class UtteranceWriter:
         someone else. The clustering makes nobody of scraps (`_owner_of`), so each goes whole to the person the
         voice of most of their seconds goes to. Person id -> the person they go to."""
         left: dict[int, dict[int, float]] = {}  # person -> their voice -> seconds left with them
+        longest: dict[int, float] = {}  # person -> their longest turn left
         for turn, voice in said:
             if turn.person in self.made and turn.uid not in moves:
                 seconds = left.setdefault(turn.person, {})
                 seconds[voice] = seconds.get(voice, 0.0) + turn.seconds
+                longest[turn.person] = max(longest.get(turn.person, 0.0), turn.seconds)
         scrappy = {
             pid
             for pid, seconds in left.items()
             if AUTO_NAME.fullmatch(self.names.get(pid, ""))
             and sum(seconds.values()) < NEW_PERSON_S
-            and all(
-                t.seconds < self.cfg.identity.min_voice_s for t, _ in said if t.person == pid and t.uid not in moves
-            )
+            and longest[pid] < self.cfg.identity.min_voice_s
         }
         into = {pid: owners.get(max(left[pid], key=lambda v: left[pid][v])) for pid in scrappy}
         return {pid: to for pid, to in into.items() if to is not None and to not in scrappy}
