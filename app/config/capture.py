@@ -172,6 +172,14 @@ class TurnsConfig:
         lo=0.0,
         hi=1.0,
     )
+    check_same: float = opt(
+        0.75,
+        "cosine (by the second model) of a turn to the mean of a voice's checked turns at or above which it is that "
+        "voice: someone the conversation made and nobody named whose turns all are (half their seconds or more "
+        "checked) goes whole to the voice's person",
+        lo=0.0,
+        hi=1.0,
+    )
 
 
 @dataclass(frozen=True)

@@ -72,9 +72,11 @@ class _Turn:
 
 @dataclasses.dataclass(frozen=True)
 class _Revision:
-    """A conversation ended: each of its turns' voice over all of it, (start s, end s, voice) (writer.revise)."""
+    """A conversation ended: each of its turns' voice over all of it, (start s, end s, voice), and its embedding by
+    the second speaker model where it was checked (writer.revise)."""
 
     voices: tuple[tuple[float, float, int], ...]
+    checks: tuple[np.ndarray | None, ...]
 
 
 class Recorder:
@@ -424,7 +426,7 @@ class Recorder:
             return
         if voices is not None:
             spans = tuple((turn.start_s, turn.end_s, v) for turn, v in zip(turns, voices, strict=True))
-            await self._utterance_q.put(_Revision(spans))
+            await self._utterance_q.put(_Revision(spans, tuple(turn.check for turn in turns)))
 
     def _conversation_voices(self, turns: list[_Turn]) -> list[int] | None:
         windows = [turn.windows for turn in turns]
@@ -578,7 +580,8 @@ class Recorder:
         if self._full:
             return
         try:
-            self.summary.turns_given_again += await self._in("store", self.writer.revise, revision.voices)
+            given = await self._in("store", self.writer.revise, revision.voices, revision.checks)
+            self.summary.turns_given_again += given
             self._tally()
         except DiskFullError as e:
             self._disk_full(e)
