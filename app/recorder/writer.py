@@ -383,7 +383,9 @@ class UtteranceWriter:
             and owner[voice] != turn.person
             and self._may_move(turn, owner[voice], owners, voice not in held_voices, margins.get(turn.uid, -math.inf))
         }
-        if not moving and not self._ghosts(said, {}, {v: p for v, p in owner.items() if p != A_NEW_PERSON}, checked):
+        owned_by = {v: p for v, p in owner.items() if p != A_NEW_PERSON}  # voice -> a person who is there already
+        ghosts = {} if moving else self._ghosts(said, {}, owned_by, checked)  # else found once the turns moved
+        if not moving and not ghosts:
             return 0
         created: dict[int, Person] = {}  # voice -> the new person
         with self.memory.batch():
@@ -396,8 +398,8 @@ class UtteranceWriter:
             moves = {uid: created[voice].id if voice in created else owner[voice] for uid, voice in moving.items()}
             if moves:
                 self.memory.people.reattribute(moves)
-            owners = {v: created[v].id if v in created else p for v, p in owner.items() if p != A_NEW_PERSON}
-            ghosts = self._ghosts(said, moves, owners, checked)
+                owned_by |= {v: person.id for v, person in created.items()}
+                ghosts = self._ghosts(said, moves, owned_by, checked)
             for ghost, into in ghosts.items():
                 self.memory.people.merge_people(self.names[into], self.names[ghost])
         self._revised(said, moves, created, ghosts)
