@@ -679,6 +679,8 @@ def test_someone_made_of_one_short_turn_the_second_model_hears_as_a_voice_goes_i
     nobody's: which short turn the first model misses cannot be called up at will."""
     import dataclasses
 
+    from app.identity.speakers import NEW_PERSON_S
+    from app.recorder.pipeline import CHECK_MIN_S
     from app.store.keys import Secret
     from app.store.memory import Memory
 
@@ -706,15 +708,15 @@ def test_someone_made_of_one_short_turn_the_second_model_hears_as_a_voice_goes_i
             writer = _new_writer(cfg, memory, perception)
             said = _one_after_another(writer, make, lines)
             short = [u for u in said if u.voice[1] in (2, 3)]
-            assert all(cfg.identity.min_voice_s <= u.t_end_s - u.t_start_s < 3.0 for u in short)
+            assert all(cfg.identity.min_voice_s <= u.t_end_s - u.t_start_s < NEW_PERSON_S for u in short)
             assert len(memory.people.all()) == 4  # nurse, teacher, the turn not known, the stranger
             voice_of = {0: 0, 1: 1, 2: 1, 3: 1}  # the clustering hears both short turns as the teacher's voice
-            checks = [perception.check(u.audio) if checking and u.t_end_s - u.t_start_s >= 1.5 else None for u in said]
+            long = [checking and u.t_end_s - u.t_start_s >= CHECK_MIN_S for u in said]  # the turns the pipeline checks
+            checks = [perception.check(u.audio) if check else None for u, check in zip(said, long, strict=True)]
             writer.revise([(u.t_start_s, u.t_end_s, voice_of[u.voice[1]]) for u in said], checks)
+            stored = memory.turns.all_utterances()
             person = {
-                label: {
-                    u.person for u, s in zip(memory.turns.all_utterances(), said, strict=True) if s.voice[1] == label
-                }
+                label: {u.person for u, s in zip(stored, said, strict=True) if s.voice[1] == label}
                 for label in range(4)
             }
             assert len(person[1]) == 1 and person[3] != person[1] and person[0] != person[1]
