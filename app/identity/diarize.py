@@ -107,7 +107,8 @@ def viterbi(scores: np.ndarray, switch_cost: float) -> np.ndarray:
     return labels
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit(v: np.ndarray) -> np.ndarray:
+    """`v` scaled to length 1 (a zero vector stays zero)."""
     return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
@@ -135,7 +136,7 @@ class Diarizer:
         return len(self._sums)
 
     def _means(self) -> np.ndarray:
-        return np.stack([_unit(s) for s in self._sums]) if self._sums else np.zeros((0, 1), np.float32)
+        return np.stack([unit(s) for s in self._sums]) if self._sums else np.zeros((0, 1), np.float32)
 
     def bar(self, run_windows: int, voice_windows: int) -> float:
         """The cosine a mean of `run_windows` needs to a mean of `voice_windows` to be the same voice."""
@@ -149,15 +150,15 @@ class Diarizer:
         groups: list[list] = []  # [summed windows, count]
         for i, j in sorted(zip(cuts, cuts[1:], strict=False), key=lambda r: r[0] - r[1]):  # the longest run first
             run = windows[i:j].sum(axis=0)
-            mean, n = _unit(run), j - i
-            alike = next((g for g in groups if float(_unit(g[0]) @ mean) >= self.bar(n, g[1])), None)
+            mean, n = unit(run), j - i
+            alike = next((g for g in groups if float(unit(g[0]) @ mean) >= self.bar(n, g[1])), None)
             if alike is None:
                 groups.append([run, n])
             else:
                 alike[0], alike[1] = alike[0] + run, alike[1] + n
         known, counts = self._means(), list(self._counts)
         for run, n in groups:
-            scores = known @ _unit(run) if counts else np.zeros(0)
+            scores = known @ unit(run) if counts else np.zeros(0)
             if not any(score >= self.bar(n, c) for score, c in zip(scores, counts, strict=True)):
                 self._sums.append(run.astype(np.float32))
                 self._counts.append(0)
@@ -186,7 +187,7 @@ def _pieces(turn_windows: Sequence[np.ndarray]) -> np.ndarray:
         starts = list(range(0, len(windows), PIECE_WINDOWS))
         if len(starts) > 1 and len(windows) - starts[-1] <= PIECE_WINDOWS // 2:
             starts.pop()
-        means += [_unit(windows[a:b].sum(axis=0)) for a, b in zip(starts, [*starts[1:], len(windows)], strict=True)]
+        means += [unit(windows[a:b].sum(axis=0)) for a, b in zip(starts, [*starts[1:], len(windows)], strict=True)]
     return np.asarray(means, np.float32)
 
 
@@ -238,11 +239,11 @@ def _voices_in(points: np.ndarray, space: np.ndarray, same_voice: float) -> list
     are `same_voice` alike or more joined."""
     labels = _spectral(space)
     for _ in range(REFINE):  # each piece to the voice it is most alike, as the turns will be
-        means = np.stack([_unit(space[labels == k].sum(axis=0)) for k in np.unique(labels)])
+        means = np.stack([unit(space[labels == k].sum(axis=0)) for k in np.unique(labels)])
         labels = np.argmax(space @ means.T, axis=1)
     groups = [[points[labels == k].sum(axis=0), int(np.count_nonzero(labels == k))] for k in np.unique(labels)]
     while len(groups) > 1:
-        means = np.stack([_unit(v) for v, _ in groups])
+        means = np.stack([unit(v) for v, _ in groups])
         alike = means @ means.T
         np.fill_diagonal(alike, -1.0)
         small = min(range(len(groups)), key=lambda i: groups[i][1])
@@ -272,8 +273,8 @@ def conversation_voices(turn_windows: Sequence[np.ndarray], same_voice: float) -
     centred = points - points.mean(axis=0)
     centred /= np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-12)
     groups = max(_voices_in(points, points, same_voice), _voices_in(points, centred, same_voice), key=len)
-    centres = np.stack([_unit(v) for v, _ in groups])
-    return [int(np.argmax(centres @ _unit(w.sum(axis=0)))) for w in turn_windows]
+    centres = np.stack([unit(v) for v, _ in groups])
+    return [int(np.argmax(centres @ unit(w.sum(axis=0)))) for w in turn_windows]
 
 
 def split_voices(
@@ -295,19 +296,19 @@ def split_voices(
         halves = _kmeans(points, 2)
         if halves is None or np.bincount(halves, minlength=2).min() < MIN_HALF:
             continue
-        means = np.stack([_unit(points[halves == h].sum(axis=0)) for h in (0, 1)])
+        means = np.stack([unit(points[halves == h].sum(axis=0)) for h in (0, 1)])
         if float(means[0] @ means[1]) >= split_below:
             continue
         windows = np.stack(
             [
-                _unit(np.vstack([turn_windows[i] for i, h in zip(checked, halves, strict=True) if h == k]).sum(0))
+                unit(np.vstack([turn_windows[i] for i, h in zip(checked, halves, strict=True) if h == k]).sum(0))
                 for k in (0, 1)
             ]
         )
         new = max(labels) + 1
         for i in turns:
             check = checks[i]
-            side = means @ check if check is not None else windows @ _unit(turn_windows[i].sum(axis=0))
+            side = means @ check if check is not None else windows @ unit(turn_windows[i].sum(axis=0))
             if int(np.argmax(side)) == 1:
                 labels[i] = new
         if new in labels:  # (every split adds a voice, so this ends)

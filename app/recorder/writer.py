@@ -22,7 +22,7 @@ from app.audio.media import encode_wav
 from app.config import Config
 from app.events import Event, PersonNamed, PersonNew, SessionEnd, SessionSplit, SessionStart, Stored
 from app.frames import Face, Utterance
-from app.identity.diarize import MIN_HALF
+from app.identity.diarize import MIN_HALF, unit
 from app.identity.naming import AUTO_NAME, is_given_name, names_by_address, self_introduction
 from app.identity.sessions import Turn, boundary_before
 from app.identity.speakers import AMBIGUOUS, NEW_PERSON_S, Decision, KeyBank, SpeakerAssigner, nearest_voice
@@ -219,7 +219,7 @@ class UtteranceWriter:
         if voice.heard is None:
             heard = dataclasses.replace(utt, voice_embedding=None)
         else:
-            mean = voice.heard / max(float(np.linalg.norm(voice.heard)), 1e-12)
+            mean = unit(voice.heard)
             heard = dataclasses.replace(utt, voice_embedding=mean, t_start_s=0.0, t_end_s=voice.seconds)
         decision = self.assigner.decide(heard, None)
         if decision.by == "new" and (utt.backchannel or voice.seconds < NEW_PERSON_S):
@@ -458,8 +458,7 @@ class UtteranceWriter:
         heard_s = sum(t.seconds for t in theirs if t.uid in checked)
         if not mine or len(others) < MIN_HALF or heard_s < sum(t.seconds for t in theirs) / 2:
             return False
-        mean = np.sum(others, axis=0)
-        mean = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        mean = unit(np.sum(others, axis=0))
         return all(float(c @ mean) >= self.cfg.turns.check_same for c in mine)
 
     def _may_move(self, turn: _Said, to: int, owners: set[int], split: bool, margin: float) -> bool:
@@ -493,8 +492,7 @@ class UtteranceWriter:
         seconds = sum(t.seconds for t in voiced)
         if seconds < NEW_PERSON_S or self._first_key(turns) is None:
             return None  # too little of it, or only scraps (often two voices at once, or one word): as online
-        mean = sum(t.voice * t.seconds for t in voiced)
-        mean = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        mean = unit(sum(t.voice * t.seconds for t in voiced))
         pid, _, margin = nearest_voice(mean, self.assigner.voice_keys.without(taken), self.cfg.identity, seconds)
         return pid if pid is not None and margin >= 0 else A_NEW_PERSON
 
