@@ -97,10 +97,17 @@ def register(add) -> None:
     p.add_argument(
         "--spoken",
         action="store_true",
-        help="facts: the scenes said aloud in flite voices with conversational timing and heard by the real recorder, "
-        "then written and scored (people by the lines they spoke, lines by time)",
+        help="facts, lifelog: the scenes said aloud in flite voices with conversational timing and heard by the real "
+        "recorder, then written and scored (people by the lines they spoke, lines by time)",
     )
-    p.add_argument("--paused", action="store_true", help="facts --spoken: 1.2 s between lines, none overlapping")
+    p.add_argument(
+        "--paused", action="store_true", help="facts, lifelog --spoken: 1.2 s between lines, none overlapping"
+    )
+    p.add_argument(
+        "--named",
+        action="store_true",
+        help="lifelog --spoken: the wearer names everyone the recorder made, once, as on the web page, before asking",
+    )
     p.add_argument("--conversations", type=int, default=2, help="extraction: how many conversations (default 2)")
     p.add_argument("--first", type=int, default=0, help="extraction: the index of the first conversation (default 0)")
     p.add_argument("--speakers", default="2,3,4", help="conversations: speaker counts, comma-separated (default 2,3,4)")
@@ -116,6 +123,9 @@ def register(add) -> None:
         help="conversations: the real recordings a package ships instead (pyannote.audio's sample call; "
         "`python build.py --download pyannote-sample`)",
     )
+
+
+LIFELOG_HELD_OUT = ("held-out", "held-out-2", "held-out-3", "held-out-4")
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
@@ -134,11 +144,19 @@ def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
         from app.evaluation.conversations import eval_conversations, render
 
         result = eval_conversations(cfg, plan, data[0], files_out, lambda line: sys.stderr.write(line + "\n"))
+    elif args.what == "lifelog" and args.spoken:
+        from app.evaluation.lifelog_spoken import eval_lifelogs_spoken, render
+
+        sets = LIFELOG_HELD_OUT if args.held_out else ("tuning",)
+        timing = "paused" if args.paused else "conversational"
+        report = lambda line: sys.stderr.write(line + "\n")  # noqa: E731
+        result = eval_lifelogs_spoken(cfg, sets, timing, args.seed, args.limit, files_out, report, args.named)
     elif args.what == "lifelog":
         from app.evaluation.lifelog import eval_lifelogs, render
 
-        held_out = ("held-out", "held-out-2", "held-out-3", "held-out-4")
-        result = eval_lifelogs(cfg, held_out if args.held_out else ("tuning",), args.limit, files_out)
+        if args.paused:
+            raise ConfigError("--paused goes with --spoken")
+        result = eval_lifelogs(cfg, LIFELOG_HELD_OUT if args.held_out else ("tuning",), args.limit, files_out)
     elif args.what == "kinds":
         from app.evaluation.kinds import eval_kinds, render
 

@@ -20,6 +20,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -63,7 +64,6 @@ def eval_lifelog(cfg: Config, which: str = "tuning", limit: int | None = None, o
     questions = data.QUESTIONS[:limit] if limit else data.QUESTIONS
     embedder = load_text_embedder(cfg)
     llm = load_llm(cfg)
-    rows = []
     try:
         with tempfile.TemporaryDirectory(prefix="eval-lifelog-") as tmp:
             (path, ids, _last), *_ = build(cfg, Path(tmp), embedder, llm, data.SCENES).values()
@@ -71,33 +71,7 @@ def eval_lifelog(cfg: Config, which: str = "tuning", limit: int | None = None, o
             with Memory.open(path, Secret(b"eval answers", "eval"), cfg.store) as memory:
                 memory.people.set_owner(data.WEARER)
                 answerer = Answerer(llm, memory, embedder, cfg)
-                for q in questions:
-                    now = datetime.fromisoformat(q.asked_at or data.ASKED_AT)
-                    started = time.perf_counter()
-                    answer = answerer(q.question, now, q.asker)
-                    seconds = time.perf_counter() - started
-                    cited = [by_id.get(c["id"]) for c in answer.citations]
-                    ok = q.answerable and answer.known and right(q, answer.answer)
-                    rows.append(
-                        {
-                            "question": q.question,
-                            "kind": q.kind,
-                            "parsed": answer.kind,
-                            "asked_at": now.isoformat(),
-                            "answerable": q.answerable,
-                            "answer": answer.answer,
-                            "known": answer.known,
-                            "why_unknown": answer.why_unknown,
-                            "cited": [f"{c[0]}:{c[1]}" if c else "?" for c in cited],
-                            "gold_lines": [f"{s}:{i}" for s, i in q.lines],
-                            "accept": list(q.accept),
-                            "need": q.need,
-                            "seconds": round(seconds, 2),
-                            "right_answer": ok,
-                            "right_citation": ok and (not q.lines or any(c in q.lines for c in cited)),
-                            "right_refusal": not q.answerable and not answer.known,
-                        }
-                    )
+                rows = ask_all(answerer, data, questions, lambda uid: [by_id[uid]] if uid in by_id else [])
     finally:
         llm.close()
     result = tally(rows)
@@ -108,6 +82,49 @@ def eval_lifelog(cfg: Config, which: str = "tuning", limit: int | None = None, o
         (out_dir / "lifelog.json").write_text(json.dumps(result, indent=1))
     result["rows"] = rows
     return result
+
+
+def ask_all(
+    answerer: Answerer,
+    data,
+    questions,
+    lines_of: Callable[[int], list[tuple[str, int]]],
+    heard: Callable[[str], str] = str,
+    asker: Callable[[str | None], str | None] = lambda name: name,
+) -> list[dict]:
+    """Each question asked at its time by its asker (`asker`: as the memory calls them), its answer read in the
+    set's terms (`heard`: the identity for text) and scored; a citation right when a cited utterance stands for one
+    of the question's lines (`lines_of`: (scene, line) for a stored utterance's id)."""
+    rows = []
+    for q in questions:
+        now = datetime.fromisoformat(q.asked_at or data.ASKED_AT)
+        started = time.perf_counter()
+        answer = answerer(q.question, now, asker(q.asker))
+        seconds = time.perf_counter() - started
+        said = heard(answer.answer)
+        cited = [line for c in answer.citations for line in lines_of(c["id"])]
+        ok = q.answerable and answer.known and right(q, said)
+        rows.append(
+            {
+                "question": q.question,
+                "kind": q.kind,
+                "parsed": answer.kind,
+                "asked_at": now.isoformat(),
+                "answerable": q.answerable,
+                "answer": said,
+                "known": answer.known,
+                "why_unknown": answer.why_unknown,
+                "cited": [f"{c[0]}:{c[1]}" for c in cited],
+                "gold_lines": [f"{s}:{i}" for s, i in q.lines],
+                "accept": list(q.accept),
+                "need": q.need,
+                "seconds": round(seconds, 2),
+                "right_answer": ok,
+                "right_citation": ok and (not q.lines or any(c in q.lines for c in cited)),
+                "right_refusal": not q.answerable and not answer.known,
+            }
+        )
+    return rows
 
 
 def eval_lifelogs(cfg: Config, which: tuple[str, ...], limit: int | None = None, out_dir: Path | None = None) -> dict:

@@ -3,7 +3,9 @@ recording with conversational timing or with long pauses, and where every line l
 
 Voices: the demo's people keep the demo's voices (app/demo.py `SPEAKERS`: Emily slt, John rms, David kal16);
 anyone else takes the first of `VOICES` no one in the scene has yet, in the order they first speak, so every
-speaker of a scene has a voice of their own. All at the demo's rate (`STRETCH`), which Whisper hears.
+speaker of a scene has a voice of their own. All at the demo's rate (`STRETCH`), which Whisper hears. A voice
+written "slt*1.16" is slt played 1.16 times faster, higher as well as quicker (`perturbed`): the speed
+perturbation speech corpora use to make new speakers from recorded ones, for sets with more people than voices.
 
 Timing, drawn per scene from a seeded generator (the same seed gives the same recording). Of a scene's speaker
 changes, `P_OVERLAP` (rounded) start before the previous line ends, by 0.05-0.4 s (at most half of either line),
@@ -23,8 +25,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 
 import numpy as np
+from scipy.signal import resample_poly
 
 from app.demo import SPEAKERS, STRETCH, speak
 from app.evaluation.gold import Scene
@@ -69,6 +73,20 @@ class SpokenScene:
     @property
     def duration_s(self) -> float:
         return len(self.audio) / SAMPLE_RATE_HZ
+
+
+def perturbed(audio: np.ndarray, factor: float) -> np.ndarray:
+    """`audio` played `factor` times faster (higher and quicker), resampled so that it stays 16 kHz."""
+    if factor == 1.0:
+        return audio
+    ratio = Fraction(factor).limit_denominator(50)
+    return resample_poly(audio, ratio.denominator, ratio.numerator).astype(np.float32)
+
+
+def say_in(text: str, voice: str) -> np.ndarray:
+    """`text` said in `voice`: a flite voice, or one perturbed ("slt*1.16"), at the demo's rate."""
+    name, _, factor = voice.partition("*")
+    return perturbed(speak(text, name, STRETCH), float(factor or 1.0))
 
 
 def voices_for(scene: Scene) -> dict[str, str]:
@@ -128,12 +146,19 @@ def seed_of(scene: str, seed: int) -> list[int]:
     return [seed, zlib.crc32(scene.encode())]
 
 
-def render(scene: Scene, timing: str = "conversational", seed: int = 0, say: Speak | None = None) -> SpokenScene:
-    """The scene spoken in one recording with `timing`, and where each line lies."""
+def render(
+    scene: Scene,
+    timing: str = "conversational",
+    seed: int = 0,
+    say: Speak | None = None,
+    voices: dict[str, str] | None = None,
+) -> SpokenScene:
+    """The scene spoken in one recording with `timing`, and where each line lies; each speaker in `voices` (a
+    speaker -> voice map over several scenes), else as `voices_for` gives them."""
     if timing not in TIMINGS:
         raise ValueError(f"timing: one of {', '.join(TIMINGS)}")
-    voices = voices_for(scene)
-    say = say or (lambda text, voice: speak(text, voice, STRETCH))
+    voices = {s: voices[s] for s, _ in scene.lines} if voices else voices_for(scene)
+    say = say or say_in
     speech = [say(text, voices[speaker]) for speaker, text in scene.lines]
     speakers = [speaker for speaker, _ in scene.lines]
     if timing == "paused":
