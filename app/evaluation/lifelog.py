@@ -167,10 +167,9 @@ def render(result: dict) -> str:
     return "".join(render_set(r) for r in result["sets"])
 
 
-def render_set(r: dict) -> str:
+def tally_lines(r: dict) -> list[str]:
+    """A tally (`tally`) as the report prints it: the totals, then kind by kind."""
     lines = [
-        f"eval lifelog: {r['questions']} {r['set']} questions ({r['answerable']} answerable, {r['unanswerable']} not), "
-        f"model {r['model']}",
         f"  right answers    {r['right_answers']:3d} / {r['answerable']}  ({r['answer_accuracy']:.1%})",
         f"  right citations  {r['right_citations']:3d} / {r['answerable']}",
         f"  right refusals   {r['right_refusals']:3d} / {r['unanswerable']}  ({r['refusal_accuracy']:.1%})",
@@ -182,6 +181,15 @@ def render_set(r: dict) -> str:
             f"  {kind:<12} {k['right']:3d}/{k['answerable']:<3d} {k['cited']:3d}/{k['answerable']:<3d} "
             f"{k['refused']:3d}/{k['unanswerable']}"
         )
+    return lines
+
+
+def render_set(r: dict) -> str:
+    lines = [
+        f"eval lifelog: {r['questions']} {r['set']} questions ({r['answerable']} answerable, {r['unanswerable']} not), "
+        f"model {r['model']}",
+        *tally_lines(r),
+    ]
     for row in r.get("rows", []):
         ok = row["right_refusal"] if not row["answerable"] else row["right_answer"]
         cite = "" if not row["answerable"] or row["right_citation"] or not ok else " (citation wrong)"

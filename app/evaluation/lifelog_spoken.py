@@ -38,7 +38,7 @@ from app.config import Config
 from app.consolidation.consolidator import Consolidator
 from app.evaluation import spoken
 from app.evaluation.facts_spoken import SAID_AUTO_NAME, lines_of, record, speakers_of
-from app.evaluation.lifelog import SETS, ask_all, tally
+from app.evaluation.lifelog import SETS, ask_all, tally, tally_lines
 from app.evaluation.spoken import SpokenScene
 from app.identity.naming import AUTO_NAME, as_known
 from app.store.keys import Secret
@@ -251,17 +251,8 @@ def render_result(r: dict) -> str:
         f"  heard: {r['lines']} lines as {r['utterances']} utterances; {r['people_made']} people made for "
         f"{r['speakers']} speakers, {r['named_right']} named right, {r['named_wrong']} wrong; the wearer as "
         f"{r['wearer_as'] or 'nobody'}; memory written in {r['memory_write_s']} s ({r['wall_s']:.0f} s in all)",
-        f"  right answers    {r['right_answers']:3d} / {r['answerable']}  ({r['answer_accuracy']:.1%})",
-        f"  right citations  {r['right_citations']:3d} / {r['answerable']}",
-        f"  right refusals   {r['right_refusals']:3d} / {r['unanswerable']}  ({r['refusal_accuracy']:.1%})",
-        f"  whole answer p50 {r['seconds_p50']} s, p95 {r['seconds_p95']} s",
-        "  kind          right  cited  refused",
+        *tally_lines(r),
     ]
-    for kind, k in r["kinds"].items():
-        lines.append(
-            f"  {kind:<12} {k['right']:3d}/{k['answerable']:<3d} {k['cited']:3d}/{k['answerable']:<3d} "
-            f"{k['refused']:3d}/{k['unanswerable']}"
-        )
     who = ", ".join(f"{p} -> {v['speaker'] or 'nobody'}" for p, v in r["people"].items())
     lines.append(f"  people: {who}")
     return "\n".join(lines) + "\n"
