@@ -316,6 +316,9 @@ def test_who_was_met_when_and_how_often_comes_from_the_conversations(llm, week, 
     assert "Ana" in evening.answer and "Tom" in evening.answer, evening
     nobody = _ask(llm, m, perception, cfg, "Who did I meet on Tuesday?")
     assert not nobody.known and nobody.why_unknown == "no conversation then"
+    # a place no conversation speaks of, with no time or meal to go by: not the last day's people
+    nowhere = _ask(llm, m, perception, cfg, "Who was I with at the farmers' market?")
+    assert not nowhere.known and nowhere.why_unknown == "no conversation then", nowhere
     # "who did I meet" asks the device, which was there: no owner needed
     m.con.execute("UPDATE people SET owner = 0")
     assert _ask(llm, m, perception, cfg, "Who did I meet on Monday?").known

@@ -88,12 +88,16 @@ HOURS = {"breakfast": (5, 11), "brunch": (9, 14), "lunch": (11, 15), "dinner": (
 def _in_setting(a: Asked, rows: list[Presence], q: Question) -> list[Presence]:
     """The conversations held where and when the setting or the part of the day the question names was: those whose
     lines name the place ("at the farmers' market"), or at a meal's hours ("at the team lunch": at midday); all of
-    them when it names none, or none was."""
+    them when it names neither, none when it names a place no conversation speaks of and neither a time nor a meal
+    (the last day's people are no answer to "who was I with at the farmers' market?"; "the studio meeting on Monday
+    the 14th" is that Monday's)."""
     said = f"{q.setting} {q.text}".lower()
     place = [w for w in keywords(q.setting) if w not in HOURS and canonical(w) not in _SETTING_WORDS]
+    when = next((HOURS[w] for w in HOURS if re.search(rf"\b{w}\b", said)), None)
     if place and (held := _held_on_its_day(a, place, rows) or _sessions_saying(a, place, rows)):
         rows = [r for r in rows if r.session_id in held]
-    when = next((HOURS[w] for w in HOURS if re.search(rf"\b{w}\b", said)), None)
+    elif place and when is None and q.window is None:
+        return []
     if when is None:
         return rows
     lo, hi = when
