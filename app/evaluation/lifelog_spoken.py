@@ -4,13 +4,13 @@ Each of a set's scenes is said aloud (app/evaluation/spoken.py: conversational t
 between lines) and recorded, in the order of its days, into one temporary encrypted memory as `run --source FILE`
 records it (each file's origin at the scene's start); memory is then written as the recorder writes it (the
 Consolidator, the configured model), the wearer made its owner as `enroll --me` would (the person the recorder
-made of the wearer's lines), and every question asked as `eval lifelog` asks it. A set has up to 13 speakers and
-flite four 16-kHz voices, so each speaker keeps one voice over every scene from `VOICES`: the four, then each
-played 1.25 and 0.8 times as fast (speed perturbation: five sentences of one voice are 0.87-0.99 alike for
-Resemblyzer, a voice and its perturbed self 0.74-0.76 on average, two flite voices up to 0.73 and two perturbed ones
-up to 0.83: about as alike as the recorder's bar, `identity.voice_threshold` 0.75, so some are heard as one person),
-then awb 1.5 times as fast for a thirteenth (0.75 at most to any of the twelve; kal, flite's other voice, is
-kal16's speaker at 8 kHz: 0.85 to it); the wearer, who speaks most, first.
+made of the wearer's lines), and every question asked as `eval lifelog` asks it. A set has up to 13 speakers, so each
+speaker keeps one voice over every scene from `VOICES`, the wearer, who speaks most, first: flite's four 16-kHz
+voices, Piper's joe (models/piper-joe) and two of espeak-ng's, then six of these played 1.25 or 0.8 times as fast
+(speed perturbation, as speech corpora make new speakers), each chosen as the least like those before it. For
+Resemblyzer, four sentences of one voice are 0.90-0.96 alike and no two of the thirteen voices more than 0.73 (rms
+and awb), under the recorder's bar (`identity.voice_threshold` 0.75); flite's four played 1.16 or 0.86 times as
+fast were 0.74-0.82 like their own voices, and the recorder heard each as its own voice's person.
 
 What audio forces, read as `eval facts --spoken` reads it (app/evaluation/facts_spoken.py): a cited utterance
 stands for the lines it overlaps most in time; a person the recorder made is the speaker whose lines they mostly
@@ -34,23 +34,50 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from app.ask.answer import Answerer
+from app.companion.tts import CommandVoice, PiperVoice, Voice
 from app.config import Config
 from app.consolidation.consolidator import Consolidator
+from app.demo import STRETCH, speak
 from app.evaluation import spoken
 from app.evaluation.facts_spoken import SAID_AUTO_NAME, lines_of, record, speakers_of
 from app.evaluation.lifelog import SETS, ask_all, tally, tally_lines
-from app.evaluation.spoken import SpokenScene
+from app.evaluation.spoken import Speak, SpokenScene, perturbed
 from app.identity.naming import AUTO_NAME, as_known
 from app.store.keys import Secret
 from app.store.memory import Memory
 
 SECRET = Secret(b"eval lifelog spoken", "eval")
-VOICES = (
-    *("slt", "rms", "kal16", "awb"),
-    *(f"{v}*{f}" for f in (1.25, 0.8) for v in ("slt", "rms", "kal16", "awb")),
-    "awb*1.5",
+# chosen one by one, each the least like the voices before it (four sentences each, Resemblyzer)
+PERTURBED = ("espeak:en-us+f2*1.25", "piper*0.8", "piper*1.25", "espeak:en-us+f2*0.8", "awb*1.25", "slt*0.8")
+ESPEAK_WPM = 150  # espeak-ng's words a minute: about flite's at the demo's rate
+VOICES = (  # the seven that are voices of their own first, then six played faster or slower (the module's text)
+    *("slt", "rms", "kal16", "awb", "piper", "espeak:en-us", "espeak:en-us+f2"),
+    *PERTURBED,
 )
+
+
+def speaker(models_dir: Path) -> Speak:
+    """say(text, voice): `text` in a voice of `VOICES` ("piper": Piper's joe under `models_dir`; "espeak:V":
+    espeak-ng's V; else flite's at the demo's rate; "*F": played F times as fast), 16 kHz mono float32."""
+    loaded: dict[str, Voice] = {}
+
+    def say(text: str, voice: str) -> np.ndarray:
+        name, _, factor = voice.partition("*")
+        if name == "piper" or name.startswith("espeak:"):
+            if name not in loaded:
+                espeak = name.partition(":")[2]
+                loaded[name] = (
+                    PiperVoice.load(models_dir) if name == "piper" else CommandVoice.espeak_ng(espeak, ESPEAK_WPM)
+                )
+            audio = loaded[name].speak_16k(text)
+        else:
+            audio = speak(text, name, STRETCH)
+        return perturbed(audio, float(factor or 1.0))
+
+    return say
 
 
 def voices_of(scenes) -> dict[str, str]:
@@ -110,7 +137,8 @@ def spoken_lifelog(
 ) -> dict:
     """A lifelog set (`data`: its SCENES, QUESTIONS, WEARER, ASKED_AT) spoken, recorded, written and questioned:
     the tally per kind, the people made against the speakers, every answer."""
-    say = progress or (lambda _: None)
+    tell = progress or (lambda _: None)
+    say = speaker(cfg.models_dir)
     questions = data.QUESTIONS[:limit] if limit else data.QUESTIONS
     scenes = sorted(data.SCENES.values(), key=lambda s: s.start)
     voices = voices_of(scenes)
@@ -122,14 +150,14 @@ def spoken_lifelog(
     ):
         spokens: list[SpokenScene] = []
         for scene in scenes:
-            spokens.append(spoken.render(scene, timing, seed, voices=voices))
+            spokens.append(spoken.render(scene, timing, seed, say, voices))
             run = record(cfg, models, memory, spokens[-1], Path(tmp))
             (Path(tmp) / f"{scene.name}-{timing}.wav").unlink()
-            say(f"{scene.name}: {run['utterances']} utterances of {len(scene.lines)} lines, {run['record_s']} s")
+            tell(f"{scene.name}: {run['utterances']} utterances of {len(scene.lines)} lines, {run['record_s']} s")
         written = time.perf_counter()
         report = Consolidator(memory, llm, models.text, cfg).run()
         write_s = round(time.perf_counter() - written, 1)
-        say(f"memory written in {write_s} s")
+        tell(f"memory written in {write_s} s")
         heard = _heard(memory, spokens)
         if named:
             _name_everyone(memory, heard)

@@ -3,9 +3,9 @@ recording with conversational timing or with long pauses, and where every line l
 
 Voices: the demo's people keep the demo's voices (app/demo.py `SPEAKERS`: Emily slt, John rms, David kal16);
 anyone else takes the first of `VOICES` no one in the scene has yet, in the order they first speak, so every
-speaker of a scene has a voice of their own. All at the demo's rate (`STRETCH`), which Whisper hears. A voice
-written "slt*1.16" is slt played 1.16 times faster, higher as well as quicker (`perturbed`): the speed
-perturbation speech corpora use to make new speakers from recorded ones, for sets with more people than voices.
+speaker of a scene has a voice of their own. All at the demo's rate (`STRETCH`), which Whisper hears. `perturbed`
+plays a voice faster or slower, higher or lower with it: the speed perturbation speech corpora use to make new
+speakers from recorded ones, for sets with more people than voices (app/evaluation/lifelog_spoken.py).
 
 Timing, drawn per scene from a seeded generator (the same seed gives the same recording). Of a scene's speaker
 changes, `P_OVERLAP` (rounded) start before the previous line ends, by 0.05-0.4 s (at most half of either line),
@@ -83,12 +83,6 @@ def perturbed(audio: np.ndarray, factor: float) -> np.ndarray:
     return resample_poly(audio, ratio.denominator, ratio.numerator).astype(np.float32)
 
 
-def say_in(text: str, voice: str) -> np.ndarray:
-    """`text` said in `voice`: a flite voice, or one perturbed ("slt*1.16"), at the demo's rate."""
-    name, _, factor = voice.partition("*")
-    return perturbed(speak(text, name, STRETCH), float(factor or 1.0))
-
-
 def voices_for(scene: Scene) -> dict[str, str]:
     """Each speaker's flite voice: the demo's for its people, else the first one free in the scene."""
     demo = {s.name: s.voice for s in SPEAKERS}
@@ -158,7 +152,7 @@ def render(
     if timing not in TIMINGS:
         raise ValueError(f"timing: one of {', '.join(TIMINGS)}")
     voices = {s: voices[s] for s, _ in scene.lines} if voices else voices_for(scene)
-    say = say or say_in
+    say = say or (lambda text, voice: speak(text, voice, STRETCH))
     speech = [say(text, voices[speaker]) for speaker, text in scene.lines]
     speakers = [speaker for speaker, _ in scene.lines]
     if timing == "paused":
