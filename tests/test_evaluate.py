@@ -124,6 +124,8 @@ def test_bad_options_and_an_out_folder_that_cannot_be_written(tmp_path, capsys):
     blocker.write_text("")
     assert "cannot write there" in _one_line_error(capsys, "locomo", "--data", data, "--out", str(blocker / "eval"))
     assert "--first 5" in _one_line_error(capsys, "extraction", "--data", data, "--first", "5")
+    assert "--named goes with lifelog --spoken" in _one_line_error(capsys, "lifelog", "--named")
+    assert "--paused goes with --spoken" in _one_line_error(capsys, "lifelog", "--paused")
 
 
 def test_eval_writes_its_plot_beside_its_json_by_default(tmp_path, monkeypatch, capsys, perception):

@@ -129,6 +129,8 @@ LIFELOG_HELD_OUT = ("held-out", "held-out-2", "held-out-3", "held-out-4")
 
 
 def cmd_eval(args: argparse.Namespace, cfg: Config) -> int:
+    if args.named and not (args.what == "lifelog" and args.spoken):
+        raise ConfigError("--named goes with lifelog --spoken")
     data = args.data or DEFAULT_DATA[args.what]
     real = args.what == "conversations" and args.real
     plan = _conversation_plan(args) if args.what == "conversations" and not real else None  # a usage error first
