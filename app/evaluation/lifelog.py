@@ -6,9 +6,10 @@ Four sets, each written blind by a helper session that had not read the answerin
 set is read while building; the first held-out set's failures have all been read since (README, Lifelog questions);
 the second is never read; of the third, only the tally of its kinds against the kinds parsed was read. Each set is
 one wearer's memory: every scene one conversation, recorded as text with its speakers and times (this measures
-answering; `eval facts --spoken` and `eval conversations` measure hearing), its memory written as the recorder
-writes it (`Consolidator`), the wearer its owner (`enroll --me`). Every question is answered as `ask --answer`
-answers it, at the time it is asked, by the wearer unless it says who asks.
+answering; `eval lifelog --spoken`, app/evaluation/lifelog_spoken.py, asks the same sets of a memory
+heard), its memory written as the recorder writes it (`Consolidator`), the wearer its owner (`enroll --me`).
+Every question is answered as `ask --answer` answers it, at the time it is asked, by the wearer unless it says who
+asks.
 """
 
 from __future__ import annotations
