@@ -8,13 +8,13 @@ import importlib
 from dataclasses import replace
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from app.evaluation.gold import LifeQuestion, Scene
 from app.evaluation.lifelog import SETS
 from app.evaluation.lifelog_spoken import VOICES, _in_set_terms, voices_of
 from app.evaluation.spoken import perturbed
+from app.identity.diarize import unit
 from tests.conftest import LLM_MODEL
 
 
@@ -38,13 +38,8 @@ def test_a_perturbed_voice_is_quicker_and_sounds_like_someone_else(speech, perce
     plain = [speech(s, "slt") for s in said]
     quick = [perturbed(a, 1.16) for a in plain]
     assert [len(q) / len(a) for q, a in zip(quick, plain, strict=True)] == pytest.approx([1 / 1.16] * 2, abs=0.01)
-
-    def unit(a: np.ndarray) -> np.ndarray:
-        e = perception.voice(a)
-        return e / np.linalg.norm(e)
-
-    same = float(unit(plain[0]) @ unit(plain[1]))
-    other = float(unit(plain[0]) @ unit(quick[1]))
+    voice = [unit(perception.voice(a)) for a in (plain[0], plain[1], quick[1])]
+    same, other = float(voice[0] @ voice[1]), float(voice[0] @ voice[2])
     assert same > other + 0.1, (same, other)  # Resemblyzer: 0.9 and more for one voice, about 0.8 across
 
 

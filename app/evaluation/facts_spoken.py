@@ -176,18 +176,26 @@ def _run(summary: dict) -> dict:
     return {k: summary.get(k) for k in keep}
 
 
-def _score(memory: Memory, spokens: list[SpokenScene], golds: list[GoldFact], embedder) -> dict:
-    """One memory's written items scored against its gold facts, split by scene."""
+def heard_against_said(memory: Memory, spokens: list[SpokenScene]) -> tuple[list, list, list[set[int]], dict]:
+    """The memory's utterances against the lines the scenes said: every line as placed (its scene, the line), the
+    utterances, the indexes of the placed lines each stands for (`lines_of`) and the speaker each person made is
+    (`speakers_of`)."""
     placed = [(s, p) for s in spokens for p in s.lines]
     spans = [(s.origin_epoch_s + p.start_s, s.origin_epoch_s + p.end_s) for s, p in placed]
-    keys = {(p.scene, p.line): k for k, (_, p) in enumerate(placed)}
     utts = memory.turns.all_utterances()
     stands = lines_of([(u.t_start, u.t_end) for u in utts], spans)
-    by_uid = {u.id: stands[i] for i, u in enumerate(utts)}
     who = speakers_of(
         [(u.person, (u.t_start, u.t_end)) for u in utts],
         [(p.speaker, sp) for (_, p), sp in zip(placed, spans, strict=True)],
     )
+    return placed, utts, stands, who
+
+
+def _score(memory: Memory, spokens: list[SpokenScene], golds: list[GoldFact], embedder) -> dict:
+    """One memory's written items scored against its gold facts, split by scene."""
+    placed, utts, stands, who = heard_against_said(memory, spokens)
+    keys = {(p.scene, p.line): k for k, (_, p) in enumerate(placed)}
+    by_uid = {u.id: stands[i] for i, u in enumerate(utts)}
     scene_of = {u.id: _scene_at(spokens, (u.t_start + u.t_end) / 2) for u in utts}
     texts = {u.id: u.text for u in utts}
     names = sorted({g.person for g in golds} | {p.speaker for _, p in placed})

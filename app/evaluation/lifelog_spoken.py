@@ -42,7 +42,7 @@ from app.config import Config
 from app.consolidation.consolidator import Consolidator
 from app.demo import STRETCH, speak
 from app.evaluation import spoken
-from app.evaluation.facts_spoken import SAID_AUTO_NAME, lines_of, record, speakers_of
+from app.evaluation.facts_spoken import SAID_AUTO_NAME, heard_against_said, record
 from app.evaluation.lifelog import SETS, ask_all, tally, tally_lines
 from app.evaluation.spoken import Speak, SpokenScene, perturbed
 from app.identity.naming import AUTO_NAME, as_known
@@ -221,14 +221,7 @@ def render(result: dict) -> str:
 def _heard(memory: Memory, spokens: list[SpokenScene]) -> dict:
     """The memory's utterances in the set's terms: the lines each stands for, the speaker each person made is, and
     the person made of each speaker (of those the recorder made someone of)."""
-    placed = [(s, p) for s in spokens for p in s.lines]
-    spans = [(s.origin_epoch_s + p.start_s, s.origin_epoch_s + p.end_s) for s, p in placed]
-    utts = memory.turns.all_utterances()
-    stands = lines_of([(u.t_start, u.t_end) for u in utts], spans)
-    people = speakers_of(
-        [(u.person, (u.t_start, u.t_end)) for u in utts],
-        [(p.speaker, span) for (_, p), span in zip(placed, spans, strict=True)],
-    )
+    placed, utts, stands, people = heard_against_said(memory, spokens)
     made: dict[str, tuple[float, str]] = {}  # speaker -> (seconds, the person made of most of them)
     for person, v in people.items():
         if v["speaker"] and v["seconds"][v["speaker"]] > made.get(v["speaker"], (0.0, ""))[0]:
